@@ -1,0 +1,43 @@
+import { parseArgs } from 'node:util';
+import type { ParseArgsConfig } from 'node:util';
+import { UsageError } from './exitCodes';
+
+export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
+
+/** Strict parsing: unknown options and stray positionals are usage errors, never ignored. */
+export function parseCommandArgs<T extends OptionSpec>(argv: string[], options: T) {
+  try {
+    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
+      .values;
+  } catch (error) {
+    throw new UsageError((error as Error).message.replace(/^TypeError \[\w+\]: /, ''));
+  }
+}
+
+export function intOption(value: string | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number (got "${value}").`);
+  const n = Number(value);
+  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max} (got ${n}).`);
+  return n;
+}
+
+export function numberOption(value: string | undefined, name: string, fallback: number, min = 0, max = Number.MAX_VALUE): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`--${name} must be a number between ${min} and ${max} (got "${value}").`);
+  }
+  return n;
+}
+
+export function choiceOption<C extends string>(value: string | undefined, name: string, choices: readonly C[], fallback?: C): C {
+  if (value === undefined) {
+    if (fallback === undefined) throw new UsageError(`--${name} is required (${choices.join(' or ')}).`);
+    return fallback;
+  }
+  if (!(choices as readonly string[]).includes(value)) {
+    throw new UsageError(`--${name} must be ${choices.join(' or ')} (got "${value}").`);
+  }
+  return value as C;
+}

@@ -1,0 +1,82 @@
+import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server';
+import type { Sandbox } from '../sandbox/server';
+import { intOption, numberOption, parseCommandArgs } from './args';
+import { EXIT } from './exitCodes';
+
+export const SANDBOX_HELP = `Usage: eval-runner sandbox [options]
+
+Starts the local reference service (the four endpoints of the spec, a Process Details page per
+evaluation, and an OpenAI-compatible echo model at /v1/chat/completions). Runs until Ctrl-C.
+
+Options:
+  --host HOST                 address to listen on (default ${SANDBOX_DEFAULTS.host})
+  --port N                    port, 0 picks a free one (default ${SANDBOX_DEFAULTS.port})
+  --token TOKEN               the token it accepts (default ${SANDBOX_DEFAULTS.token})
+  --benchmark-traces N        prompts of evaluation 1, benchmark (default ${SANDBOX_DEFAULTS.benchmarkTraces})
+  --robustness-traces N       prompts of evaluation 2, robustness (default ${SANDBOX_DEFAULTS.robustnessTraces})
+  --generation-seconds S      until evaluation 2's prompts are generated (default ${SANDBOX_DEFAULTS.generationSeconds})
+  --evaluation-seconds S      the simulated evaluator's delay per answer (default ${SANDBOX_DEFAULTS.evaluationSeconds})
+  --latency-ms N              delay added to every API answer (default 0)
+  --fail-rate F               fraction of API requests answered 503, 0 to 1 (default 0)
+  --max-body-bytes N          largest accepted request body (default ${SANDBOX_DEFAULTS.maxBodyBytes}); larger: 413
+  --json                      print one JSON line with baseUrl, token and evaluations first
+  -h, --help                  this help
+`;
+
+export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const v = parseCommandArgs(argv, {
+    host: { type: 'string' },
+    port: { type: 'string' },
+    token: { type: 'string' },
+    'benchmark-traces': { type: 'string' },
+    'robustness-traces': { type: 'string' },
+    'generation-seconds': { type: 'string' },
+    'evaluation-seconds': { type: 'string' },
+    'latency-ms': { type: 'string' },
+    'fail-rate': { type: 'string' },
+    'max-body-bytes': { type: 'string' },
+    json: { type: 'boolean' },
+  });
+  if (v.help) {
+    out.write(SANDBOX_HELP);
+    return EXIT.ok;
+  }
+  const sandbox = await startSandbox({
+    host: v.host ?? SANDBOX_DEFAULTS.host,
+    port: intOption(v.port, 'port', SANDBOX_DEFAULTS.port, 0, 65535),
+    token: v.token ?? SANDBOX_DEFAULTS.token,
+    benchmarkTraces: intOption(v['benchmark-traces'], 'benchmark-traces', SANDBOX_DEFAULTS.benchmarkTraces, 0, 5_000_000),
+    robustnessTraces: intOption(v['robustness-traces'], 'robustness-traces', SANDBOX_DEFAULTS.robustnessTraces, 0, 5_000_000),
+    generationSeconds: numberOption(v['generation-seconds'], 'generation-seconds', SANDBOX_DEFAULTS.generationSeconds, 0, 86_400),
+    evaluationSeconds: numberOption(v['evaluation-seconds'], 'evaluation-seconds', SANDBOX_DEFAULTS.evaluationSeconds, 0, 86_400),
+    latencyMs: intOption(v['latency-ms'], 'latency-ms', 0, 0, 600_000),
+    failRate: numberOption(v['fail-rate'], 'fail-rate', 0, 0, 1),
+    maxBodyBytes: intOption(v['max-body-bytes'], 'max-body-bytes', SANDBOX_DEFAULTS.maxBodyBytes, 1024),
+  });
+  if (v.json) {
+    out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, evaluations: sandbox.evaluations })}\n`);
+  } else {
+    out.write(describeSandbox(sandbox));
+  }
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await sandbox.close();
+  return EXIT.ok;
+}
+
+function describeSandbox(sandbox: Sandbox): string {
+  const lines = sandbox.evaluations.map(
+    (e) => `  evaluation ${e.evaluationId}: ${e.kind}, ${e.traces} prompts · Process Details: ${sandbox.baseUrl}/evaluations/${e.evaluationId}`,
+  );
+  return `Eval Runner sandbox listening on ${sandbox.baseUrl}
+  token: ${sandbox.token}
+${lines.join('\n')}
+
+Try it:
+  EVAL_RUNNER_TOKEN=${sandbox.token} node dist/cli.js run --base-url ${sandbox.baseUrl} --evaluation 1 --kind benchmark --target echo
+  curl -H 'Authorization: Bearer ${sandbox.token}' '${sandbox.baseUrl}/api/evaluation/promptsAll?evaluationId=1'
+Press Ctrl-C to stop.
+`;
+}

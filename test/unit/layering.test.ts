@@ -1,0 +1,65 @@
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|mts|cts|js)$/.test(entry.name) ? [path] : [];
+  });
+}
+
+function importsOf(file: string): string[] {
+  return importsIn(readFileSync(file, 'utf8'));
+}
+
+function importsIn(text: string): string[] {
+  const specs: string[] = [];
+  const pattern = /(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|require\(\s*['"]([^'"]+)['"]\s*\)|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+  for (const m of text.matchAll(pattern)) specs.push((m[1] ?? m[2] ?? m[3])!);
+  return specs;
+}
+
+const LAYERS = ['api', 'sandbox', 'core', 'cli', 'extension'] as const;
+/** Which layers each layer may import from (besides itself). */
+const ALLOWED: Record<(typeof LAYERS)[number], readonly string[]> = {
+  api: [],
+  sandbox: ['api'],
+  core: ['api'],
+  cli: ['api', 'core', 'sandbox'],
+  extension: ['api', 'core', 'sandbox'],
+};
+
+describe('architecture rules', () => {
+  const files = sourceFiles(join(ROOT, 'src'));
+
+  it('finds the sources, and sees every form of import', () => {
+    assert.ok(files.length > 10, `found ${files.length} files under src/`);
+    const forms = "import * as vscode from 'vscode';\nimport type { X } from \"vscode\";\nconst v = require('vscode');\nawait import('vscode');";
+    assert.deepEqual(importsIn(forms), ['vscode', 'vscode', 'vscode', 'vscode']);
+  });
+
+  it('imports vscode only under src/extension/', () => {
+    const offenders = files.filter((f) => {
+      const rel = relative(join(ROOT, 'src'), f);
+      return !rel.startsWith(`extension${sep}`) && importsOf(f).includes('vscode');
+    });
+    assert.deepEqual(offenders.map((f) => relative(ROOT, f)), []);
+  });
+
+  it('imports only downwards: api ← sandbox, core ← cli, extension', () => {
+    const violations: string[] = [];
+    for (const file of files) {
+      const layer = relative(join(ROOT, 'src'), file).split(sep)[0] as (typeof LAYERS)[number];
+      for (const spec of importsOf(file)) {
+        if (!spec.startsWith('.')) continue;
+        const target = relative(join(ROOT, 'src'), join(file, '..', spec)).split(sep)[0];
+        if (target !== layer && !ALLOWED[layer].includes(target!)) violations.push(`${relative(ROOT, file)} imports ${spec}`);
+      }
+    }
+    assert.deepEqual(violations, []);
+  });
+});

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { startSandbox } from '../../src/sandbox/server';
+import type { Sandbox } from '../../src/sandbox/server';
+
+/** Raw requests: the API client can never send a wrong field, so the sandbox's own checks are driven by hand. */
+async function raw(sandbox: Sandbox, path: string, init: { method?: string; body?: string; token?: string | null; type?: string } = {}) {
+  const headers: Record<string, string> = {};
+  if (init.token !== null) headers.authorization = `Bearer ${init.token ?? sandbox.token}`;
+  if (init.body !== undefined) headers['content-type'] = init.type ?? 'application/x-www-form-urlencoded';
+  const res = await fetch(sandbox.baseUrl + path, { method: init.method ?? (init.body ? 'POST' : 'GET'), headers, body: init.body });
+  const text = await res.text();
+  return { status: res.status, text, json: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined };
+}
+
+describe('sandbox service', () => {
+  let sandbox: Sandbox;
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, generationSeconds: 0.3, evaluationSeconds: 0.2 });
+  });
+  afterEach(() => sandbox.close());
+
+  it('answers every error with an envelope and the right status', async () => {
+    const cases: Array<[string, Parameters<typeof raw>[2], number, RegExp]> = [
+      ['/api/evaluation/promptsAll?evaluationId=1', { token: null }, 401, /Missing Authorization/],
+      ['/api/evaluation/promptsAll?evaluationId=1', { token: 'nope' }, 401, /not valid/],
+      ['/api/evaluation/promptsAll?evaluationId=x', {}, 400, /must be a number/],
+      ['/api/evaluation/promptsAll?evaluationId=9', {}, 404, /No benchmark evaluation with id 9/],
+      ['/api/evaluation/all-adv-prompts?evaluationId=2', {}, 409, /still running/],
+      ['/api/evaluation/nope', {}, 404, /No route/],
+      ['/api/evaluation/response', { body: 'evaluationId=1&traceId=bench-0000' }, 400, /llmResponse is required/],
+      ['/api/evaluation/response', { body: 'traceId=bench-0000&llmResponse=a' }, 400, /evaluationId is required/],
+      ['/api/evaluation/response', { body: 'evaluationId=1&llmResponse=a' }, 400, /traceId is required/],
+      ['/api/evaluation/response', { body: 'evaluationId=1&traceId=bench-0000&advResponse=a' }, 400, /advResponse is not accepted/],
+      ['/api/evaluation/adv-response', { body: 'evaluationId=2&traceId=adv-0000&llmResponse=a' }, 400, /llmResponse is not accepted/],
+      ['/api/evaluation/response', { body: 'evaluationId=1&traceId=nope&llmResponse=a' }, 404, /has no trace "nope"/],
+      ['/api/evaluation/response', { body: '{"a":1}', type: 'application/json' }, 415, /must be application/],
+      ['/api/evaluation/response', { body: 'garbage', type: 'multipart/form-data; boundary=zzz' }, 400, /malformed/],
+    ];
+    for (const [path, init, status, message] of cases) {
+      const r = await raw(sandbox, path, init);
+      assert.equal(r.status, status, `${path} ${init?.body ?? ''}`);
+      assert.equal(r.json.success, false);
+      assert.match(r.json.code, /^req_[0-9a-f]+$/);
+      assert.match(r.json.message, message);
+    }
+  });
+
+  it('moves traces Awaiting Trigger → Sent → Responded → Evaluated, and completes the evaluation', async () => {
+    assert.equal(sandbox.summary(1)!.counts['Awaiting Trigger'], 25);
+    const list = await raw(sandbox, '/api/evaluation/promptsAll?evaluationId=1');
+    assert.equal(list.json.success, true);
+    assert.equal(sandbox.summary(1)!.counts.Sent, 25);
+    for (const item of list.json.data as Array<{ traceId: string }>) {
+      const body = new URLSearchParams({ evaluationId: '1', traceId: item.traceId, llmResponse: 'answer' }).toString();
+      assert.equal((await raw(sandbox, '/api/evaluation/response', { body })).status, 200);
+    }
+    assert.equal(sandbox.summary(1)!.counts.Responded, 25);
+    assert.equal(sandbox.summary(1)!.state, 'In Progress');
+    await new Promise((r) => setTimeout(r, 250));
+    assert.equal(sandbox.summary(1)!.counts.Evaluated, 25);
+    assert.equal(sandbox.summary(1)!.state, 'Completed');
+  });
+
+  it('replaces an earlier answer with a later one', async () => {
+    for (const answer of ['first', 'second']) {
+      await raw(sandbox, '/api/evaluation/response', { body: new URLSearchParams({ evaluationId: '1', traceId: 'bench-0000', llmResponse: answer }).toString() });
+    }
+    assert.equal(sandbox.answerOf(1, 'bench-0000'), 'second');
+    assert.equal(sandbox.submissionsOf(1, 'bench-0000'), 2);
+  });
+
+  it('serves robustness prompts once generation ends', async () => {
+    await new Promise((r) => setTimeout(r, 350));
+    const r = await raw(sandbox, '/api/evaluation/all-adv-prompts?evaluationId=2');
+    assert.equal(r.status, 200);
+    assert.equal(r.json.data.length, 20);
+  });
+
+  it('shows a self-refreshing Process Details page with every string escaped', async () => {
+    await raw(sandbox, '/api/evaluation/response', {
+      body: new URLSearchParams({ evaluationId: '1', traceId: 'bench-0003', llmResponse: '<img src=x onerror=alert(1)>' }).toString(),
+    });
+    const page = await raw(sandbox, '/evaluations/1');
+    assert.equal(page.status, 200);
+    assert.match(page.text, /http-equiv="refresh"/);
+    assert.match(page.text, /Responded/);
+    assert.ok(!page.text.includes('<img src=x'), 'answers are escaped');
+    assert.ok(!page.text.includes('<script>window'), 'prompts are escaped');
+    assert.match(page.text, /&#60;img src=x onerror=alert\(1\)&#62;/);
+    assert.equal((await raw(sandbox, '/evaluations/77')).status, 404);
+  });
+
+  it('injects 503s at the configured rate', async () => {
+    const flaky = await startSandbox({ port: 0, failRate: 1 });
+    const r = await raw(flaky, '/api/evaluation/promptsAll?evaluationId=1');
+    await flaky.close();
+    assert.equal(r.status, 503);
+    assert.match(r.json.message, /injected/);
+  });
+});
