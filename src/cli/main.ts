@@ -1,17 +1,33 @@
-import { EXIT, UsageError } from './exitCodes';
+import { explain } from './common';
+import { demoCommand } from './demoCommand';
+import { EXIT } from './exitCodes';
+import { exportCommand, promptsCommand, statusCommand, submitCommand } from './inspectCommands';
+import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
 
 const HELP = `Usage: eval-runner <command> [options]
 
 Commands:
+  run         run an evaluation against a target, resumably
+  prompts     list an evaluation's prompts
+  submit      submit one answer
+  status      local progress of an evaluation (from its journal)
+  export      export results as JSONL or CSV
   sandbox     start the local reference service
+  demo        the whole loop offline, on an in-process sandbox
 Run "eval-runner <command> --help" for a command's options.
 `;
 
 type Command = (argv: string[], out: NodeJS.WritableStream) => Promise<number>;
 
 const COMMANDS: Readonly<Record<string, Command>> = {
+  run: runCommand,
+  prompts: promptsCommand,
+  submit: submitCommand,
+  status: statusCommand,
+  export: exportCommand,
   sandbox: sandboxCommand,
+  demo: demoCommand,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -28,12 +44,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command(rest, process.stdout);
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`eval-runner ${name}: ${error.message}\nRun "eval-runner ${name} --help" for usage.\n`);
-      return EXIT.usage;
-    }
-    process.stderr.write(`eval-runner ${name}: ${(error as Error).message}\n`);
-    return EXIT.usage;
+    const { message, code } = explain(error);
+    const usageHint = code === EXIT.usage ? `\nRun "eval-runner ${name} --help" for usage.` : '';
+    process.stderr.write(`eval-runner ${name}: ${message}${usageHint}\n`);
+    return code;
   }
 }
 

@@ -1,0 +1,103 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { createApiClient } from '../api/client';
+import type { ApiClient } from '../api/client';
+import { ApiError, AuthError, NotReadyError } from '../api/errors';
+import { EVALUATION_KINDS, otherKind } from '../api/kinds';
+import type { EvaluationKind, RequestEncoding } from '../api/kinds';
+import { choiceOption, intOption } from './args';
+import { EXIT, UsageError } from './exitCodes';
+import type { ExitCode } from './exitCodes';
+
+export const SERVICE_OPTIONS = {
+  'base-url': { type: 'string' },
+  evaluation: { type: 'string' },
+  kind: { type: 'string' },
+} as const;
+
+export const SERVICE_HELP = `  --base-url URL              the service (or EVAL_RUNNER_BASE_URL)
+  --evaluation ID             the evaluation id (a number)
+  --kind benchmark|robustness the evaluation's kind`;
+
+export const TOKEN_HELP = `The personal access token is read from EVAL_RUNNER_TOKEN (never a flag: flags show in process lists).`;
+
+export interface ServiceArgs {
+  baseUrl: string;
+  evaluationId: number;
+  kind: EvaluationKind;
+}
+
+export function serviceArgs(v: { 'base-url'?: string; evaluation?: string; kind?: string }, env = process.env): ServiceArgs {
+  const baseUrl = v['base-url'] ?? env.EVAL_RUNNER_BASE_URL;
+  if (!baseUrl) throw new UsageError('--base-url is required (or set EVAL_RUNNER_BASE_URL).');
+  try {
+    const url = new URL(baseUrl);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
+  } catch {
+    throw new UsageError(`--base-url must be an http:// or https:// URL (got "${baseUrl}").`);
+  }
+  if (v.evaluation === undefined) throw new UsageError('--evaluation is required.');
+  return {
+    baseUrl,
+    evaluationId: intOption(v.evaluation, 'evaluation', 0),
+    kind: choiceOption(v.kind, 'kind', EVALUATION_KINDS),
+  };
+}
+
+export function tokenFromEnv(env = process.env): string {
+  const token = env.EVAL_RUNNER_TOKEN?.trim();
+  if (!token) {
+    throw new UsageError('Set EVAL_RUNNER_TOKEN to your personal access token (for the sandbox: sandbox-token).');
+  }
+  return token;
+}
+
+export function stateDirOf(flag: string | undefined, env = process.env): string {
+  if (flag) return flag;
+  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'eval-runner');
+}
+
+export function clientFor(args: ServiceArgs, token: string, encoding?: RequestEncoding, connections?: number): ApiClient {
+  try {
+    return createApiClient({
+      baseUrl: args.baseUrl,
+      token,
+      ...(encoding ? { encoding } : {}),
+      ...(connections ? { connections } : {}),
+      userAgent: 'eval-runner-cli',
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** The CLI's words on an API failure: what happened, then what to do from the command line. */
+export function explain(error: unknown): { message: string; code: ExitCode } {
+  if (error instanceof UsageError) return { message: error.message, code: EXIT.usage };
+  if (error instanceof AuthError) {
+    return { message: `${error.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`, code: EXIT.auth };
+  }
+  if (error instanceof NotReadyError) return { message: error.message, code: EXIT.unreachable };
+  if (error instanceof ApiError) {
+    if (error.reason === 'network' || error.reason === 'timeout') return { message: error.message, code: EXIT.unreachable };
+    if (error.reason === 'notFound' || error.reason === 'badRequest') return { message: error.message, code: EXIT.usage };
+    return { message: error.message, code: EXIT.failedTraces };
+  }
+  if (error instanceof RangeError || error instanceof TypeError) return { message: error.message, code: EXIT.usage };
+  return { message: error instanceof Error ? error.message : String(error), code: EXIT.failedTraces };
+}
+
+/** After a 404, says whether the evaluation exists under the other kind. */
+export async function otherKindHint(client: ApiClient, args: ServiceArgs): Promise<string> {
+  const other = otherKind(args.kind);
+  try {
+    await client.listPrompts(other, args.evaluationId);
+  } catch (error) {
+    if (!(error instanceof NotReadyError)) return '';
+  }
+  return ` Evaluation ${args.evaluationId} exists as a ${other} evaluation: use --kind ${other}.`;
+}
+
+export function isNotFound(error: unknown): boolean {
+  return error instanceof ApiError && error.reason === 'notFound';
+}

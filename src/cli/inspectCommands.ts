@@ -1,0 +1,169 @@
+import { createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { exportLines } from '../core/exportResults';
+import { JournalLockedError, journalPath, openJournal, readJournal } from '../core/journal';
+import { LOCAL_STATES, STATE_LABELS, TraceStore } from '../core/traceStore';
+import { choiceOption, parseCommandArgs } from './args';
+import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
+import type { ServiceArgs } from './common';
+import { EXIT, UsageError } from './exitCodes';
+
+export const PROMPTS_HELP = `Usage: eval-runner prompts --base-url URL --evaluation ID --kind K [--json]
+
+Lists the evaluation's prompts: one "traceId<TAB>preview" line each, or the full items as JSON.
+${SERVICE_HELP}
+  --json                      print the items as one JSON array
+
+${TOKEN_HELP}
+`;
+
+export async function promptsCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, json: { type: 'boolean' } });
+  if (v.help) return write(out, PROMPTS_HELP);
+  const args = serviceArgs(v);
+  const client = clientFor(args, tokenFromEnv());
+  try {
+    const items = await client.listPrompts(args.kind, args.evaluationId).catch(async (error: unknown) => {
+      if (isNotFound(error)) throw new UsageError(`${(error as Error).message}${await otherKindHint(client, args)}`);
+      throw error;
+    });
+    if (v.json) out.write(`${JSON.stringify(items)}\n`);
+    else for (const item of items) out.write(`${item.traceId}\t${preview(item.content)}\n`);
+    return EXIT.ok;
+  } finally {
+    await client.close();
+  }
+}
+
+export const SUBMIT_HELP = `Usage: eval-runner submit --base-url URL --evaluation ID --kind K --trace ID (--answer TEXT | --answer-file FILE)
+
+Submits one answer for one trace, and journals it so "status" and later runs know it.
+${SERVICE_HELP}
+  --trace ID                  the trace id, exactly as listed
+  --answer TEXT               the answer
+  --answer-file FILE          read the answer from a file (every byte kept; "-" for stdin)
+  --state-dir DIR             journal location (see "run --help")
+
+${TOKEN_HELP}
+`;
+
+export async function submitCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const v = parseCommandArgs(argv, {
+    ...SERVICE_OPTIONS,
+    trace: { type: 'string' },
+    answer: { type: 'string' },
+    'answer-file': { type: 'string' },
+    'state-dir': { type: 'string' },
+  });
+  if (v.help) return write(out, SUBMIT_HELP);
+  const args = serviceArgs(v);
+  if (v.trace === undefined) throw new UsageError('--trace is required.');
+  if ((v.answer === undefined) === (v['answer-file'] === undefined)) throw new UsageError('Give exactly one of --answer and --answer-file.');
+  const answer =
+    v.answer ??
+    (v['answer-file'] === '-' ? await readStdin() : await readFile(v['answer-file']!, 'utf8').catch((e: Error) => {
+      throw new UsageError(`Cannot read --answer-file: ${e.message}`);
+    }));
+  const client = clientFor(args, tokenFromEnv());
+  const path = journalPath(stateDirOf(v['state-dir']), { origin: client.origin, kind: args.kind, evaluationId: args.evaluationId });
+  let opened;
+  try {
+    opened = await openJournal(path);
+  } catch (error) {
+    await client.close();
+    if (error instanceof JournalLockedError) throw new UsageError(error.message);
+    throw error;
+  }
+  const { journal } = opened;
+  try {
+    await journal.append({ t: 'answer', id: v.trace, a: answer, at: Date.now(), by: 'user' });
+    const result = await client.submitAnswer(args.kind, args.evaluationId, v.trace, answer);
+    await journal.append({ t: 'submitted', id: v.trace, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) });
+    out.write(`Submitted trace ${JSON.stringify(v.trace)}: ${result.message || result.data} (${result.requestCode ?? 'no request code'})\n`);
+    return EXIT.ok;
+  } finally {
+    await journal.close();
+    await client.close();
+  }
+}
+
+export const STATUS_HELP = `Usage: eval-runner status --base-url URL --evaluation ID --kind K [--state-dir DIR] [--json]
+
+Local progress of an evaluation, read from its journal (no network, no token).
+${SERVICE_HELP}
+  --state-dir DIR             journal location (see "run --help")
+  --json                      one JSON object
+`;
+
+async function storeFor(args: ServiceArgs, stateDir: string | undefined) {
+  const origin = new URL(args.baseUrl).origin;
+  const path = journalPath(stateDirOf(stateDir), { origin, kind: args.kind, evaluationId: args.evaluationId });
+  const replay = await readJournal(path);
+  return { path, replay, store: TraceStore.fromRecords(replay.records) };
+}
+
+export async function statusCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, 'state-dir': { type: 'string' }, json: { type: 'boolean' } });
+  if (v.help) return write(out, STATUS_HELP);
+  const args = serviceArgs(v);
+  const { path, replay, store } = await storeFor(args, v['state-dir']);
+  const counts = store.snapshotCounts();
+  const failed = [...store.traces.values()].filter((t) => t.state === 'failed').map((t) => ({ traceId: t.traceId, reason: t.error }));
+  if (v.json) {
+    out.write(`${JSON.stringify({ journal: path, total: store.total, counts, failed, tornTail: replay.tornTail })}\n`);
+    return EXIT.ok;
+  }
+  if (replay.records.length === 0) {
+    out.write(`No journal yet for ${args.kind} evaluation ${args.evaluationId} at ${args.baseUrl} (looked in ${path}). Start with "eval-runner run".\n`);
+    return EXIT.ok;
+  }
+  out.write(`${args.kind} evaluation ${args.evaluationId}: ${counts.submitted}/${store.total} submitted\n`);
+  for (const state of LOCAL_STATES) out.write(`  ${STATE_LABELS[state].padEnd(18)} ${counts[state]}\n`);
+  for (const f of failed.slice(0, 20)) out.write(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}\n`);
+  out.write(`journal: ${path}\n`);
+  return EXIT.ok;
+}
+
+export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--state-dir DIR]
+
+Writes every journaled trace: traceId, prompt, answer, state, timings, error. No secrets are ever in it.
+${SERVICE_HELP}
+  --format jsonl|csv
+  --out FILE                  write here instead of stdout
+  --state-dir DIR             journal location (see "run --help")
+`;
+
+export async function exportCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, format: { type: 'string' }, out: { type: 'string' }, 'state-dir': { type: 'string' } });
+  if (v.help) return write(out, EXPORT_HELP);
+  const args = serviceArgs(v);
+  const format = choiceOption(v.format, 'format', ['jsonl', 'csv'] as const);
+  const { store } = await storeFor(args, v['state-dir']);
+  const target = v.out ? createWriteStream(v.out) : out;
+  for (const line of exportLines(store, format)) {
+    if (!target.write(line)) await once(target, 'drain');
+  }
+  if (v.out) {
+    (target as NodeJS.WritableStream).end();
+    await once(target, 'finish');
+    process.stderr.write(`Exported ${store.traces.size} trace(s) to ${v.out}.\n`);
+  }
+  return EXIT.ok;
+}
+
+function write(out: NodeJS.WritableStream, text: string): number {
+  out.write(text);
+  return EXIT.ok;
+}
+
+function preview(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > 100 ? `${flat.slice(0, 99)}…` : flat;
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}

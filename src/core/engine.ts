@@ -1,0 +1,383 @@
+import type { ApiClient } from '../api/client';
+import { ApiError, AuthError, NotReadyError, isAbortError } from '../api/errors';
+import type { EvaluationKind } from '../api/kinds';
+import { backoffDelay, sleep } from '../api/retry';
+import type { PromptItem } from '../api/schemas';
+import type { Journal } from './journal';
+import { AdaptiveLimiter } from './limiter';
+import { TargetError } from './targets/target';
+import type { Target } from './targets/target';
+import type { StateCounts, TraceInfo, TraceStore } from './traceStore';
+
+export type OnTargetError = 'fail' | 'submit';
+
+export interface EngineOptions {
+  client: ApiClient;
+  kind: EvaluationKind;
+  evaluationId: number;
+  target: Target;
+  journal: Journal;
+  /** The evaluation's traces, already rebuilt from the journal. */
+  store: TraceStore;
+  /** Traces handled at once (target calls and submissions overlap within it). */
+  concurrency?: number;
+  /** Robustness: how long to wait for generation before giving up; 0 tries once. */
+  waitForGenerationMs?: number;
+  onTargetError?: OnTargetError;
+  targetTimeoutMs?: number;
+  /** Further tries of a failing target call (rate limits aside). */
+  targetRetries?: number;
+  /** Answers wait as answered until a person approves them. */
+  reviewBeforeSubmit?: boolean;
+  /** Handle only these traces (Run Trace, Retry Failed). */
+  only?: ReadonlySet<string>;
+  /** Use these prompts instead of listing again. */
+  prompts?: readonly PromptItem[];
+  /** Aborts in-flight work at once. */
+  signal?: AbortSignal;
+  /** Stops taking new traces; in-flight work finishes and is saved. */
+  drainSignal?: AbortSignal;
+  onProgress?: (progress: RunProgress) => void;
+  progressIntervalMs?: number;
+  onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  onTraceChange?: (trace: TraceInfo) => void;
+  /** A target Retry-After longer than this stops the run (a quota that will not recover soon). */
+  maxTargetRetryAfterMs?: number;
+  /** Consecutive quota-worded rate limits that stop the run. */
+  maxQuotaStrikes?: number;
+  /** Rate-limit retries of one trace before it fails. */
+  maxRateLimitRetries?: number;
+  /** Consecutive submissions that cannot reach the service before the run stops. */
+  maxUnreachable?: number;
+}
+
+export interface RunProgress {
+  phase: 'listing' | 'waiting' | 'running' | 'done';
+  total: number;
+  counts: StateCounts;
+  /** Traces finished (submitted or failed) per second in this run. */
+  ratePerSecond: number;
+  etaSeconds: number | undefined;
+  elapsedMs: number;
+  targetConcurrency: number;
+  lastError: string | undefined;
+  waitingReason?: string;
+}
+
+export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'error';
+
+export interface RunSummary {
+  outcome: RunOutcome;
+  /** One sentence for the user when the outcome is not plain success. */
+  message: string | undefined;
+  total: number;
+  counts: StateCounts;
+  submittedNow: number;
+  targetCalls: number;
+  failed: Array<{ traceId: string; reason: string }>;
+  durationMs: number;
+  /** Time spent handling traces (after the prompts came). */
+  runningMs: number;
+  error: unknown;
+}
+
+type TargetResult = { answer: string; ms: number; errorAnswer: boolean } | { fail: string } | 'stopped';
+
+export async function runEvaluation(options: EngineOptions): Promise<RunSummary> {
+  const { client, kind, evaluationId, target, journal, store } = options;
+  const concurrency = Math.max(1, options.concurrency ?? 8);
+  const targetRetries = options.targetRetries ?? 2;
+  const targetTimeoutMs = options.targetTimeoutMs ?? 600_000;
+  const maxTargetRetryAfterMs = options.maxTargetRetryAfterMs ?? 300_000;
+  const maxQuotaStrikes = options.maxQuotaStrikes ?? 3;
+  const maxRateLimitRetries = options.maxRateLimitRetries ?? 20;
+  const maxUnreachable = options.maxUnreachable ?? 3;
+  const hardSignal = options.signal ?? new AbortController().signal;
+  const log = options.onLog ?? (() => undefined);
+  const started = Date.now();
+  const limiter = new AdaptiveLimiter(concurrency);
+
+  let phase: RunProgress['phase'] = 'listing';
+  let waitingReason: string | undefined;
+  let lastError: string | undefined;
+  let finishedNow = 0;
+  let submittedNow = 0;
+  let targetCalls = 0;
+  let quotaStrikes = 0;
+  let unreachableStreak = 0;
+  let stop: { outcome: RunOutcome; message: string; error?: unknown } | undefined;
+  let queued = 0;
+
+  let runningSince = 0;
+  const progress = (): RunProgress => {
+    const elapsedMs = Date.now() - started;
+    // The rate counts from the first trace, not from the wait for generation.
+    const runningMs = runningSince ? Date.now() - runningSince : 0;
+    const ratePerSecond = runningMs > 0 ? (finishedNow * 1000) / runningMs : 0;
+    const remaining = Math.max(0, queued - finishedNow);
+    return {
+      phase,
+      total: store.total,
+      counts: store.snapshotCounts(),
+      ratePerSecond,
+      etaSeconds: ratePerSecond > 0 ? remaining / ratePerSecond : undefined,
+      elapsedMs,
+      targetConcurrency: limiter.limit,
+      lastError,
+      ...(waitingReason ? { waitingReason } : {}),
+    };
+  };
+  // Progress is sampled on a timer, never per trace: 100,000 traces do not mean 100,000 events.
+  const ticker = options.onProgress ? setInterval(() => options.onProgress!(progress()), options.progressIntervalMs ?? 250) : undefined;
+  const changed = (info: TraceInfo) => options.onTraceChange?.(info);
+
+  let detach = () => undefined as void;
+  const finish = async (outcome: RunOutcome, message: string | undefined, error?: unknown): Promise<RunSummary> => {
+    if (ticker) clearInterval(ticker);
+    detach();
+    await journal.flush();
+    phase = 'done';
+    options.onProgress?.(progress());
+    const failed = [...store.traces.values()]
+      .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)))
+      .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
+    return {
+      outcome,
+      message,
+      total: store.total,
+      counts: store.snapshotCounts(),
+      submittedNow,
+      targetCalls,
+      failed,
+      durationMs: Date.now() - started,
+      runningMs: runningSince ? Date.now() - runningSince : 0,
+      error,
+    };
+  };
+
+  // 1. The prompts.
+  let prompts: readonly PromptItem[];
+  try {
+    if (options.prompts) prompts = options.prompts;
+    else if (kind === 'robustness') {
+      phase = 'waiting';
+      prompts = await client.waitForPrompts(kind, evaluationId, {
+        timeoutMs: options.waitForGenerationMs ?? 0,
+        signal: hardSignal,
+        onWait: (e) => {
+          waitingReason = `${e.reason}; next check in ${Math.ceil(e.delayMs / 1000)} s`;
+          log('info', `Waiting for the adversarial prompts of evaluation ${evaluationId}: ${waitingReason}.`);
+        },
+      });
+      waitingReason = undefined;
+    } else prompts = await client.listPrompts(kind, evaluationId, { signal: hardSignal });
+  } catch (error) {
+    const [outcome, message] = classifyFatal(error);
+    return finish(outcome, message, error);
+  }
+  phase = 'running';
+  runningSince = Date.now();
+  const duplicates = store.setListed(prompts);
+  if (duplicates.length) {
+    log('warn', `The service listed ${duplicates.length} trace id(s) more than once (first: "${duplicates[0]}"); each is handled once.`);
+  }
+  await journal.append({ t: 'list', at: Date.now(), total: store.listedTotal ?? prompts.length });
+
+  // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
+  const submitFirst: TraceInfo[] = [];
+  const callTarget: TraceInfo[] = [];
+  for (const info of store.traces.values()) {
+    if (options.only && !options.only.has(info.traceId)) continue;
+    if (info.prompt === undefined) continue;
+    if (info.state === 'submitted' || info.state === 'skipped') continue;
+    if (info.answer !== undefined && (info.state === 'answered' || info.failedStage === 'submit')) {
+      if (!options.reviewBeforeSubmit || info.answeredBy === 'user' || info.state === 'failed') submitFirst.push(info);
+    } else callTarget.push(info);
+  }
+  const queue = [...submitFirst, ...callTarget];
+  queued = queue.length;
+  if (submitFirst.length) log('info', `Resuming: ${submitFirst.length} journaled answer(s) to submit without calling the target again.`);
+  let next = 0;
+
+  // One listener on the long-lived run signal fans out to a controller per trace in flight, so
+  // requests and sleeps only ever listen on short-lived signals.
+  const inflight = new Set<AbortController>();
+  const onHardAbort = () => {
+    for (const c of inflight) c.abort(hardSignal.reason);
+  };
+  hardSignal.addEventListener('abort', onHardAbort, { once: true });
+  detach = () => hardSignal.removeEventListener('abort', onHardAbort);
+
+  const stopping = () => stop !== undefined || hardSignal.aborted || options.drainSignal?.aborted === true;
+  const halt = (outcome: RunOutcome, message: string, error?: unknown) => {
+    if (!stop) {
+      stop = { outcome, message, error };
+      log('error', message);
+    }
+  };
+
+  async function runTarget(info: TraceInfo, signal: AbortSignal): Promise<TargetResult> {
+    let failures = 0;
+    let rateLimits = 0;
+    for (;;) {
+      if (stop) return 'stopped';
+      await limiter.acquire(signal);
+      const t0 = Date.now();
+      try {
+        targetCalls++;
+        const answer = await target.send(info.prompt!, { signal, timeoutMs: targetTimeoutMs });
+        limiter.release('success');
+        quotaStrikes = 0;
+        return { answer, ms: Date.now() - t0, errorAnswer: false };
+      } catch (error) {
+        limiter.release('failure');
+        if (signal.aborted) throw error;
+        const te = error instanceof TargetError ? error : new TargetError(`The target failed: ${(error as Error).message}`, 'failed');
+        lastError = te.message;
+        if (te.kind === 'rateLimited') {
+          limiter.rateLimited(te.details.retryAfterMs);
+          quotaStrikes = te.details.quota ? quotaStrikes + 1 : 0;
+          const retryAfter = te.details.retryAfterMs ?? 0;
+          if (quotaStrikes >= maxQuotaStrikes || retryAfter > maxTargetRetryAfterMs) {
+            halt(
+              'quota',
+              `The target's quota or rate limit will not recover soon (${te.message}). The run stopped; answers so far are saved. Raise the quota or wait, then run again to resume.`,
+              te,
+            );
+            return 'stopped';
+          }
+          if (++rateLimits > maxRateLimitRetries) return giveUp(te);
+          log('warn', `Target rate limit on trace "${info.traceId}"; concurrency now ${limiter.limit}.`);
+          if (te.details.retryAfterMs === undefined) await sleep(backoffDelay(rateLimits, { baseDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 0, maxRetryAfterMs: 0 }), signal);
+          continue;
+        }
+        if (!te.retryable || ++failures > targetRetries) return giveUp(te);
+        await sleep(backoffDelay(failures, { baseDelayMs: 250, maxDelayMs: 5_000, maxAttempts: 0, maxRetryAfterMs: 0 }), signal);
+      }
+    }
+  }
+
+  function giveUp(error: TargetError): TargetResult {
+    if (options.onTargetError === 'submit') return { answer: error.message, ms: 0, errorAnswer: true };
+    return { fail: error.message };
+  }
+
+  async function handle(info: TraceInfo): Promise<void> {
+    const controller = new AbortController();
+    if (hardSignal.aborted) controller.abort(hardSignal.reason);
+    inflight.add(controller);
+    try {
+      await handleWith(info, controller.signal);
+    } finally {
+      inflight.delete(controller);
+    }
+  }
+
+  async function handleWith(info: TraceInfo, signal: AbortSignal): Promise<void> {
+    if (info.answer === undefined || (info.state !== 'answered' && info.failedStage !== 'submit')) {
+      store.setTransient(info.traceId, 'running');
+      changed(info);
+      let result: TargetResult;
+      try {
+        result = await runTarget(info, signal);
+      } catch (error) {
+        if (!isAbortError(error) && !signal.aborted) throw error;
+        result = 'stopped';
+      }
+      if (result === 'stopped') {
+        store.setTransient(info.traceId, 'pending');
+        changed(info);
+        return;
+      }
+      if ('fail' in result) {
+        const record = { t: 'failed' as const, id: info.traceId, p: info.prompt, reason: result.fail, stage: 'target' as const, at: Date.now() };
+        await journal.append(record);
+        store.apply(record);
+        finishedNow++;
+        changed(info);
+        return;
+      }
+      const record = {
+        t: 'answer' as const,
+        id: info.traceId,
+        p: info.prompt!,
+        a: result.answer,
+        at: Date.now(),
+        ms: result.ms,
+        ...(result.errorAnswer ? { err: true } : {}),
+      };
+      // The answer is on disk before it is submitted: a crash from here on never costs a target call.
+      await journal.append(record);
+      store.apply(record);
+      changed(info);
+      if (options.reviewBeforeSubmit) {
+        finishedNow++;
+        return;
+      }
+    }
+    if (stop || signal.aborted) return;
+    await submit(info, signal);
+  }
+
+  async function submit(info: TraceInfo, signal: AbortSignal): Promise<void> {
+    try {
+      const result = await client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal });
+      const record = { t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
+      unreachableStreak = 0;
+      submittedNow++;
+      finishedNow++;
+      store.apply(record);
+      changed(info);
+      await journal.append(record);
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) return;
+      if (error instanceof AuthError) {
+        halt('auth', error.message, error);
+        return;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      lastError = reason;
+      const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
+      store.apply(record);
+      finishedNow++;
+      changed(info);
+      await journal.append(record);
+      if (error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout')) {
+        if (++unreachableStreak >= maxUnreachable) halt('unreachable', error.message, error);
+      } else unreachableStreak = 0;
+    }
+  }
+
+  async function worker(): Promise<void> {
+    while (!stopping()) {
+      const info = queue[next++];
+      if (!info) return;
+      await handle(info);
+    }
+  }
+
+  try {
+    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker));
+  } catch (error) {
+    return finish('error', `The run failed unexpectedly: ${(error as Error).message}`, error);
+  }
+
+  if (stop) return finish(stop.outcome, stop.message, stop.error);
+  if (hardSignal.aborted || options.drainSignal?.aborted) {
+    return finish('cancelled', 'The run was cancelled; every answer received so far is saved and the next run resumes from there.');
+  }
+  const summary = await finish('completed', undefined);
+  if (summary.failed.length > 0) {
+    summary.outcome = 'failedTraces';
+    summary.message = `${summary.failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).`;
+  }
+  return summary;
+}
+
+function classifyFatal(error: unknown): [RunOutcome, string] {
+  if (isAbortError(error)) return ['cancelled', 'The run was cancelled before any trace was handled.'];
+  if (error instanceof AuthError) return ['auth', error.message];
+  if (error instanceof NotReadyError) return ['notReady', error.message];
+  if (error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout')) return ['unreachable', error.message];
+  return ['error', error instanceof Error ? error.message : String(error)];
+}

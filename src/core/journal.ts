@@ -1,0 +1,210 @@
+import { createHash } from 'node:crypto';
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { mkdir, open, readFile, rm, truncate } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { EvaluationKind } from '../api/kinds';
+
+/**
+ * One append-only JSONL file per (service origin, kind, evaluation). Every record is one line; the last
+ * record about a trace decides its state. Never holds the service token or a target's key: callers only
+ * ever hand it trace ids, prompts, answers and reasons.
+ */
+export type JournalRecord =
+  | { t: 'run'; at: number; origin: string; kind: EvaluationKind; evaluationId: number; target: string }
+  | { t: 'list'; at: number; total: number }
+  /** An answer from the target (or a reviewer). `err`: the text is a refusal or error submitted as the answer. */
+  | { t: 'answer'; id: string; p?: string; a: string; at: number; ms?: number; err?: boolean; by?: 'target' | 'user' }
+  | { t: 'submitted'; id: string; at: number; code?: string }
+  | { t: 'failed'; id: string; p?: string; reason: string; stage: 'target' | 'submit'; at: number }
+  | { t: 'skipped'; id: string; reason: string; at: number };
+
+export interface JournalKey {
+  origin: string;
+  kind: EvaluationKind;
+  evaluationId: number;
+}
+
+export interface JournalReadResult {
+  records: JournalRecord[];
+  /** A last line cut short by a crash: dropped and reported, never fatal. */
+  tornTail: boolean;
+  /** Unreadable lines elsewhere (skipped). */
+  corruptLines: number;
+}
+
+export interface Journal {
+  readonly path: string | undefined;
+  /** Resolves once the record is on disk (fsync'd). */
+  append(record: JournalRecord): Promise<void>;
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export function journalPath(stateDir: string, key: JournalKey): string {
+  const readable = key.origin.replace(/^https?:\/\//, '').replace(/[^A-Za-z0-9.-]+/g, '_');
+  const hash = createHash('sha256').update(key.origin).digest('hex').slice(0, 8);
+  return join(stateDir, `${readable}-${hash}`, `${key.kind}-${key.evaluationId}.jsonl`);
+}
+
+export async function readJournal(path: string): Promise<JournalReadResult> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], tornTail: false, corruptLines: 0 };
+    throw error;
+  }
+  return parseJournal(text);
+}
+
+export function parseJournal(text: string): JournalReadResult {
+  const lines = text.split('\n');
+  const last = lines.pop() ?? '';
+  const records: JournalRecord[] = [];
+  let corruptLines = 0;
+  for (const line of lines) {
+    if (!line) continue;
+    const record = parseLine(line);
+    if (record) records.push(record);
+    else corruptLines++;
+  }
+  // Text after the last newline is a record whose write was cut short.
+  return { records, tornTail: last.length > 0, corruptLines };
+}
+
+function parseLine(line: string): JournalRecord | undefined {
+  try {
+    const value = JSON.parse(line) as { t?: unknown };
+    return value && typeof value === 'object' && typeof value.t === 'string' ? (value as JournalRecord) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface OpenJournalOptions {
+  /** Most records per fsync. */
+  maxBatch?: number;
+  /** Longest a record waits before its fsync starts. */
+  maxDelayMs?: number;
+}
+
+/**
+ * Opens a journal for appending, after cutting a torn tail. Group commit: a flush starts as soon as the
+ * previous one ends, so records arriving meanwhile share one write + fsync (at most maxBatch of them, never
+ * waiting more than maxDelayMs). Also takes a lock file so two runs never write the same journal.
+ */
+export async function openJournal(
+  path: string,
+  options: OpenJournalOptions = {},
+): Promise<{ journal: Journal; replay: JournalReadResult }> {
+  const maxBatch = options.maxBatch ?? 50;
+  const maxDelayMs = options.maxDelayMs ?? 200;
+  await mkdir(join(path, '..'), { recursive: true });
+  await acquireLock(`${path}.lock`);
+  const replay = await readJournal(path);
+  // Appending after a torn line would glue the next record onto it: cut it first.
+  if (replay.tornTail) await cutTornTail(path);
+  const handle: FileHandle = await open(path, 'a');
+  let queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  let flushing: Promise<void> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  let failure: unknown;
+
+  async function flushLoop(): Promise<void> {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, maxBatch);
+      queue = queue.slice(batch.length);
+      try {
+        if (failure) throw failure;
+        await handle.write(batch.map((b) => b.line).join(''));
+        await handle.datasync();
+        for (const b of batch) b.resolve();
+      } catch (error) {
+        failure ??= error;
+        for (const b of batch) b.reject(error);
+      }
+    }
+  }
+
+  function kick(): void {
+    if (timer) {
+      clearTimeout(timer);
+      timer = undefined;
+    }
+    if (!flushing) {
+      flushing = flushLoop().finally(() => {
+        flushing = undefined;
+        if (queue.length > 0) kick();
+      });
+    }
+  }
+
+  const journal: Journal = {
+    path,
+    append(record) {
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+        // Records of the same tick share a flush; a busy flusher picks them up when it ends.
+        if (queue.length >= maxBatch) kick();
+        else timer ??= setTimeout(kick, Math.min(maxDelayMs, 1));
+      });
+    },
+    async flush() {
+      kick();
+      while (flushing) await flushing;
+    },
+    async close() {
+      kick();
+      while (flushing) await flushing;
+      await handle.close();
+      await rm(`${path}.lock`, { force: true });
+    },
+  };
+  return { journal, replay };
+}
+
+/** A journal that keeps nothing: for benchmarking the journal's own cost. */
+export function nullJournal(): Journal {
+  return { path: undefined, append: async () => undefined, flush: async () => undefined, close: async () => undefined };
+}
+
+async function cutTornTail(path: string): Promise<void> {
+  const text = await readFile(path);
+  await truncate(path, text.lastIndexOf(0x0a) + 1);
+}
+
+async function acquireLock(lockPath: string): Promise<void> {
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      const fd = openSync(lockPath, 'wx');
+      writeSync(fd, String(process.pid));
+      closeSync(fd);
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
+      if (holder && holder !== process.pid && isAlive(holder)) {
+        throw new JournalLockedError(
+          `Another Eval Runner process (pid ${holder}) is running this evaluation; wait for it to finish or stop it.`,
+        );
+      }
+      // The holder died (a crash or SIGKILL): the lock is stale.
+      await rm(lockPath, { force: true });
+    }
+  }
+  throw new JournalLockedError('Could not lock the journal; try again.');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export class JournalLockedError extends Error {
+  override name = 'JournalLockedError';
+}

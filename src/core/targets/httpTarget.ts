@@ -1,0 +1,43 @@
+import { TargetError } from './target';
+import type { Target } from './target';
+import { createTargetAgent, pickPath, targetRequest } from './targetHttp';
+
+export interface HttpTargetOptions {
+  url: string;
+  method?: string;
+  headers?: Record<string, string>;
+  /** JSON text in which every {{prompt}} is replaced by the prompt, JSON-escaped. */
+  bodyTemplate?: string;
+  /** Where the answer sits in the JSON response, e.g. choices.0.message.content. */
+  answerPath: string;
+  connections?: number;
+}
+
+export const DEFAULT_BODY_TEMPLATE = '{"prompt": "{{prompt}}"}';
+
+/** A user-defined JSON endpoint: the prompt goes into a body template, the answer comes out of a path. */
+export function createHttpTarget(options: HttpTargetOptions): Target {
+  const template = options.bodyTemplate ?? DEFAULT_BODY_TEMPLATE;
+  if (!template.includes('{{prompt}}')) throw new TypeError('The body template must contain {{prompt}}.');
+  const method = (options.method ?? 'POST').toUpperCase();
+  const agent = createTargetAgent(options.connections ?? 64);
+  const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
+  const origin = new URL(options.url).origin;
+  const what = `The HTTP target ${origin}`;
+  return {
+    description: `http ${method} ${origin}`,
+    async send(prompt, call) {
+      // JSON.stringify escapes quotes, backslashes and control characters; the outer quotes come from the template.
+      const escaped = JSON.stringify(prompt).slice(1, -1);
+      const body = method === 'GET' || method === 'HEAD' ? undefined : template.split('{{prompt}}').join(escaped);
+      const json = await targetRequest(agent, { method, url: options.url, headers, body }, what, call);
+      const answer = pickPath(json, options.answerPath);
+      if (typeof answer === 'string') return answer;
+      if (answer === undefined || answer === null) {
+        throw new TargetError(`${what} answered without a value at "${options.answerPath}"`, 'failed', { retryable: false });
+      }
+      return JSON.stringify(answer);
+    },
+    close: () => agent.close(),
+  };
+}

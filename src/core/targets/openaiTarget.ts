@@ -1,0 +1,47 @@
+import { TargetError } from './target';
+import type { Target } from './target';
+import { createTargetAgent, pickPath, targetRequest } from './targetHttp';
+
+export interface OpenAiTargetOptions {
+  /** e.g. https://api.openai.com/v1 or http://localhost:11434/v1 */
+  baseUrl: string;
+  model: string;
+  /** The key itself, read by the caller from an environment variable; never logged. */
+  apiKey: string | undefined;
+  systemPrompt?: string;
+  temperature?: number;
+  maxTokens?: number;
+  headers?: Record<string, string>;
+  connections?: number;
+}
+
+/** Any OpenAI-compatible chat-completions endpoint (OpenAI, Azure-compatible proxies, vLLM, Ollama, LM Studio...). */
+export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
+  const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+  const agent = createTargetAgent(options.connections ?? 64);
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const what = `The model endpoint ${new URL(url).origin}`;
+  return {
+    description: `openai ${options.model} at ${new URL(url).origin}`,
+    async send(prompt, call) {
+      const messages = [
+        ...(options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : []),
+        { role: 'user', content: prompt },
+      ];
+      const body = JSON.stringify({
+        model: options.model,
+        messages,
+        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+        ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
+      });
+      const json = await targetRequest(agent, { method: 'POST', url, headers, body }, what, call);
+      const message = pickPath(json, 'choices.0.message') as { content?: unknown; refusal?: unknown } | undefined;
+      if (typeof message?.content === 'string') return message.content;
+      // A model's refusal is its answer (robustness evaluations want exactly that).
+      if (typeof message?.refusal === 'string') return message.refusal;
+      throw new TargetError(`${what} answered without choices[0].message.content`, 'failed', { retryable: false });
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,64 @@
+/** What every target adapter implements: one prompt in, one answer out, or a TargetError. */
+export interface Target {
+  /** Short description for logs and the journal, never holding a secret. */
+  readonly description: string;
+  send(prompt: string, options: TargetCallOptions): Promise<string>;
+  close?(): Promise<void>;
+}
+
+export interface TargetCallOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+}
+
+export type TargetErrorKind = 'rateLimited' | 'timeout' | 'failed' | 'refused';
+
+export class TargetError extends Error {
+  override name = 'TargetError';
+  constructor(
+    message: string,
+    readonly kind: TargetErrorKind,
+    readonly details: {
+      /** Worth another try (5xx, network, time-out); false for a bad request or a refusal. */
+      retryable?: boolean;
+      retryAfterMs?: number;
+      /** The provider says the quota or billing limit is reached: waiting will not help. */
+      quota?: boolean;
+      status?: number;
+    } = {},
+  ) {
+    super(message);
+  }
+
+  get retryable(): boolean {
+    return this.details.retryable ?? this.kind !== 'refused';
+  }
+}
+
+export const QUOTA_PATTERN = /quota|billing|insufficient_quota|credit balance|exceeded your current|payment required/i;
+
+/** Runs fn with a deadline and the caller's cancel, through one controller per call. */
+export async function withDeadline<T>(
+  options: TargetCallOptions,
+  what: string,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, options.timeoutMs);
+  const onAbort = () => controller.abort(options.signal.reason);
+  if (options.signal.aborted) onAbort();
+  else options.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    return await fn(controller.signal);
+  } catch (error) {
+    if (timedOut) throw new TargetError(`${what} did not answer within ${Math.round(options.timeoutMs / 1000)} s`, 'timeout');
+    throw error;
+  } finally {
+    clearTimeout(timer);
+    options.signal.removeEventListener('abort', onAbort);
+  }
+}

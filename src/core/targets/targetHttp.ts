@@ -1,0 +1,79 @@
+import { Agent, request } from 'undici';
+import { parseRetryAfter } from '../../api/retry';
+import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
+import type { TargetCallOptions } from './target';
+
+export interface TargetHttpRequest {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+}
+
+/**
+ * One agent per target. Header and body time-outs are off at the undici level: the per-call deadline
+ * governs, because slow non-streaming model answers can take longer than undici's default 300 s.
+ */
+export function createTargetAgent(connections: number): Agent {
+  return new Agent({ connections, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000 });
+}
+
+const MAX_TARGET_RESPONSE = 64 * 1024 * 1024;
+
+/** Sends one request to a model endpoint and returns its parsed JSON, mapping failures to TargetError. */
+export async function targetRequest(agent: Agent, req: TargetHttpRequest, what: string, options: TargetCallOptions): Promise<unknown> {
+  return withDeadline(options, what, async (signal) => {
+    let res;
+    try {
+      res = await request(req.url, { dispatcher: agent, method: req.method as 'POST', headers: req.headers, body: req.body, signal });
+    } catch (error) {
+      if (signal.aborted) throw error;
+      const code = (error as { code?: string }).code;
+      throw new TargetError(`${what} could not be reached${code ? ` [${code}]` : ''}`, 'failed', { retryable: true });
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of res.body as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_TARGET_RESPONSE) {
+        res.body.destroy();
+        throw new TargetError(`${what} answered with more than 64 MiB`, 'failed', { retryable: false });
+      }
+      chunks.push(chunk);
+    }
+    const text = Buffer.concat(chunks).toString('utf8');
+    const status = res.statusCode;
+    if (status === 429) {
+      const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
+      throw new TargetError(`${what} is rate-limiting (HTTP 429): ${snippet(text)}`, 'rateLimited', {
+        status,
+        quota: QUOTA_PATTERN.test(text),
+        ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      });
+    }
+    if (status < 200 || status >= 300) {
+      const retryable = status === 408 || status >= 500;
+      throw new TargetError(`${what} answered HTTP ${status}: ${snippet(text)}`, 'failed', { status, retryable });
+    }
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      throw new TargetError(`${what} did not answer with JSON: ${snippet(text)}`, 'failed', { status, retryable: false });
+    }
+  });
+}
+
+function snippet(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat || '(empty body)';
+}
+
+/** Reads a dotted path such as choices.0.message.content out of parsed JSON. */
+export function pickPath(value: unknown, path: string): unknown {
+  let current: unknown = value;
+  for (const part of path.split('.').filter(Boolean)) {
+    if (current === null || typeof current !== 'object') return undefined;
+    current = (current as Record<string, unknown>)[part];
+  }
+  return current;
+}

@@ -1,0 +1,170 @@
+import type { PromptItem } from '../api/schemas';
+import type { JournalRecord } from './journal';
+
+/** Local trace states; the labels match the service's words where they mean the same thing. */
+export const LOCAL_STATES = ['pending', 'running', 'answered', 'submitted', 'failed', 'skipped'] as const;
+export type LocalTraceState = (typeof LOCAL_STATES)[number];
+
+export const STATE_LABELS: Readonly<Record<LocalTraceState, string>> = {
+  pending: 'Awaiting Trigger',
+  running: 'Sent to target',
+  answered: 'Responded',
+  submitted: 'Submitted',
+  failed: 'Failed',
+  skipped: 'Skipped',
+};
+
+export type StateCounts = Record<LocalTraceState, number>;
+
+export interface TraceInfo {
+  readonly traceId: string;
+  prompt: string | undefined;
+  state: LocalTraceState;
+  answer: string | undefined;
+  /** The answer is the target's refusal or error text (onTargetError: submit). */
+  errorAnswer: boolean;
+  answeredBy: 'target' | 'user' | undefined;
+  /** Why the trace failed or was skipped. */
+  error: string | undefined;
+  failedStage: 'target' | 'submit' | undefined;
+  latencyMs: number | undefined;
+  answeredAt: number | undefined;
+  submittedAt: number | undefined;
+}
+
+export function emptyCounts(): StateCounts {
+  return { pending: 0, running: 0, answered: 0, submitted: 0, failed: 0, skipped: 0 };
+}
+
+/**
+ * The state of every trace of one evaluation, rebuilt from the journal and kept current by the engine.
+ * Counts are maintained incrementally so progress at 100,000 traces costs nothing per event.
+ */
+export class TraceStore {
+  readonly traces = new Map<string, TraceInfo>();
+  /** Traces in the service's last list, when known. */
+  listedTotal: number | undefined;
+  private readonly tally = emptyCounts();
+
+  static fromRecords(records: Iterable<JournalRecord>): TraceStore {
+    const store = new TraceStore();
+    for (const record of records) store.apply(record);
+    return store;
+  }
+
+  get counts(): Readonly<StateCounts> {
+    return this.tally;
+  }
+
+  /** Traces known in all: listed ones, or the journal's when the list was never seen. */
+  get total(): number {
+    return Math.max(this.listedTotal ?? 0, this.traces.size);
+  }
+
+  get(traceId: string): TraceInfo | undefined {
+    return this.traces.get(traceId);
+  }
+
+  /** Registers the service's list: new traces become pending; returns the trace ids listed twice. */
+  setListed(prompts: readonly PromptItem[]): string[] {
+    const seen = new Set<string>();
+    const duplicates: string[] = [];
+    for (const { traceId, content } of prompts) {
+      if (seen.has(traceId)) {
+        duplicates.push(traceId);
+        continue;
+      }
+      seen.add(traceId);
+      const info = this.ensure(traceId);
+      info.prompt = content;
+    }
+    this.listedTotal = seen.size;
+    return duplicates;
+  }
+
+  apply(record: JournalRecord): void {
+    switch (record.t) {
+      case 'list':
+        this.listedTotal = record.total;
+        return;
+      case 'answer': {
+        const info = this.ensure(record.id);
+        info.prompt ??= record.p;
+        info.answer = record.a;
+        info.errorAnswer = record.err ?? false;
+        info.answeredBy = record.by ?? 'target';
+        info.latencyMs = record.ms;
+        info.answeredAt = record.at;
+        info.error = undefined;
+        info.failedStage = undefined;
+        this.move(info, 'answered');
+        return;
+      }
+      case 'submitted': {
+        const info = this.ensure(record.id);
+        info.submittedAt = record.at;
+        info.error = undefined;
+        info.failedStage = undefined;
+        this.move(info, 'submitted');
+        return;
+      }
+      case 'failed': {
+        const info = this.ensure(record.id);
+        if (record.p !== undefined) info.prompt ??= record.p;
+        info.error = record.reason;
+        info.failedStage = record.stage;
+        this.move(info, 'failed');
+        return;
+      }
+      case 'skipped': {
+        const info = this.ensure(record.id);
+        info.error = record.reason;
+        this.move(info, 'skipped');
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  /** Moves a trace to a state that the journal does not record (running, or back to pending). */
+  setTransient(traceId: string, state: 'running' | 'pending' | 'answered'): void {
+    const info = this.traces.get(traceId);
+    if (info) this.move(info, state);
+  }
+
+  private ensure(traceId: string): TraceInfo {
+    let info = this.traces.get(traceId);
+    if (!info) {
+      info = {
+        traceId,
+        prompt: undefined,
+        state: 'pending',
+        answer: undefined,
+        errorAnswer: false,
+        answeredBy: undefined,
+        error: undefined,
+        failedStage: undefined,
+        latencyMs: undefined,
+        answeredAt: undefined,
+        submittedAt: undefined,
+      };
+      this.traces.set(traceId, info);
+      this.tally.pending++;
+    }
+    return info;
+  }
+
+  private move(info: TraceInfo, state: LocalTraceState): void {
+    this.tally[info.state]--;
+    info.state = state;
+    this.tally[state]++;
+  }
+
+  /** Counts with the traces listed but never seen counted as pending. */
+  snapshotCounts(): StateCounts {
+    const counts = { ...this.tally };
+    counts.pending += Math.max(0, (this.listedTotal ?? 0) - this.traces.size);
+    return counts;
+  }
+}
