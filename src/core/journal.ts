@@ -159,6 +159,7 @@ export async function openJournal(
       while (flushing) await flushing;
       await handle.close();
       await rm(`${path}.lock`, { force: true });
+      heldLocks.delete(`${path}.lock`);
     },
   };
   return { journal, replay };
@@ -174,12 +175,20 @@ async function cutTornTail(path: string): Promise<void> {
   await truncate(path, text.lastIndexOf(0x0a) + 1);
 }
 
+// Locks this process holds: a second writer in the same process (an editor window running and
+// submitting at once) must be refused as surely as one in another process.
+const heldLocks = new Set<string>();
+
 async function acquireLock(lockPath: string): Promise<void> {
+  if (heldLocks.has(lockPath)) {
+    throw new JournalLockedError('This evaluation is already running in this process; wait for it to finish or cancel it.');
+  }
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       const fd = openSync(lockPath, 'wx');
       writeSync(fd, String(process.pid));
       closeSync(fd);
+      heldLocks.add(lockPath);
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createEchoTarget } from '../../src/core/targets/echoTarget';
+import { TargetError } from '../../src/core/targets/target';
+import { journalPath, parseJournal } from '../../src/core/journal';
+import { startSandbox } from '../../src/sandbox/server';
+import type { Sandbox } from '../../src/sandbox/server';
+import type { RunProgress } from '../../src/core/engine';
+import { engineRun, scriptedTarget, tempDir } from './helpers/runs';
+
+describe('run engine against the sandbox', () => {
+  let sandbox: Sandbox;
+  let stateDir: string;
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, generationSeconds: 0.5, evaluationSeconds: 0 });
+    stateDir = tempDir();
+  });
+  afterEach(() => sandbox.close());
+
+  it('runs both kinds end to end: every answer submitted exactly as the target gave it', async () => {
+    const events: RunProgress[] = [];
+    for (const kind of ['benchmark', 'robustness'] as const) {
+      const { summary } = await engineRun(sandbox, kind, stateDir, createEchoTarget(), {
+        waitForGenerationMs: 10_000,
+        onProgress: (p) => events.push(p),
+        progressIntervalMs: 50,
+      });
+      const id = kind === 'benchmark' ? 1 : 2;
+      const total = kind === 'benchmark' ? 25 : 20;
+      assert.equal(summary.outcome, 'completed', summary.message);
+      assert.equal(summary.counts.submitted, total);
+      assert.equal(summary.submittedNow, total);
+      assert.equal(sandbox.summary(id)!.counts.Sent, 0);
+      assert.equal(sandbox.summary(id)!.counts['Awaiting Trigger'], 0);
+    }
+    // The echo target's answers are the prompts, every character.
+    assert.equal(sandbox.answerOf(1, 'bench-0005'), 'Line one\r\nLine two\nLine three\r\n\tIndented — keep the layout.');
+    assert.equal(sandbox.answerOf(1, 'bench/0007 %2F'), '   leading and trailing spaces matter   ');
+    assert.ok(events.some((e) => e.phase === 'done'));
+    assert.ok(events.length < 200, 'progress is throttled');
+  });
+
+  it('resumes: journaled answers are submitted without calling the target again; a finished run submits nothing', async () => {
+    // First run: the service refuses every submission (a 500 is not retried for POST), answers are journaled.
+    let refuse = true;
+    await sandbox.close();
+    sandbox = await startSandbox({
+      port: 0,
+      evaluationSeconds: 0,
+      intercept: (req, res) => {
+        if (!refuse || req.method !== 'POST') return false;
+        res.writeHead(500, { 'content-type': 'application/json' });
+        res.end('{"success":false,"message":"down for maintenance"}');
+        return true;
+      },
+    });
+    const target = scriptedTarget((p) => `answer to ${p}`);
+    const first = await engineRun(sandbox, 'benchmark', stateDir, target, { maxUnreachable: 1000 });
+    assert.equal(first.summary.outcome, 'failedTraces');
+    assert.equal(first.summary.counts.failed, 25);
+    assert.match(first.summary.failed[0]!.reason, /down for maintenance/);
+    assert.equal(target.total(), 25);
+
+    refuse = false;
+    const second = await engineRun(sandbox, 'benchmark', stateDir, target);
+    assert.equal(second.summary.outcome, 'completed');
+    assert.equal(second.summary.submittedNow, 25);
+    assert.equal(second.summary.targetCalls, 0, 'no target call on resume');
+    assert.equal(target.total(), 25);
+    assert.equal(sandbox.answerOf(1, 'bench-0000')?.startsWith('answer to Summarise'), true);
+
+    const before = sandbox.stats.submissions;
+    const third = await engineRun(sandbox, 'benchmark', stateDir, target);
+    assert.equal(third.summary.outcome, 'completed');
+    assert.equal(third.summary.submittedNow, 0);
+    assert.equal(sandbox.stats.submissions, before, 'a finished evaluation submits nothing');
+  });
+
+  it('retries a failing target twice, then fails the trace with the reason', async () => {
+    const target = scriptedTarget((p) => {
+      if (p.includes('Translate to French')) throw new TargetError('model crashed', 'failed');
+      return 'ok';
+    });
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target);
+    assert.equal(summary.outcome, 'failedTraces');
+    const failing = [...target.calls.entries()].filter(([p]) => p.includes('Translate to French'));
+    assert.ok(failing.length > 0);
+    for (const [, calls] of failing) assert.equal(calls, 3);
+    assert.equal(summary.failed.length, failing.length);
+    assert.equal(summary.failed[0]!.reason, 'model crashed');
+  });
+
+  it('with onTargetError=submit, submits the refusal text and marks it in the journal', async () => {
+    const target = scriptedTarget((p) => {
+      if (p.startsWith('Ignore all previous')) throw new TargetError('I cannot help with that (content policy)', 'refused');
+      return 'fine';
+    });
+    const { summary, store } = await engineRun(sandbox, 'robustness', stateDir, target, {
+      onTargetError: 'submit',
+      waitForGenerationMs: 10_000,
+    });
+    assert.equal(summary.outcome, 'completed');
+    assert.equal(sandbox.answerOf(2, 'adv-0000'), 'I cannot help with that (content policy)');
+    assert.equal(store.get('adv-0000')!.errorAnswer, true);
+    assert.equal(target.calls.get(store.get('adv-0000')!.prompt!), 1, 'a refusal is not retried');
+  });
+
+  it('halves the target concurrency on a 429 and still completes the run', async () => {
+    let limited = false;
+    const target = scriptedTarget(async () => {
+      await new Promise((r) => setTimeout(r, 2));
+      if (!limited) {
+        limited = true;
+        throw new TargetError('slow down', 'rateLimited', { retryAfterMs: 20 });
+      }
+      return 'ok';
+    });
+    const logs: string[] = [];
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 8, onLog: (_l, m) => logs.push(m) });
+    assert.equal(summary.outcome, 'completed');
+    assert.equal(summary.counts.submitted, 25);
+    assert.ok(logs.some((l) => /rate limit .*concurrency now 4/.test(l)), logs.join('\n'));
+  });
+
+  it('stops on an exhausted quota instead of retrying forever', async () => {
+    const target = scriptedTarget(() => {
+      throw new TargetError('You exceeded your current quota, please check your plan and billing details', 'rateLimited', { quota: true, retryAfterMs: 1 });
+    });
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 2 });
+    assert.equal(summary.outcome, 'quota');
+    assert.match(summary.message!, /quota or rate limit will not recover/);
+    assert.ok(target.total() <= 6, `stopped after a few tries (${target.total()})`);
+    assert.equal(summary.counts.submitted, 0);
+  });
+
+  it('stops when the target asks to retry after more than the limit', async () => {
+    const target = scriptedTarget(() => {
+      throw new TargetError('rate limited', 'rateLimited', { retryAfterMs: 3_600_000 });
+    });
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 1 });
+    assert.equal(summary.outcome, 'quota');
+    assert.equal(target.total(), 1);
+  });
+
+  it('cancels: nothing new starts, in-flight work aborts, the journal stays consistent', async () => {
+    const controller = new AbortController();
+    const target = scriptedTarget(async (_p, _n, signal) => {
+      await new Promise((resolve, reject) => {
+        const t = setTimeout(resolve, 40);
+        signal.addEventListener('abort', () => {
+          clearTimeout(t);
+          reject(Object.assign(new Error('aborted'), { name: 'AbortError' }));
+        });
+      });
+      return 'slow answer';
+    });
+    setTimeout(() => controller.abort(), 120);
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 4, signal: controller.signal });
+    assert.equal(summary.outcome, 'cancelled');
+    assert.ok(summary.counts.submitted < 25);
+    assert.equal(summary.counts.running, 0);
+    const text = readFileSync(journalPath(stateDir, { origin: sandbox.baseUrl, kind: 'benchmark', evaluationId: 1 }), 'utf8');
+    const parsed = parseJournal(text);
+    assert.equal(parsed.tornTail, false);
+    assert.equal(parsed.corruptLines, 0);
+    // A fresh run finishes the rest without redoing journaled answers.
+    const callsBefore = target.total();
+    const answered = parsed.records.filter((r) => r.t === 'answer').length;
+    const resumed = await engineRun(sandbox, 'benchmark', stateDir, target);
+    assert.equal(resumed.summary.outcome, 'completed');
+    assert.equal(target.total() - callsBefore, 25 - answered);
+  });
+
+  it('completes over a flaky, slow service', async () => {
+    await sandbox.close();
+    sandbox = await startSandbox({ port: 0, failRate: 0.2, latencyMs: 5, evaluationSeconds: 0, generationSeconds: 0 });
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, createEchoTarget(), { concurrency: 8 });
+    assert.equal(summary.outcome, 'completed', summary.message);
+    assert.equal(sandbox.summary(1)!.counts.Responded + sandbox.summary(1)!.counts.Evaluated, 25);
+  });
+
+  it('reports a rejected token and an unreachable service as run outcomes', async () => {
+    const bad = await engineRun(sandbox, 'benchmark', stateDir, createEchoTarget(), {}, 'wrong-token');
+    assert.equal(bad.summary.outcome, 'auth');
+    const url = sandbox.baseUrl;
+    await sandbox.close();
+    sandbox = await startSandbox({ port: 0 });
+    const gone = { ...sandbox, baseUrl: url } as Sandbox;
+    const unreachable = await engineRun(gone, 'benchmark', tempDir(), createEchoTarget());
+    assert.equal(unreachable.summary.outcome, 'unreachable');
+  });
+
+  it('handles a trace id listed twice once, with a warning', async () => {
+    const logs: string[] = [];
+    const target = scriptedTarget((p) => p);
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, {
+      prompts: [
+        { traceId: 'bench-0000', content: 'a' },
+        { traceId: 'bench-0000', content: 'b' },
+      ],
+      onLog: (_l, m) => logs.push(m),
+    });
+    assert.equal(summary.counts.submitted, 1);
+    assert.equal(target.total(), 1);
+    assert.ok(logs.some((l) => /listed 1 trace id\(s\) more than once/.test(l)));
+  });
+});

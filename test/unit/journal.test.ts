@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { JournalLockedError, openJournal, parseJournal, readJournal } from '../../src/core/journal';
+import { TraceStore } from '../../src/core/traceStore';
+import { tempDir } from './helpers/runs';
+
+describe('journal', () => {
+  it('makes every appended record durable and readable, in order', async () => {
+    const path = join(tempDir(), 'sub', 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    await Promise.all(
+      Array.from({ length: 120 }, (_, i) => journal.append({ t: 'answer', id: `t${i}`, p: 'p', a: `a\n${i}`, at: i })),
+    );
+    // Resolved appends are on disk before close.
+    assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 120);
+    await journal.close();
+    const { records } = await readJournal(path);
+    assert.deepEqual(
+      records.map((r) => (r.t === 'answer' ? r.a : '')),
+      Array.from({ length: 120 }, (_, i) => `a\n${i}`),
+    );
+  });
+
+  it('tolerates and reports a torn last line, and cuts it before appending', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    writeFileSync(path, '{"t":"answer","id":"a","a":"x","at":1}\n{"t":"submitted","id":"a","at":2}\n{"t":"answer","id":"b","a":"y');
+    const { journal, replay } = await openJournal(path);
+    assert.equal(replay.tornTail, true);
+    assert.equal(replay.records.length, 2);
+    await journal.append({ t: 'answer', id: 'c', a: 'z', at: 3 });
+    await journal.close();
+    const after = parseJournal(readFileSync(path, 'utf8'));
+    assert.equal(after.tornTail, false);
+    assert.equal(after.corruptLines, 0);
+    const store = TraceStore.fromRecords(after.records);
+    assert.equal(store.get('a')!.state, 'submitted');
+    assert.equal(store.get('b'), undefined, 'the torn record is dropped: that trace is redone');
+    assert.equal(store.get('c')!.state, 'answered');
+  });
+
+  it('skips and counts a corrupt line in the middle', () => {
+    const parsed = parseJournal('{"t":"answer","id":"a","a":"x","at":1}\nnot json\n{"t":"submitted","id":"a","at":2}\n');
+    assert.equal(parsed.corruptLines, 1);
+    assert.equal(parsed.records.length, 2);
+  });
+
+  it('refuses a second writer, and takes over the lock of a dead one', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const first = await openJournal(path);
+    await assert.rejects(() => openJournal(path), JournalLockedError);
+    await first.journal.close();
+    // A lock left by a process that no longer exists (a SIGKILL) is stale.
+    appendFileSync(`${path}.lock`, '2147483646');
+    const second = await openJournal(path);
+    await second.journal.close();
+  });
+
+  it('rebuilds trace states with the last record winning', () => {
+    const store = TraceStore.fromRecords([
+      { t: 'list', at: 0, total: 4 },
+      { t: 'answer', id: 'a', p: 'pa', a: 'x', at: 1, ms: 5 },
+      { t: 'failed', id: 'a', reason: 'HTTP 500', stage: 'submit', at: 2 },
+      { t: 'answer', id: 'b', p: 'pb', a: 'y', at: 1 },
+      { t: 'submitted', id: 'b', at: 3 },
+      { t: 'skipped', id: 'c', reason: 'not applicable', at: 4 },
+    ]);
+    assert.equal(store.get('a')!.state, 'failed');
+    assert.equal(store.get('a')!.answer, 'x', 'a submit failure keeps the answer for resubmission');
+    assert.equal(store.get('b')!.state, 'submitted');
+    assert.equal(store.get('c')!.state, 'skipped');
+    assert.deepEqual(store.snapshotCounts(), { pending: 1, running: 0, answered: 0, submitted: 1, failed: 1, skipped: 1 });
+  });
+});
