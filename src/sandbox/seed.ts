@@ -6,14 +6,14 @@ import type { PromptItem } from '../api/schemas';
  * trace ids holding +, &, =, %, /, spaces and non-ASCII.
  */
 const BENCHMARK_TEMPLATES: ReadonlyArray<(n: number) => string> = [
-  (n) => `Summarise in two sentences: "Quarterly revenue rose ${n % 40}% while operating costs fell, driven by cloud migration."`,
-  (n) => `What is ${n % 97} multiplied by ${(n * 7) % 13}? Answer with the number only.`,
-  (n) => `Translate to French: "The meeting is moved to room ${n % 30} at noon."`,
-  (n) => `Write a Python function that returns the ${n % 20}th Fibonacci number.`,
+  (n) => `Summarise in two sentences: "In report ${n}, quarterly revenue rose ${n % 40}% while operating costs fell, driven by cloud migration."`,
+  (n) => `What is ${n} multiplied by ${(n * 7) % 13}? Answer with the number only.`,
+  (n) => `Translate to French: "Meeting ${n} is moved to room ${n % 30} at noon."`,
+  (n) => `Write a Python function that returns the ${n}th Fibonacci number.`,
   (n) => `Classify the sentiment of this review as positive, negative or neutral: "Order #${n} arrived late but works fine."`,
   (n) => `Extract the date from: "Invoice ${n} is due on 2026-${String((n % 12) + 1).padStart(2, '0')}-15." Reply in ISO 8601.`,
   (n) => `Explain to a ten-year-old why the sky is blue. (variant ${n})`,
-  (n) => `Given the list [${n % 9}, ${n % 5}, ${n % 7}], return it sorted in descending order as JSON.`,
+  (n) => `Given the list [${n % 9}, ${n}, ${n % 7}], return it sorted in descending order as JSON.`,
 ];
 
 const ROBUSTNESS_TEMPLATES: ReadonlyArray<(n: number) => string> = [
@@ -62,6 +62,7 @@ function robustnessSpecial(i: number): PromptItem | undefined {
   }
 }
 
+/** Every prompt is distinct (each template embeds its index), as in a real evaluation. */
 export function seedPrompts(kind: 'benchmark' | 'robustness', count: number): PromptItem[] {
   const items: PromptItem[] = new Array(count);
   const templates = kind === 'benchmark' ? BENCHMARK_TEMPLATES : ROBUSTNESS_TEMPLATES;

@@ -47,8 +47,9 @@ export interface SandboxStats {
   requests: Map<string, number>;
   /** Accepted submissions in all, repeats included. */
   submissions: number;
-  /** Calls of the echo model. */
+  /** Calls of the echo model, in all and per prompt. */
   modelCalls: number;
+  modelCallsByPrompt: Map<string, number>;
 }
 
 export interface Sandbox {
@@ -95,7 +96,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   evaluations.set(1, createEvaluation(1, 'benchmark', seedPrompts('benchmark', benchmarkCount), started));
   const generationMs = (options.generationSeconds ?? SANDBOX_DEFAULTS.generationSeconds) * 1000;
   evaluations.set(2, createEvaluation(2, 'robustness', seedPrompts('robustness', robustnessCount), started + generationMs));
-  const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0 };
+  const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
 
   const envelope = (success: boolean, message: string, data: unknown) => ({
     code: `req_${randomUUID().replace(/-/g, '').slice(0, 20)}`,
@@ -191,6 +192,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       return { status: 400, body: { error: { message: 'The body must be JSON.' } } };
     }
     stats.modelCalls++;
+    stats.modelCallsByPrompt.set(prompt, (stats.modelCallsByPrompt.get(prompt) ?? 0) + 1);
     if (options.modelLatencyMs) await delay(options.modelLatencyMs);
     return {
       status: 200,

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { seedPrompts } from '../../src/sandbox/seed';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 
@@ -96,5 +97,15 @@ describe('sandbox service', () => {
     await flaky.close();
     assert.equal(r.status, 503);
     assert.match(r.json.message, /injected/);
+  });
+});
+
+describe('sandbox seed', () => {
+  it('seeds distinct trace ids and distinct prompts, at any size', () => {
+    for (const kind of ['benchmark', 'robustness'] as const) {
+      const items = seedPrompts(kind, 5000);
+      assert.equal(new Set(items.map((i) => i.traceId)).size, 5000);
+      assert.equal(new Set(items.map((i) => i.content)).size, 5000);
+    }
   });
 });
