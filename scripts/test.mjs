@@ -19,8 +19,20 @@ function step(name, command, args, env = {}) {
 }
 
 rmSync('out', { recursive: true, force: true });
-if (step('typecheck', 'npx', ['tsc', '-p', '.'])) {
-  step('build', 'node', ['scripts/build.mjs']) && step('unit', 'node', ['scripts/mochaSuite.mjs', 'unit', 'out/test/unit']);
+if (step('typecheck', 'npx', ['tsc', '-p', '.']) && step('build', 'node', ['scripts/build.mjs'])) {
+  step('unit', 'node', ['scripts/mochaSuite.mjs', 'unit', 'out/test/unit']);
+  // The editor suites need Chromium and code-server: set up (idempotently) first.
+  const setup = spawnSync('node', ['scripts/setupEditor.mjs'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  const state = /editor-setup: (ready|skipped)/.exec(setup.stdout ?? '')?.[1];
+  if (setup.status !== 0 || !state) {
+    failed = true;
+    results.push({ name: 'editor-setup', ok: false, seconds: '-', passed: 0, failedCount: 1, counted: false });
+  } else if (state === 'skipped') {
+    console.log('\n!!! integration and e2e suites SKIPPED (EVAL_RUNNER_SKIP_EDITOR_TESTS=1) !!!\n');
+    results.push({ name: 'integration', ok: true, seconds: 'SKIPPED', passed: 0, failedCount: 0, counted: false });
+  } else {
+    step('integration', 'node', ['test/harness/runIntegration.mjs']);
+  }
 }
 
 console.log('\nSummary');
@@ -31,7 +43,7 @@ for (const r of results) {
     passed += r.passed;
     failedTests += r.failedCount;
   }
-  console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(12)} ${r.seconds.padStart(6)} s${r.counted ? `  ${r.passed} passed, ${r.failedCount} failed` : ''}`);
+  console.log(`  ${r.ok ? 'ok  ' : 'FAIL'} ${r.name.padEnd(12)} ${r.seconds.padStart(7)} s${r.counted ? `  ${r.passed} passed, ${r.failedCount} failed` : ''}`);
 }
 if (failed && failedTests === 0) failedTests = 1;
 console.log(`${passed} passed, ${failedTests} failed`);
