@@ -10,7 +10,8 @@ import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, other
 import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import type { ExitCode } from './exitCodes';
-import { progressReporter, summaryText } from './progressLine';
+import { summaryText } from '../core/progressText';
+import { progressReporter } from './progressLine';
 import { TARGET_HELP, TARGET_OPTIONS, targetFromArgs } from './targetOptions';
 
 export const RUN_HELP = `Usage: eval-runner run --base-url URL --evaluation ID --kind benchmark|robustness --target KIND [options]

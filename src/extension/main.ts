@@ -1,8 +1,61 @@
-import type * as vscode from 'vscode';
+import * as vscode from 'vscode';
+import { registerCommands } from './commands';
+import { Ctx } from './ctx';
+import { ProgressPanels } from './progressPanel';
+import { REVIEW_SCHEME, ReviewCodeLens, ReviewFileSystem } from './review';
+import { RunController } from './runs';
+import { EvaluationsTree } from './tree';
 
-/** Minimal activation until the extension's features land: it proves the bundle loads in an editor. */
-export function activate(_context: vscode.ExtensionContext): void {
-  // Registrations are added here as features arrive; each goes into context.subscriptions.
+/** Handles for the integration tests; returned only in test mode (exports are readable by any extension). */
+export interface TestHandles {
+  ctx: Ctx;
+  tree: EvaluationsTree;
+  /** Disposes everything and activates again on the same storage: a window reload, in-process. */
+  restart(): TestHandles;
 }
 
-export function deactivate(): void {}
+let features: vscode.Disposable | undefined;
+
+/** Builds one context, registers every feature as a disposable, and reports its own failure. */
+export function activate(context: vscode.ExtensionContext): TestHandles | undefined {
+  try {
+    const handles = start(context);
+    context.subscriptions.push({ dispose: () => features?.dispose() });
+    return context.extensionMode === vscode.ExtensionMode.Test ? handles : undefined;
+  } catch (error) {
+    void vscode.window.showErrorMessage(`Eval Runner could not start: ${error instanceof Error ? error.message : String(error)}`);
+    throw error;
+  }
+}
+
+function start(context: vscode.ExtensionContext): TestHandles {
+  const ctx = new Ctx(context);
+  const tree = new EvaluationsTree(ctx);
+  const runs = new RunController(ctx);
+  const panels = new ProgressPanels(ctx);
+  const review = new ReviewFileSystem(ctx);
+  features = vscode.Disposable.from(
+    ...registerCommands(ctx, { tree, runs, panels }),
+    vscode.window.createTreeView('evalRunner.evaluations', { treeDataProvider: tree, showCollapseAll: true }),
+    vscode.workspace.registerFileSystemProvider(REVIEW_SCHEME, review, { isCaseSensitive: true }),
+    vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME, pattern: '**/answer.txt' }, new ReviewCodeLens(ctx)),
+    review,
+    panels,
+    runs,
+    tree,
+    ctx,
+  );
+  ctx.log.info(`Eval Runner ${String(context.extension.packageJSON.version)} activated.`);
+  return {
+    ctx,
+    tree,
+    restart: () => {
+      features?.dispose();
+      return start(context);
+    },
+  };
+}
+
+export function deactivate(): void {
+  // Everything is disposed through context.subscriptions: runs are cancelled, the sandbox is closed.
+}

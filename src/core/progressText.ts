@@ -1,0 +1,34 @@
+import type { RunProgress, RunSummary } from './engine';
+
+export function formatDuration(seconds: number | undefined): string {
+  if (seconds === undefined || !Number.isFinite(seconds)) return '–';
+  if (seconds < 60) return `${Math.ceil(seconds)}s`;
+  const m = Math.floor(seconds / 60);
+  return m < 60 ? `${m}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}
+
+export function progressText(label: string, p: RunProgress): string {
+  if (p.phase === 'waiting' && p.waitingReason) return `${label}: waiting for the adversarial prompts (${p.waitingReason})`;
+  if (p.phase === 'listing' || p.phase === 'waiting') return `${label}: listing the prompts…`;
+  const c = p.counts;
+  const parts = [`${c.submitted}/${p.total} submitted`];
+  if (c.running) parts.push(`${c.running} running`);
+  if (c.answered) parts.push(`${c.answered} responded`);
+  if (c.failed) parts.push(`${c.failed} failed`);
+  if (c.skipped) parts.push(`${c.skipped} skipped`);
+  parts.push(`${p.ratePerSecond.toFixed(1)}/s`, `ETA ${formatDuration(p.etaSeconds)}`);
+  return `${label}: ${parts.join(' · ')}`;
+}
+
+export function summaryText(label: string, s: RunSummary): string {
+  const c = s.counts;
+  const rate = s.runningMs > 0 ? ((s.submittedNow * 1000) / s.runningMs).toFixed(1) : '0';
+  const lines = [
+    `${label}: ${c.submitted}/${s.total} submitted (${s.submittedNow} now), ${c.failed} failed, ${c.skipped} skipped, ` +
+      `${s.targetCalls} target calls, ${(s.durationMs / 1000).toFixed(1)} s (${rate} traces/s)`,
+  ];
+  for (const f of s.failed.slice(0, 20)) lines.push(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`);
+  if (s.failed.length > 20) lines.push(`  …and ${s.failed.length - 20} more (see "status" or "export")`);
+  if (s.message) lines.push(s.message);
+  return lines.join('\n');
+}

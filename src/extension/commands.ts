@@ -1,0 +1,434 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
+import * as vscode from 'vscode';
+import { isEvaluationId } from '../api/kinds';
+import type { EvaluationKind } from '../api/kinds';
+import { exportLines } from '../core/exportResults';
+import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
+import type { LocalTraceState } from '../core/traceStore';
+import { askToken } from './ctx';
+import type { Ctx } from './ctx';
+import { errorText, showError } from './log';
+import type { ProgressPanels } from './progressPanel';
+import type { EvaluationRef } from './registry';
+import { openReview, parseReviewUri } from './review';
+import type { RunController } from './runs';
+import { processDetailsUrl, writeEvaluations, writeTarget } from './settings';
+import type { TargetSettings } from './settings';
+import type { EvaluationsTree } from './tree';
+import type { TreeNode } from './treeModel';
+import { preview } from './treeModel';
+
+export interface Features {
+  tree: EvaluationsTree;
+  runs: RunController;
+  panels: ProgressPanels;
+}
+
+type Handler = (ctx: Ctx, f: Features, ...args: unknown[]) => unknown;
+
+/** Every command, keyed by the id package.json declares (a test checks the two sets are equal). */
+export const COMMANDS = {
+  'evalRunner.addEvaluation': addEvaluation,
+  'evalRunner.removeEvaluation': removeEvaluation,
+  'evalRunner.fetchPrompts': fetchPrompts,
+  'evalRunner.runEvaluation': async (ctx, f, arg) => {
+    const ref = await pickEvaluation(ctx, arg);
+    if (ref) await f.runs.run(ref);
+  },
+  'evalRunner.runTrace': async (ctx, f, arg, traceArg) => {
+    const picked = await pickTrace(ctx, arg, traceArg, ['pending', 'failed', 'answered']);
+    if (picked) await f.runs.run(picked.ref, { only: new Set([picked.traceId]) });
+  },
+  'evalRunner.submitResponse': submitResponse,
+  'evalRunner.retryFailed': async (ctx, f, arg) => {
+    const ref = await pickEvaluation(ctx, arg);
+    if (!ref) return;
+    const failed = [...ctx.registry.session(ref).store.traces.values()].filter((t) => t.state === 'failed').map((t) => t.traceId);
+    if (failed.length === 0) {
+      void vscode.window.showInformationMessage(`${ref.label} has no failed traces.`);
+      return;
+    }
+    await f.runs.run(ref, { only: new Set(failed) });
+  },
+  'evalRunner.skipTrace': async (ctx, _f, arg, traceArg) => {
+    const picked = await pickTrace(ctx, arg, traceArg, ['pending', 'answered', 'failed']);
+    if (!picked) return;
+    const reason = await vscode.window.showInputBox({
+      title: `Skip trace ${picked.traceId}`,
+      prompt: 'Why is this trace skipped? (kept in the journal and the export)',
+      validateInput: (v) => (v.trim() ? undefined : 'A reason is required.'),
+    });
+    if (!reason) return;
+    await ctx.registry.session(picked.ref).skip(picked.traceId, reason.trim());
+  },
+  'evalRunner.cancelRun': async (ctx, _f, arg) => {
+    const running = ctx.registry.refs.filter((r) => ctx.registry.session(r).isRunning);
+    const ref = arg === undefined && running.length === 1 ? running[0] : await pickEvaluation(ctx, arg, running);
+    if (!ref) {
+      if (running.length === 0) void vscode.window.showInformationMessage('No evaluation is running.');
+      return;
+    }
+    ctx.registry.session(ref).cancel();
+  },
+  'evalRunner.showProgress': async (ctx, f, arg) => {
+    const running = ctx.registry.refs.filter((r) => ctx.registry.session(r).isRunning);
+    const ref = arg === undefined && running.length === 1 ? running[0] : await pickEvaluation(ctx, arg);
+    if (ref) f.panels.show(ref);
+  },
+  'evalRunner.openTrace': async (ctx, _f, arg, traceArg) => {
+    const picked = await pickTrace(ctx, arg, traceArg);
+    if (picked) await openReview(picked.ref, picked.traceId);
+  },
+  'evalRunner.exportResults': exportResults,
+  'evalRunner.openProcessDetails': async (ctx, _f, arg) => {
+    const ref = await pickEvaluation(ctx, arg);
+    if (!ref) return;
+    const url = processDetailsUrl(ctx.settings.processDetailsUrl, ref.baseUrl, ref.evaluationId, ref.kind);
+    await vscode.env.openExternal(vscode.Uri.parse(url));
+  },
+  'evalRunner.setToken': async (ctx, _f, arg) => {
+    const origin = await pickOrigin(ctx, arg);
+    if (!origin) return;
+    const token = await askToken(origin);
+    if (!token) return;
+    await ctx.tokens.set(origin, token);
+    void vscode.window.showInformationMessage(`Token for ${origin} saved in secret storage.`);
+  },
+  'evalRunner.clearToken': async (ctx, _f, arg) => {
+    const origin = await pickOrigin(ctx, arg);
+    if (!origin) return;
+    await ctx.tokens.clear(origin);
+    void vscode.window.showInformationMessage(`Token for ${origin} cleared.`);
+  },
+  'evalRunner.selectTarget': selectTarget,
+  'evalRunner.startSandbox': async (ctx, f) => {
+    const sandbox = await ctx.sandbox.start();
+    await ctx.tokens.set(new URL(sandbox.baseUrl).origin, sandbox.token);
+    ctx.log.info(`Local sandbox on ${sandbox.baseUrl} (evaluations ${sandbox.evaluations.map((e) => `${e.evaluationId} ${e.kind}`).join(', ')}).`);
+    await vscode.commands.executeCommand('evalRunner.evaluations.focus');
+    void vscode.window
+      .showInformationMessage(
+        `Local sandbox running on ${sandbox.baseUrl} with a benchmark and a robustness evaluation. Your settings are unchanged.`,
+        'Run Both',
+      )
+      .then((choice) => {
+        if (choice === 'Run Both') for (const ref of ctx.registry.refs.filter((r) => r.source === 'sandbox')) void f.runs.run(ref);
+      });
+  },
+  'evalRunner.stopSandbox': async (ctx) => {
+    for (const ref of ctx.registry.refs.filter((r) => r.source === 'sandbox')) ctx.registry.session(ref).cancel(true);
+    const origin = await ctx.sandbox.stop();
+    if (origin) await ctx.tokens.clear(origin);
+  },
+  'evalRunner.filterTraces': async (_ctx, f) => {
+    const picks = await vscode.window.showQuickPick(
+      LOCAL_STATES.map((s) => ({ label: STATE_LABELS[s], state: s, picked: f.tree.visibleStates.has(s) })),
+      { canPickMany: true, title: 'Show traces in these states' },
+    );
+    if (!picks) return;
+    f.tree.visibleStates = new Set(picks.map((p) => p.state));
+    f.tree.refreshSoon(0);
+  },
+  'evalRunner.copyTraceId': async (ctx, _f, arg, traceArg) => {
+    const picked = await pickTrace(ctx, arg, traceArg);
+    if (picked) await vscode.env.clipboard.writeText(picked.traceId);
+  },
+  'evalRunner.refresh': async (ctx) => {
+    await Promise.all(ctx.registry.refs.map((r) => ctx.registry.session(r).load()));
+  },
+} satisfies Record<string, Handler>;
+
+export type CommandId = keyof typeof COMMANDS;
+
+export function registerCommands(ctx: Ctx, features: Features): vscode.Disposable[] {
+  return Object.entries(COMMANDS).map(([id, handler]) =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await (handler as Handler)(ctx, features, ...args);
+      } catch (error) {
+        await showError(ctx.log, `${id.replace('evalRunner.', '')} failed: ${errorText(error)}`);
+        return undefined;
+      }
+    }),
+  );
+}
+
+// ---- argument resolution: from the tree (a node), a webview or notification (an id), an editor (a Uri), or nothing (ask)
+
+async function pickEvaluation(ctx: Ctx, arg: unknown, among?: readonly EvaluationRef[]): Promise<EvaluationRef | undefined> {
+  if (isNode(arg)) return arg.ref;
+  if (typeof arg === 'string') return ctx.registry.find(arg);
+  if (arg instanceof vscode.Uri) return parseReviewUri(ctx, arg)?.ref;
+  const refs = among ?? ctx.registry.refs;
+  if (refs.length === 0) {
+    const choice = await vscode.window.showInformationMessage('No evaluations yet.', 'Add Evaluation', 'Try the Local Sandbox');
+    if (choice === 'Add Evaluation') await vscode.commands.executeCommand('evalRunner.addEvaluation');
+    if (choice === 'Try the Local Sandbox') await vscode.commands.executeCommand('evalRunner.startSandbox');
+    return undefined;
+  }
+  if (refs.length === 1) return refs[0];
+  const pick = await vscode.window.showQuickPick(
+    refs.map((ref) => ({ label: ref.label, description: `${ref.kind} · ${ref.origin}`, ref })),
+    { title: 'Which evaluation?', matchOnDescription: true },
+  );
+  return pick?.ref;
+}
+
+async function pickTrace(
+  ctx: Ctx,
+  arg: unknown,
+  traceArg: unknown,
+  states?: readonly LocalTraceState[],
+): Promise<{ ref: EvaluationRef; traceId: string } | undefined> {
+  if (isNode(arg) && arg.kind === 'trace') return { ref: arg.ref, traceId: arg.trace.traceId };
+  if (arg instanceof vscode.Uri) {
+    const target = parseReviewUri(ctx, arg);
+    return target ? { ref: target.ref, traceId: target.traceId } : undefined;
+  }
+  const ref = await pickEvaluation(ctx, arg);
+  if (!ref) return undefined;
+  if (typeof traceArg === 'string') return { ref, traceId: traceArg };
+  const session = ctx.registry.session(ref);
+  const traces = [...session.store.traces.values()].filter((t) => !states || states.includes(t.state));
+  if (traces.length === 0) {
+    void vscode.window.showInformationMessage(`${ref.label} has no such traces${session.hasPrompts ? '' : ': fetch its prompts first'}.`);
+    return undefined;
+  }
+  const pick = await vscode.window.showQuickPick(
+    traces.slice(0, 5000).map((t) => ({ label: t.traceId, description: STATE_LABELS[t.state], detail: preview(t.prompt, 120), traceId: t.traceId })),
+    { title: `Which trace of ${ref.label}?`, matchOnDescription: true, matchOnDetail: true },
+  );
+  return pick ? { ref, traceId: pick.traceId } : undefined;
+}
+
+async function pickOrigin(ctx: Ctx, arg: unknown): Promise<string | undefined> {
+  const ref = isNode(arg) || typeof arg === 'string' ? await pickEvaluation(ctx, arg) : undefined;
+  if (ref) return ref.origin;
+  const origins = [...new Set([...ctx.registry.refs.map((r) => r.origin), safeOrigin(ctx.settings.baseUrl)])].filter(
+    (o): o is string => !!o && o !== 'unset' && o !== 'invalid',
+  );
+  if (origins.length === 1) return origins[0];
+  if (origins.length === 0) {
+    const choice = await vscode.window.showErrorMessage('Set the service base URL (evalRunner.baseUrl) first.', 'Open Settings');
+    if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
+    return undefined;
+  }
+  return vscode.window.showQuickPick(origins, { title: 'Token for which service?' });
+}
+
+function safeOrigin(url: string): string | undefined {
+  try {
+    return url ? new URL(url).origin : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isNode(arg: unknown): arg is TreeNode {
+  return typeof arg === 'object' && arg !== null && 'kind' in arg && 'ref' in arg;
+}
+
+// ---- the longer commands
+
+async function addEvaluation(ctx: Ctx): Promise<void> {
+  const idText = await vscode.window.showInputBox({
+    title: 'Add Evaluation (1/3): evaluation id',
+    prompt: 'The numeric id of the evaluation in the service',
+    validateInput: (v) => (/^\d{1,15}$/.test(v.trim()) ? undefined : 'The evaluation id is a whole number.'),
+  });
+  if (!idText) return;
+  const kindPick = await vscode.window.showQuickPick(
+    [
+      { label: 'Benchmark', description: 'prompts from promptsAll, answers as llmResponse', evaluationKind: 'benchmark' as EvaluationKind },
+      { label: 'Robustness', description: 'adversarial prompts, answers as advResponse', evaluationKind: 'robustness' as EvaluationKind },
+    ],
+    { title: 'Add Evaluation (2/3): kind' },
+  );
+  if (!kindPick) return;
+  const label = await vscode.window.showInputBox({ title: 'Add Evaluation (3/3): label (optional)', prompt: 'Shown in the sidebar' });
+  if (label === undefined) return;
+  const evaluationId = Number(idText.trim());
+  if (!isEvaluationId(evaluationId)) return;
+  const current = ctx.settings.evaluations.filter((e) => !(e.evaluationId === evaluationId && e.kind === kindPick.evaluationKind));
+  await writeEvaluations([...current, { evaluationId, kind: kindPick.evaluationKind, ...(label.trim() ? { label: label.trim() } : {}) }]);
+  if (!ctx.settings.baseUrl) {
+    const choice = await vscode.window.showWarningMessage('Evaluation added. Set the service base URL to use it.', 'Open Settings');
+    if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
+  }
+}
+
+async function removeEvaluation(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
+  const ref = await pickEvaluation(ctx, arg, ctx.registry.refs.filter((r) => r.source === 'configured'));
+  if (!ref || ref.source !== 'configured') return;
+  const ok = await vscode.window.showWarningMessage(
+    `Remove ${ref.label} from the sidebar? Its local journal is kept.`,
+    { modal: true },
+    'Remove',
+  );
+  if (ok !== 'Remove') return;
+  await writeEvaluations(ctx.settings.evaluations.filter((e) => !(e.evaluationId === ref.evaluationId && e.kind === ref.kind)));
+}
+
+async function fetchPrompts(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
+  const ref = await pickEvaluation(ctx, arg);
+  if (!ref) return;
+  const client = await ctx.clientFor(ref);
+  if (!client) return;
+  try {
+    const count = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `Fetching the prompts of ${ref.label}`, cancellable: true },
+      async (progress, token) => {
+        const controller = new AbortController();
+        token.onCancellationRequested(() => controller.abort());
+        return ctx.registry.session(ref).fetchPrompts(client, {
+          signal: controller.signal,
+          waitForGenerationMs: ctx.settings.waitForGenerationSeconds * 1000,
+          onWait: (reason) => progress.report({ message: `waiting: ${reason}` }),
+        });
+      },
+    );
+    void vscode.window.showInformationMessage(`${ref.label}: ${count} prompts fetched.`);
+  } catch (error) {
+    if ((error as Error).name === 'AbortError') return;
+    const isAuth = (error as Error).name === 'AuthError';
+    const choice = await showError(ctx.log, `Fetching the prompts of ${ref.label} failed: ${errorText(error)}`, ...(isAuth ? ['Set Token'] : []));
+    if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
+  } finally {
+    await client.close();
+  }
+}
+
+async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, traceArg: unknown): Promise<void> {
+  const picked = await pickTrace(ctx, arg, traceArg, ['answered', 'failed', 'pending']);
+  if (!picked) return;
+  const session = ctx.registry.session(picked.ref);
+  // An open, edited answer is what the reviewer means to submit.
+  const open = vscode.workspace.textDocuments.find((d) => {
+    const t = parseReviewUri(ctx, d.uri);
+    return t?.part === 'answer' && t.ref.id === picked.ref.id && t.traceId === picked.traceId;
+  });
+  if (open?.isDirty) await open.save();
+  const answer = open ? open.getText() : undefined;
+  if ((answer ?? session.store.get(picked.traceId)?.answer) === undefined) {
+    void vscode.window.showWarningMessage(`Trace ${picked.traceId} has no answer yet: open it and write one, or run it.`);
+    return;
+  }
+  const client = await ctx.clientFor(picked.ref);
+  if (!client) return;
+  try {
+    await session.submitAnswer(client, picked.traceId, answer);
+    void vscode.window.showInformationMessage(`Submitted the answer to ${picked.traceId}.`);
+  } catch (error) {
+    const isAuth = (error as Error).name === 'AuthError';
+    const choice = await showError(ctx.log, `Submitting ${picked.traceId} failed: ${errorText(error)}`, ...(isAuth ? ['Set Token'] : []));
+    if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', picked.ref.id);
+  } finally {
+    await client.close();
+  }
+}
+
+async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
+  const ref = await pickEvaluation(ctx, arg);
+  if (!ref) return;
+  const format = await vscode.window.showQuickPick(
+    [
+      { label: 'JSONL', format: 'jsonl' as const },
+      { label: 'CSV', format: 'csv' as const },
+    ],
+    { title: `Export ${ref.label}` },
+  );
+  if (!format) return;
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const name = `${ref.kind}-${ref.evaluationId}.${format.format}`;
+  const uri = await vscode.window.showSaveDialog({
+    ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
+    filters: { [format.label]: [format.format] },
+  });
+  if (!uri) return;
+  const session = ctx.registry.session(ref);
+  await session.load();
+  if (uri.scheme === 'file') {
+    const out = createWriteStream(uri.fsPath);
+    for (const line of exportLines(session.store, format.format)) if (!out.write(line)) await once(out, 'drain');
+    out.end();
+    await once(out, 'finish');
+  } else {
+    await vscode.workspace.fs.writeFile(uri, Buffer.from([...exportLines(session.store, format.format)].join(''), 'utf8'));
+  }
+  void vscode.window.showInformationMessage(`Exported ${session.store.traces.size} traces to ${uri.fsPath || uri.toString()}.`);
+}
+
+async function selectTarget(ctx: Ctx): Promise<void> {
+  const pick = await vscode.window.showQuickPick(
+    [
+      { label: 'Echo', description: 'answers with the prompt (for trying things out)', type: 'echo' },
+      { label: 'OpenAI-compatible endpoint', description: 'OpenAI, vLLM, Ollama, LM Studio…', type: 'openai' },
+      { label: 'VS Code chat model', description: 'a model from the Language Model API', type: 'vscode-lm' },
+      { label: 'HTTP endpoint', description: 'your JSON API with a body template', type: 'http' },
+      { label: 'Shell command', description: 'prompt on stdin, answer on stdout', type: 'command' },
+      { label: 'Manual', description: 'you write each answer in the review editor', type: 'manual' },
+    ] as const,
+    { title: 'Select Target' },
+  );
+  if (!pick) return;
+  let target: TargetSettings | undefined;
+  const ask = (title: string, prompt: string, value = '') =>
+    vscode.window.showInputBox({ title, prompt, value, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Required.') });
+  switch (pick.type) {
+    case 'echo':
+    case 'manual':
+      target = { type: pick.type };
+      break;
+    case 'openai': {
+      const baseUrl = await ask('OpenAI-compatible endpoint (1/3)', 'Base URL, e.g. https://api.openai.com/v1', 'https://api.openai.com/v1');
+      if (!baseUrl) return;
+      const model = await ask('OpenAI-compatible endpoint (2/3)', 'Model name', 'gpt-4o-mini');
+      if (!model) return;
+      const key = await vscode.window.showInputBox({
+        title: 'OpenAI-compatible endpoint (3/3)',
+        prompt: 'API key (kept in secret storage; leave empty for endpoints without one)',
+        password: true,
+        ignoreFocusOut: true,
+      });
+      if (key === undefined) return;
+      if (key.trim()) await ctx.tokens.setOpenAiKey(key.trim());
+      target = { type: 'openai', baseUrl: baseUrl.trim(), model: model.trim() };
+      break;
+    }
+    case 'vscode-lm': {
+      const models = await vscode.lm.selectChatModels();
+      if (models.length === 0) {
+        void vscode.window.showWarningMessage('No chat models are available in VS Code: install or sign in to a provider first.');
+        return;
+      }
+      const m = await vscode.window.showQuickPick(
+        models.map((model) => ({ label: model.name, description: `${model.vendor} · ${model.id}`, id: model.id })),
+        { title: 'Which chat model?' },
+      );
+      if (!m) return;
+      target = { type: 'vscode-lm', model: m.id };
+      break;
+    }
+    case 'http': {
+      const url = await ask('HTTP endpoint (1/3)', 'URL that receives the JSON body');
+      if (!url) return;
+      const bodyTemplate = await ask('HTTP endpoint (2/3)', 'JSON body; {{prompt}} is replaced (JSON-escaped)', '{"prompt": "{{prompt}}"}');
+      if (!bodyTemplate) return;
+      const answerPath = await ask('HTTP endpoint (3/3)', 'Where the answer is in the JSON response', 'choices.0.message.content');
+      if (!answerPath) return;
+      target = { type: 'http', url: url.trim(), bodyTemplate, answerPath: answerPath.trim() };
+      break;
+    }
+    case 'command': {
+      const command = await ask('Shell command', 'Run per prompt: the prompt arrives on stdin, the answer is stdout');
+      if (!command) return;
+      target = { type: 'command', command };
+      break;
+    }
+  }
+  if (target) {
+    await writeTarget(target);
+    void vscode.window.showInformationMessage(`Target: ${pick.label}.`);
+  }
+}

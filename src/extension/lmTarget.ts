@@ -1,0 +1,50 @@
+import * as vscode from 'vscode';
+import { TargetError } from '../core/targets/target';
+import type { Target } from '../core/targets/target';
+
+/** A VS Code chat model (vscode.lm) as a target; consent and quota errors become target errors. */
+export function createLmTarget(modelId: string | undefined): Target {
+  return {
+    description: `vscode-lm ${modelId ?? '(any chat model)'}`,
+    async send(prompt, call) {
+      const [model] = await vscode.lm.selectChatModels(modelId ? { id: modelId } : {});
+      if (!model) {
+        throw new TargetError('No VS Code chat model is available: install or sign in to a chat model provider, then Select Target.', 'failed', {
+          retryable: false,
+        });
+      }
+      const cts = new vscode.CancellationTokenSource();
+      const onAbort = () => cts.cancel();
+      call.signal.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(() => cts.cancel(), call.timeoutMs);
+      try {
+        const response = await model.sendRequest(
+          [vscode.LanguageModelChatMessage.User(prompt)],
+          { justification: 'Eval Runner sends each prompt of the evaluation you run to the chat model you chose.' },
+          cts.token,
+        );
+        let text = '';
+        for await (const part of response.text) text += part;
+        return text;
+      } catch (error) {
+        if (call.signal.aborted) throw error;
+        if (error instanceof vscode.LanguageModelError) {
+          if (error.code === vscode.LanguageModelError.NoPermissions().code) {
+            throw new TargetError(`Permission to use ${model.name} was not given: ${error.message}`, 'failed', { retryable: false });
+          }
+          if (error.code === vscode.LanguageModelError.Blocked().code) {
+            throw new TargetError(`${model.name} is blocked (quota or rate limit): ${error.message}`, 'rateLimited', { quota: true });
+          }
+          if (error.code === vscode.LanguageModelError.NotFound().code) {
+            throw new TargetError(`The chat model ${modelId ?? ''} was not found: ${error.message}`, 'failed', { retryable: false });
+          }
+        }
+        throw new TargetError(`${model.name} failed: ${error instanceof Error ? error.message : String(error)}`, 'failed');
+      } finally {
+        clearTimeout(timer);
+        call.signal.removeEventListener('abort', onAbort);
+        cts.dispose();
+      }
+    },
+  };
+}

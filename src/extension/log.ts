@@ -1,0 +1,22 @@
+import * as vscode from 'vscode';
+
+/** One LogOutputChannel for the extension. Nothing secret is ever passed to it. */
+export function createLog(): vscode.LogOutputChannel {
+  return vscode.window.createOutputChannel('Eval Runner', { log: true });
+}
+
+/** Shows what failed and what to do, with "Show Logs" and any further actions; resolves to the action chosen. */
+export async function showError(
+  log: vscode.LogOutputChannel,
+  message: string,
+  ...actions: string[]
+): Promise<string | undefined> {
+  log.error(message);
+  const choice = await vscode.window.showErrorMessage(message, ...actions, 'Show Logs');
+  if (choice === 'Show Logs') log.show(true);
+  return choice;
+}
+
+export function errorText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,224 @@
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { LOCAL_STATES } from '../core/traceStore';
+import type { LocalTraceState, TraceInfo } from '../core/traceStore';
+import type { Ctx } from './ctx';
+import type { EvaluationRef } from './registry';
+import { processDetailsUrl } from './settings';
+import { preview } from './treeModel';
+import { panelStateSchema, webviewMessageSchema } from './webviewProtocol';
+import type { HostMessage, RowTuple } from './webviewProtocol';
+
+export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
+const CHUNK = 10_000;
+
+/** One Process Details panel per evaluation, restored after a reload by the serializer. */
+export class ProgressPanels implements vscode.Disposable {
+  private readonly panels = new Map<string, ProgressPanel>();
+  private readonly serializer: vscode.Disposable;
+
+  constructor(private readonly ctx: Ctx) {
+    this.serializer = vscode.window.registerWebviewPanelSerializer(PROGRESS_VIEW_TYPE, {
+      deserializeWebviewPanel: async (panel, state: unknown) => {
+        const parsed = panelStateSchema.safeParse(state);
+        const ref = parsed.success ? ctx.registry.find(parsed.data.refId) : undefined;
+        if (!ref) {
+          panel.webview.html = '<!doctype html><p>This evaluation is no longer configured.</p>';
+          return;
+        }
+        this.attach(panel, ref);
+      },
+    });
+  }
+
+  show(ref: EvaluationRef): void {
+    const existing = this.panels.get(ref.id);
+    if (existing) {
+      existing.panel.reveal();
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(PROGRESS_VIEW_TYPE, `Process Details: ${ref.label}`, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')],
+    });
+    this.attach(panel, ref);
+  }
+
+  private attach(panel: vscode.WebviewPanel, ref: EvaluationRef): void {
+    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')] };
+    panel.title = `Process Details: ${ref.label}`;
+    panel.iconPath = vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media', 'evalRunner.svg');
+    const p = new ProgressPanel(this.ctx, panel, ref);
+    this.panels.set(ref.id, p);
+    panel.onDidDispose(() => {
+      p.dispose();
+      this.panels.delete(ref.id);
+    });
+  }
+
+  dispose(): void {
+    this.serializer.dispose();
+    for (const p of this.panels.values()) p.panel.dispose();
+  }
+}
+
+class ProgressPanel {
+  private readonly subscriptions: vscode.Disposable[] = [];
+  private sent = new Map<string, string>();
+  private timer: NodeJS.Timeout | undefined;
+  private ready = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    readonly panel: vscode.WebviewPanel,
+    private readonly ref: EvaluationRef,
+  ) {
+    panel.webview.html = this.html();
+    this.subscriptions.push(
+      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      ctx.registry.onDidChangeSession((r) => {
+        if (r.id === ref.id) this.scheduleUpdate();
+      }),
+    );
+  }
+
+  private get session() {
+    return this.ctx.registry.session(this.ref);
+  }
+
+  private post(message: HostMessage): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = webviewMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.ctx.log.warn(`Ignored a malformed message from the Process Details webview: ${parsed.error.issues[0]?.message ?? ''}`);
+      return;
+    }
+    const message = parsed.data;
+    switch (message.type) {
+      case 'ready':
+        this.ready = true;
+        this.sendAll();
+        return;
+      case 'openTrace':
+        if (this.session.store.get(message.traceId)) void vscode.commands.executeCommand('evalRunner.openTrace', this.ref.id, message.traceId);
+        return;
+      case 'openProcessDetails':
+        void vscode.commands.executeCommand('evalRunner.openProcessDetails', this.ref.id);
+        return;
+      case 'run':
+        void vscode.commands.executeCommand('evalRunner.runEvaluation', this.ref.id);
+        return;
+      case 'cancel':
+        this.session.cancel();
+        return;
+      case 'rendered':
+        this.ctx.log.debug(`Process Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
+        return;
+    }
+  }
+
+  private sendAll(): void {
+    const settings = this.ctx.settings;
+    this.post({
+      type: 'init',
+      refId: this.ref.id,
+      title: this.ref.label,
+      kind: this.ref.kind,
+      evaluationId: this.ref.evaluationId,
+      baseUrl: this.ref.baseUrl,
+      processDetailsUrl: processDetailsUrl(settings.processDetailsUrl, this.ref.baseUrl, this.ref.evaluationId, this.ref.kind),
+    });
+    this.sent = new Map();
+    const rows: RowTuple[] = [];
+    for (const t of this.session.store.traces.values()) {
+      rows.push(row(t));
+      this.sent.set(t.traceId, signature(t));
+    }
+    if (rows.length === 0) this.post({ type: 'rows', reset: true, done: true, rows: [] });
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      this.post({ type: 'rows', reset: i === 0, done: i + CHUNK >= rows.length, rows: rows.slice(i, i + CHUNK) });
+    }
+    this.postProgress();
+  }
+
+  private scheduleUpdate(): void {
+    if (!this.ready || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      const changed: RowTuple[] = [];
+      let added = false;
+      for (const t of this.session.store.traces.values()) {
+        const sig = signature(t);
+        const before = this.sent.get(t.traceId);
+        if (before === sig) continue;
+        if (before === undefined) added = true;
+        this.sent.set(t.traceId, sig);
+        changed.push(row(t));
+      }
+      if (added || this.sent.size !== this.session.store.traces.size) this.sendAll();
+      else {
+        if (changed.length) this.post({ type: 'update', rows: changed });
+        this.postProgress();
+      }
+    }, 250);
+  }
+
+  private postProgress(): void {
+    const s = this.session;
+    const p = s.isRunning ? s.lastProgress : undefined;
+    this.post({
+      type: 'progress',
+      counts: s.store.snapshotCounts(),
+      total: s.store.total,
+      running: s.isRunning,
+      ratePerSecond: p?.ratePerSecond ?? 0,
+      etaSeconds: p?.etaSeconds ?? null,
+      lastError: p?.lastError ?? s.lastSummary?.message ?? null,
+      waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : null,
+    });
+  }
+
+  private html(): string {
+    const webview = this.panel.webview;
+    const media = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media', ...p));
+    const nonce = randomBytes(16).toString('base64');
+    const csp = [
+      "default-src 'none'",
+      `style-src ${webview.cspSource}`,
+      `font-src ${webview.cspSource}`,
+      `img-src ${webview.cspSource}`,
+      `script-src 'nonce-${nonce}'`,
+    ].join('; ');
+    return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${media('codicons', 'codicon.css').toString()}">
+<link rel="stylesheet" href="${media('progress.css').toString()}">
+<title>Process Details</title>
+</head>
+<body>
+<div id="app" data-states="${LOCAL_STATES.join(',')}"></div>
+<script nonce="${nonce}" src="${media('progress.js').toString()}"></script>
+</body>
+</html>`;
+  }
+
+  dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
+    for (const s of this.subscriptions) s.dispose();
+  }
+}
+
+function signature(t: TraceInfo): string {
+  return `${t.state}|${t.answeredAt ?? ''}|${t.error ?? ''}`;
+}
+
+function row(t: TraceInfo): RowTuple {
+  return [t.traceId, t.state as LocalTraceState, preview(t.prompt, 160), preview(t.answer, 160), t.latencyMs ?? null, t.error ?? null];
+}

@@ -1,0 +1,131 @@
+import * as vscode from 'vscode';
+import type { RunProgress, RunSummary } from '../core/engine';
+import { progressText } from '../core/progressText';
+import type { Ctx } from './ctx';
+import { errorText, showError } from './log';
+import type { EvaluationRef } from './registry';
+
+export interface RunRequest {
+  /** Only these traces (Run Trace, Retry Failed). */
+  only?: ReadonlySet<string>;
+}
+
+/** Runs through the core engine with a cancellable progress notification and a status bar item. */
+export class RunController implements vscode.Disposable {
+  private readonly status = vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50);
+  private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
+
+  constructor(private readonly ctx: Ctx) {
+    this.status.name = 'Eval Runner';
+    this.status.command = 'evalRunner.showProgress';
+  }
+
+  isRunning(ref: EvaluationRef): boolean {
+    return this.ctx.registry.session(ref).isRunning;
+  }
+
+  async run(ref: EvaluationRef, request: RunRequest = {}): Promise<RunSummary | undefined> {
+    const session = this.ctx.registry.session(ref);
+    if (session.isRunning) {
+      void vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
+      return undefined;
+    }
+    const settings = this.ctx.settings;
+    if (settings.target.type === 'manual') {
+      void vscode.window.showInformationMessage('The manual target has no model to call: fetch the prompts, open each trace and write its answer.');
+      return undefined;
+    }
+    const client = await this.ctx.clientFor(ref);
+    if (!client) return undefined;
+    const target = await this.ctx.createTarget();
+    if (!target) return undefined;
+    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${target.description}, concurrency ${settings.concurrency}.`);
+    this.active.set(ref.id, { ref, progress: undefined });
+    this.updateStatus();
+    try {
+      const summary = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: ref.label, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => session.cancel());
+          let reported = 0;
+          return session.run({
+            client,
+            target,
+            concurrency: settings.concurrency,
+            onTargetError: settings.onTargetError,
+            reviewBeforeSubmit: settings.reviewBeforeSubmit,
+            waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
+            targetTimeoutMs: 600_000,
+            progressIntervalMs: 250,
+            ...(request.only ? { only: request.only, reuseFetchedPrompts: true } : {}),
+            onProgress: (p) => {
+              const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
+              const percent = p.total ? (100 * done) / p.total : 0;
+              progress.report({ message: progressText('', p).replace(/^: /, ''), increment: Math.max(0, percent - reported) });
+              reported = Math.max(reported, percent);
+              this.active.set(ref.id, { ref, progress: p });
+              this.updateStatus();
+            },
+            onLog: (level, message) => this.ctx.log[level](message),
+          });
+        },
+      );
+      // Reported without waiting: the command ends when the run does, not when a toast is dismissed.
+      void this.report(ref, summary);
+      return summary;
+    } catch (error) {
+      await showError(this.ctx.log, `Running ${ref.label} failed: ${errorText(error)}`);
+      return undefined;
+    } finally {
+      this.active.delete(ref.id);
+      this.updateStatus();
+      await target.close?.();
+      await client.close();
+    }
+  }
+
+  private async report(ref: EvaluationRef, s: RunSummary): Promise<void> {
+    const c = s.counts;
+    const line = `${ref.label}: ${c.submitted}/${s.total} submitted (${s.submittedNow} in this run), ${c.failed} failed.`;
+    this.ctx.log.info(`${line} ${s.targetCalls} target calls in ${(s.durationMs / 1000).toFixed(1)} s.`);
+    switch (s.outcome) {
+      case 'completed': {
+        const choice = await vscode.window.showInformationMessage(line, 'Show Progress');
+        if (choice) await vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
+        return;
+      }
+      case 'cancelled':
+        void vscode.window.showInformationMessage(`${ref.label}: cancelled. ${line} Run again to resume; saved answers are not recomputed.`);
+        return;
+      case 'auth': {
+        const choice = await showError(this.ctx.log, `${s.message ?? 'The token was rejected.'}`, 'Set Token');
+        if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
+        return;
+      }
+      case 'failedTraces': {
+        const choice = await showError(this.ctx.log, `${line} ${s.message ?? ''}`, 'Retry Failed');
+        if (choice === 'Retry Failed') await vscode.commands.executeCommand('evalRunner.retryFailed', ref.id);
+        return;
+      }
+      default:
+        await showError(this.ctx.log, `${ref.label}: ${s.message ?? 'the run stopped.'}`);
+    }
+  }
+
+  private updateStatus(): void {
+    if (this.active.size === 0) {
+      this.status.hide();
+      return;
+    }
+    const parts = [...this.active.values()].map(({ ref, progress }) =>
+      progress ? `${progress.counts.submitted}/${progress.total}` : `${ref.kind} ${ref.evaluationId}…`,
+    );
+    this.status.text = `$(sync~spin) Eval Runner ${parts.join(' · ')}`;
+    this.status.tooltip = 'Eval Runner is running; click to show progress';
+    this.status.show();
+  }
+
+  dispose(): void {
+    this.status.dispose();
+  }
+}

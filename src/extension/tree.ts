@@ -1,0 +1,98 @@
+import * as vscode from 'vscode';
+import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
+import type { LocalTraceState } from '../core/traceStore';
+import type { Ctx } from './ctx';
+import { childrenOf, contextValue, evaluationDescription, groupLabel, nodeId, PAGE_SIZE, preview } from './treeModel';
+import type { TreeNode } from './treeModel';
+
+const STATE_ICONS: Record<LocalTraceState, [string, string | undefined]> = {
+  pending: ['circle-outline', undefined],
+  running: ['sync~spin', 'charts.blue'],
+  answered: ['comment', 'charts.yellow'],
+  submitted: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  skipped: ['debug-step-over', 'disabledForeground'],
+};
+
+export function stateIcon(state: LocalTraceState): vscode.ThemeIcon {
+  const [icon, color] = STATE_ICONS[state];
+  return new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
+}
+
+/** Adapts the tree model to VS Code; refreshes are coalesced so a running evaluation repaints at most twice a second. */
+export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
+  readonly onDidChangeTreeData = this.emitter.event;
+  visibleStates = new Set<LocalTraceState>(LOCAL_STATES);
+  private pending: NodeJS.Timeout | undefined;
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly ctx: Ctx) {
+    this.subscriptions = [
+      ctx.registry.onDidChangeList(() => this.refreshSoon(0)),
+      ctx.registry.onDidChangeSession(() => this.refreshSoon(500)),
+    ];
+  }
+
+  refreshSoon(delayMs: number): void {
+    if (this.pending) return;
+    this.pending = setTimeout(() => {
+      this.pending = undefined;
+      this.emitter.fire(undefined);
+    }, delayMs);
+  }
+
+  getChildren(node?: TreeNode): TreeNode[] {
+    if (!node) return this.ctx.registry.refs.map((ref) => ({ kind: 'evaluation', ref }));
+    return childrenOf(node, this.ctx.registry.session(node.ref), this.visibleStates);
+  }
+
+  getParent(): undefined {
+    return undefined;
+  }
+
+  getTreeItem(node: TreeNode): vscode.TreeItem {
+    const session = this.ctx.registry.session(node.ref);
+    let item: vscode.TreeItem;
+    switch (node.kind) {
+      case 'evaluation': {
+        item = new vscode.TreeItem(node.ref.label, vscode.TreeItemCollapsibleState.Collapsed);
+        item.description = evaluationDescription(session);
+        item.iconPath = new vscode.ThemeIcon(node.ref.kind === 'benchmark' ? 'beaker' : 'shield');
+        const lastRun = session.lastRunAt ? new Date(session.lastRunAt).toLocaleString() : 'never in this window';
+        item.tooltip = `${node.ref.label}\nService: ${node.ref.baseUrl || '(base URL not set)'}\nKind: ${node.ref.kind} · id ${node.ref.evaluationId}\nLast run: ${lastRun}`;
+        break;
+      }
+      case 'group':
+        item = new vscode.TreeItem(groupLabel(node.state, node.count), vscode.TreeItemCollapsibleState.Collapsed);
+        item.iconPath = stateIcon(node.state);
+        break;
+      case 'page':
+        item = new vscode.TreeItem(
+          `${STATE_LABELS[node.state]} ${node.page * PAGE_SIZE + 1}–${node.page * PAGE_SIZE + node.count}`,
+          vscode.TreeItemCollapsibleState.Collapsed,
+        );
+        break;
+      case 'trace': {
+        const t = node.trace;
+        item = new vscode.TreeItem(t.traceId, vscode.TreeItemCollapsibleState.None);
+        item.description = preview(t.prompt, 60);
+        item.iconPath = stateIcon(t.state);
+        // Plain text, never Markdown: prompts are adversarial by design.
+        item.tooltip = `${STATE_LABELS[t.state]}${t.error ? ` — ${t.error}` : ''}\n\n${preview(t.prompt, 400)}`;
+        item.command = { command: 'evalRunner.openTrace', title: 'Open Trace', arguments: [node] };
+        item.accessibilityInformation = { label: `${t.traceId}, ${STATE_LABELS[t.state]}` };
+        break;
+      }
+    }
+    item.id = nodeId(node);
+    item.contextValue = contextValue(node, session);
+    return item;
+  }
+
+  dispose(): void {
+    if (this.pending) clearTimeout(this.pending);
+    for (const s of this.subscriptions) s.dispose();
+    this.emitter.dispose();
+  }
+}

@@ -1,0 +1,90 @@
+import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
+import type { LocalTraceState, TraceInfo } from '../core/traceStore';
+import type { EvaluationSession } from '../core/session';
+import type { EvaluationRef } from './registry';
+
+/** The tree's nodes, apart from any TreeItem: traces are grouped by state and paged, never 100k siblings. */
+export type TreeNode =
+  | { kind: 'evaluation'; ref: EvaluationRef }
+  | { kind: 'group'; ref: EvaluationRef; state: LocalTraceState; count: number }
+  | { kind: 'page'; ref: EvaluationRef; state: LocalTraceState; page: number; count: number }
+  | { kind: 'trace'; ref: EvaluationRef; trace: TraceInfo };
+
+export const PAGE_SIZE = 200;
+
+export function nodeId(node: TreeNode): string {
+  switch (node.kind) {
+    case 'evaluation':
+      return `e|${node.ref.id}`;
+    case 'group':
+      return `g|${node.ref.id}|${node.state}`;
+    case 'page':
+      return `p|${node.ref.id}|${node.state}|${node.page}`;
+    case 'trace':
+      return `t|${node.ref.id}|${node.trace.traceId}`;
+  }
+}
+
+/** contextValue tokens, matched in package.json menus with `viewItem =~`. */
+export function contextValue(node: TreeNode, session: EvaluationSession | undefined): string {
+  switch (node.kind) {
+    case 'evaluation': {
+      const tokens = ['evaluation', node.ref.kind, session?.isRunning ? 'running' : 'idle', node.ref.source];
+      if ((session?.store.counts.failed ?? 0) > 0) tokens.push('hasFailed');
+      return tokens.join(':');
+    }
+    case 'group':
+      return `stateGroup:${node.state}`;
+    case 'page':
+      return `page:${node.state}`;
+    case 'trace':
+      return [`trace:${node.trace.state}`, node.trace.answer !== undefined ? 'hasAnswer' : 'noAnswer'].join(':');
+  }
+}
+
+export function childrenOf(node: TreeNode, session: EvaluationSession, visible: ReadonlySet<LocalTraceState>): TreeNode[] {
+  if (node.kind === 'trace') return [];
+  if (node.kind === 'evaluation') {
+    const counts = session.store.snapshotCounts();
+    return LOCAL_STATES.filter((s) => counts[s] > 0 && visible.has(s)).map((state) => ({ kind: 'group', ref: node.ref, state, count: counts[state] }));
+  }
+  const traces = tracesIn(session, node.state);
+  if (node.kind === 'group' && traces.length > PAGE_SIZE) {
+    const pages = Math.ceil(traces.length / PAGE_SIZE);
+    return Array.from({ length: pages }, (_, page) => ({
+      kind: 'page' as const,
+      ref: node.ref,
+      state: node.state,
+      page,
+      count: Math.min(PAGE_SIZE, traces.length - page * PAGE_SIZE),
+    }));
+  }
+  const slice = node.kind === 'page' ? traces.slice(node.page * PAGE_SIZE, (node.page + 1) * PAGE_SIZE) : traces;
+  return slice.map((trace) => ({ kind: 'trace', ref: node.ref, trace }));
+}
+
+function tracesIn(session: EvaluationSession, state: LocalTraceState): TraceInfo[] {
+  const out: TraceInfo[] = [];
+  for (const t of session.store.traces.values()) if (t.state === state) out.push(t);
+  return out;
+}
+
+export function evaluationDescription(session: EvaluationSession): string {
+  if (!session.hasPrompts) return session.isRunning ? 'starting…' : 'prompts not fetched';
+  const c = session.store.snapshotCounts();
+  const parts = [`${c.submitted}/${session.store.total} submitted`];
+  if (c.failed) parts.push(`${c.failed} failed`);
+  if (c.answered) parts.push(`${c.answered} to review`);
+  if (session.isRunning) parts.push('running');
+  return parts.join(' · ');
+}
+
+export function groupLabel(state: LocalTraceState, count: number): string {
+  return `${STATE_LABELS[state]} (${count})`;
+}
+
+export function preview(text: string | undefined, max = 80): string {
+  if (!text) return '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}

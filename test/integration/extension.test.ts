@@ -1,0 +1,116 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { TestHandles } from '../../src/extension/main';
+import type { EvaluationRef } from '../../src/extension/registry';
+import type { TreeNode } from '../../src/extension/treeModel';
+import { startSandbox } from '../../src/sandbox/server';
+import type { Sandbox } from '../../src/sandbox/server';
+
+const config = () => vscode.workspace.getConfiguration('evalRunner');
+const G = vscode.ConfigurationTarget.Global;
+
+async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+describe('the extension against the sandbox, in the real extension host', () => {
+  let api: TestHandles;
+  before(async () => {
+    api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
+    assert.ok(api, 'test handles are exported in test mode');
+    await config().update('target', { type: 'echo' }, G);
+    await config().update('concurrency', 8, G);
+  });
+  after(async () => {
+    await vscode.commands.executeCommand('evalRunner.stopSandbox');
+    for (const key of ['target', 'concurrency', 'baseUrl', 'evaluations']) await config().update(key, undefined, G);
+  });
+
+  const sandboxRefs = () => api.ctx.registry.refs.filter((r) => r.source === 'sandbox');
+
+  it('starts the local sandbox and shows its two evaluations as tree roots', async () => {
+    await vscode.commands.executeCommand('evalRunner.startSandbox');
+    assert.deepEqual(sandboxRefs().map((r) => `${r.kind} ${r.evaluationId}`), ['benchmark 1', 'robustness 2']);
+    const roots = api.tree.getChildren() as TreeNode[];
+    const labels = roots.map((n) => api.tree.getTreeItem(n).label);
+    assert.ok(labels.includes('Sandbox benchmark evaluation 1'));
+    const item = api.tree.getTreeItem(roots[0]!);
+    assert.match(String(item.contextValue), /^evaluation:benchmark:idle:sandbox/);
+    assert.equal(item.description, 'prompts not fetched');
+  });
+
+  it('fetches the prompts and shows the traces grouped by state, with stable ids', async () => {
+    const ref = sandboxRefs()[0]!;
+    await vscode.commands.executeCommand('evalRunner.fetchPrompts', ref.id);
+    const root: TreeNode = { kind: 'evaluation', ref };
+    const groups = api.tree.getChildren(root);
+    assert.equal(groups.length, 1);
+    assert.equal(api.tree.getTreeItem(groups[0]!).label, 'Awaiting Trigger (25)');
+    const traces = api.tree.getChildren(groups[0]);
+    assert.equal(traces.length, 25);
+    const item = api.tree.getTreeItem(traces[3]!);
+    assert.equal(item.contextValue, 'trace:pending:noAnswer');
+    assert.equal(item.id, api.tree.getTreeItem(api.tree.getChildren(api.tree.getChildren(root)[0])[3]!).id);
+    assert.match(String(api.tree.getTreeItem(root).description), /^0\/25 submitted/);
+  });
+
+  it('keeps tokens in SecretStorage per service origin', async () => {
+    const origin = 'https://evals.example.invalid';
+    assert.equal(await api.ctx.tokens.get(origin), undefined);
+    await api.ctx.tokens.set(origin, 'pat-round-trip');
+    assert.equal(await api.ctx.tokens.get(origin), 'pat-round-trip');
+    await api.ctx.tokens.clear(origin);
+    assert.equal(await api.ctx.tokens.get(origin), undefined);
+    const sandboxOrigin = sandboxRefs()[0]!.origin;
+    assert.equal(await api.ctx.tokens.get(sandboxOrigin), 'sandbox-token', 'the sandbox stored its token');
+  });
+
+  it('runs both evaluations with the echo target to all-submitted', async () => {
+    for (const ref of sandboxRefs()) {
+      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
+      const session = api.ctx.registry.session(ref);
+      const total = ref.kind === 'benchmark' ? 25 : 20;
+      assert.equal(session.store.counts.submitted, total, `${ref.label}: ${JSON.stringify(session.lastSummary?.message)}`);
+      const service = api.ctx.sandbox.sandbox!.summary(ref.evaluationId)!;
+      assert.equal(service.counts.Responded + service.counts.Evaluated, total);
+    }
+    const groups = api.tree.getChildren({ kind: 'evaluation', ref: sandboxRefs()[0]! });
+    assert.deepEqual(groups.map((g) => api.tree.getTreeItem(g).label), ['Submitted (25)']);
+  });
+
+  it('resumes after a reload without calling the target again for journaled answers', async () => {
+    const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    const calls = join(mkdtempSync(join(tmpdir(), 'eval-runner-it-')), 'calls.log');
+    try {
+      await config().update('baseUrl', sandbox.baseUrl, G);
+      await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: 'Resume test' }], G);
+      await config().update('target', { type: 'command', command: `echo x >> '${calls}'; sleep 0.1; cat` }, G);
+      await config().update('concurrency', 2, G);
+      await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === 'Resume test'));
+      const ref = api.ctx.registry.refs.find((r) => r.label === 'Resume test') as EvaluationRef;
+      await api.ctx.tokens.set(ref.origin, sandbox.token);
+      const running = vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
+      await until('a few answers are submitted', () => api.ctx.registry.session(ref).store.counts.submitted >= 5);
+      api = api.restart();
+      await running;
+      const submittedBefore = sandbox.stats.submissions;
+      assert.ok(submittedBefore < 25, 'the reload interrupted the run');
+      const ref2 = api.ctx.registry.refs.find((r) => r.label === 'Resume test')!;
+      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref2.id);
+      const s2 = api.ctx.registry.session(ref2);
+      assert.equal(s2.store.counts.submitted, 25, JSON.stringify({ summary: s2.lastSummary, counts: s2.store.counts, file: s2.journalFile }));
+      assert.equal(sandbox.summary(1)!.counts.Responded + sandbox.summary(1)!.counts.Evaluated, 25);
+      const targetCalls = readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
+      assert.ok(targetCalls <= 25 + 2, `target calls ${targetCalls} ≤ traces + the 2 in flight at the reload`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
