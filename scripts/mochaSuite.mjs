@@ -8,12 +8,14 @@ const [suite, dir, ...rest] = process.argv.slice(2);
 const grep = rest.find((a) => a.startsWith('--grep='))?.slice(7);
 const files = (function walk(d) {
   return readdirSync(d, { withFileTypes: true }).flatMap((e) =>
-    e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.test.js') ? [join(d, e.name)] : [],
+    e.isDirectory() ? walk(join(d, e.name)) : /\.test\.m?js$/.test(e.name) ? [join(d, e.name)] : [],
   );
 })(dir).sort();
 
 const mocha = new Mocha({ reporter: 'spec', timeout: 30_000, ...(grep ? { grep } : {}) });
 for (const f of files) mocha.addFile(f);
+// ESM test files (the e2e suite) need the async loader.
+await mocha.loadFilesAsync();
 const runner = mocha.run();
 runner.on('end', () => {
   const { passes = 0, failures = 0, pending = 0 } = runner.stats ?? {};

@@ -32,6 +32,10 @@ if (step('typecheck', 'npx', ['tsc', '-p', '.']) && step('build', 'node', ['scri
     results.push({ name: 'integration', ok: true, seconds: 'SKIPPED', passed: 0, failedCount: 0, counted: false });
   } else {
     step('integration', 'node', ['test/harness/runIntegration.mjs']);
+    // e2e runs what users install: the packaged VSIX.
+    if (step('package', 'npx', ['vsce', 'package', '--no-dependencies', '--out', 'eval-runner.vsix'])) {
+      step('e2e', 'node', ['scripts/mochaSuite.mjs', 'e2e', 'test/e2e']);
+    }
   }
 }
 

@@ -10,19 +10,22 @@ export interface ReviewTarget {
   part: 'prompt' | 'answer';
 }
 
-const encode = (text: string) => Buffer.from(text, 'utf8').toString('base64url');
-const decode = (text: string) => Buffer.from(text, 'base64url').toString('utf8');
-
+/** Readable in tabs and breadcrumbs: /<evaluation label>/<trace id>/answer.txt; the evaluation key rides in the query. */
 export function reviewUri(ref: EvaluationRef, traceId: string, part: 'prompt' | 'answer'): vscode.Uri {
-  return vscode.Uri.from({ scheme: REVIEW_SCHEME, path: `/${encode(ref.id)}/${encode(traceId)}/${part}.txt` });
+  return vscode.Uri.from({
+    scheme: REVIEW_SCHEME,
+    path: `/${encodeURIComponent(ref.label)}/${encodeURIComponent(traceId)}/${part}.txt`,
+    query: new URLSearchParams({ ref: ref.id }).toString(),
+  });
 }
 
 export function parseReviewUri(ctx: Ctx, uri: vscode.Uri): ReviewTarget | undefined {
   if (uri.scheme !== REVIEW_SCHEME) return undefined;
-  const [refId, traceId, file] = uri.path.split('/').filter(Boolean);
+  const [, traceId, file] = uri.path.split('/').filter(Boolean);
+  const refId = new URLSearchParams(uri.query).get('ref');
   if (!refId || !traceId || (file !== 'prompt.txt' && file !== 'answer.txt')) return undefined;
-  const ref = ctx.registry.find(decode(refId));
-  return ref ? { ref, traceId: decode(traceId), part: file === 'prompt.txt' ? 'prompt' : 'answer' } : undefined;
+  const ref = ctx.registry.find(refId);
+  return ref ? { ref, traceId: decodeURIComponent(traceId), part: file === 'prompt.txt' ? 'prompt' : 'answer' } : undefined;
 }
 
 /**

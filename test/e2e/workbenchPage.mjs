@@ -1,0 +1,113 @@
+// The real workbench, as a user meets it: code-server with the packaged VSIX installed, a fresh profile,
+// headless Chromium. Selectors are those recorded in ../shared/notes/real-editor-testing.md.
+import { spawnSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CODE_SERVER_BIN, ROOT, launchBrowser, startCodeServer, workbenchUrl } from '../harness/workbench.mjs';
+
+export const RESULTS = join(ROOT, 'test-results', 'e2e');
+export const VSIX = join(ROOT, 'eval-runner.vsix');
+let installedExtensions;
+
+/** Installs the VSIX once per suite; every scenario gets its own copy of the extensions folder. */
+function extensionsTemplate() {
+  if (installedExtensions) return installedExtensions;
+  if (!existsSync(VSIX)) throw new Error(`${VSIX} is missing: run npm run package`);
+  const dir = mkdtempSync(join(tmpdir(), 'eval-runner-vsix-'));
+  const ext = join(dir, 'extensions');
+  const r = spawnSync(process.execPath, [CODE_SERVER_BIN, '--config', '/dev/null', '--user-data-dir', join(dir, 'ud'), '--extensions-dir', ext, '--install-extension', VSIX], {
+    encoding: 'utf8',
+    env: { ...process.env, XDG_CONFIG_HOME: join(dir, 'xdg'), XDG_DATA_HOME: join(dir, 'xdg'), TMPDIR: dir },
+  });
+  if (r.status !== 0 || !readdirSync(ext).some((d) => d.startsWith('eval-runner.eval-runner-'))) {
+    throw new Error(`installing the VSIX failed: ${r.stdout}${r.stderr}`);
+  }
+  installedExtensions = ext;
+  return ext;
+}
+
+export async function openWorkbench({ theme = 'Default Dark Modern', settings = {} } = {}) {
+  const runDir = mkdtempSync(join(tmpdir(), 'eval-runner-e2e-'));
+  const extensionsDir = join(runDir, 'extensions');
+  cpSync(extensionsTemplate(), extensionsDir, { recursive: true });
+  const folder = join(runDir, 'workspace');
+  mkdirSync(folder, { recursive: true });
+  const server = await startCodeServer({ runDir, extensionsDir, settings: { 'workbench.colorTheme': theme, ...settings } });
+  const browser = await launchBrowser(join(runDir, 'chromium'), { colorScheme: theme.includes('Light') ? 'light' : 'dark' });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  const dialogs = [];
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  await page.goto(workbenchUrl(server, folder));
+  await page.locator('.monaco-workbench .part.activitybar').waitFor({ timeout: 30_000 });
+  // The extension's contributions (its activity-bar entry, its palette commands) arrive with the remote
+  // extension host, a moment after the workbench itself.
+  await page.locator('.activitybar .action-item a[aria-label^="Eval Runner"]').waitFor({ timeout: 30_000 });
+  return {
+    page,
+    server,
+    dialogs,
+    runDir,
+    async close() {
+      await browser.close().catch(() => undefined);
+      await server.stop();
+    },
+    /** The extension's own log (its LogOutputChannel), for failures. */
+    extensionLog() {
+      const found = [];
+      (function walk(d) {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          const p = join(d, e.name);
+          if (e.isDirectory()) walk(p);
+          else if (e.name.includes('Eval Runner') && statSync(p).size > 0) found.push(readFileSync(p, 'utf8'));
+        }
+      })(runDir);
+      return found.join('\n') || '(no extension log found)';
+    },
+  };
+}
+
+export async function shot(page, name) {
+  mkdirSync(join(RESULTS, 'screenshots'), { recursive: true });
+  const path = join(RESULTS, 'screenshots', `${name}.png`);
+  await page.screenshot({ path });
+  return path;
+}
+
+export async function openView(page) {
+  const view = page.locator('[id="workbench.view.extension.evalRunner"]');
+  // The activity bar entry toggles: click only when the view is not already showing.
+  if (!(await view.isVisible())) await page.locator('.activitybar .action-item a[aria-label^="Eval Runner"]').click();
+  await view.waitFor();
+  return view;
+}
+
+export async function palette(page, title, { pick } = {}) {
+  await page.keyboard.press('F1');
+  const input = page.locator('.quick-input-widget input.input');
+  await input.fill(`>${title}`);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
+  await page.keyboard.press('Enter');
+  if (pick) await quickPick(page, pick);
+}
+
+export async function quickPick(page, text) {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: text }).first();
+  await row.waitFor();
+  await row.click();
+}
+
+export function notification(page, text) {
+  return page.locator('.notifications-toasts .notification-list-item', { hasText: text }).first();
+}
+
+export function treeRow(page, text) {
+  return page.locator('[id="workbench.view.extension.evalRunner"] .monaco-list-row', { hasText: text }).first();
+}
+
+export function webview(page) {
+  return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+}
