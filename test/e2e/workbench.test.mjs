@@ -44,7 +44,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await view.locator('a.monaco-button', { hasText: 'Try the Local Sandbox' }).click();
     await treeRow(page, 'Sandbox benchmark evaluation 1').waitFor();
     await treeRow(page, 'Sandbox robustness evaluation 2').waitFor();
-    const toast = notification(page, 'Local sandbox running');
+    const toast = await notification(page, 'Local sandbox running');
     await toast.locator('a.monaco-button', { hasText: 'Run Both' }).click();
     await treeRow(page, '25/25 submitted').waitFor({ timeout: 60_000 });
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
@@ -71,7 +71,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     wb = await openWorkbench({ theme: 'Default Light Modern' });
     const { page } = wb;
     await palette(page, 'Eval Runner: Try the Local Sandbox');
-    await notification(page, 'Local sandbox running').locator('a.monaco-button', { hasText: 'Run Both' }).click();
+    await (await notification(page, 'Local sandbox running')).locator('a.monaco-button', { hasText: 'Run Both' }).click();
     await openView(page);
     await treeRow(page, '25/25 submitted').waitFor({ timeout: 60_000 });
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
@@ -85,18 +85,17 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     wb = await openWorkbench();
     const { page } = wb;
     await palette(page, 'Eval Runner: Try the Local Sandbox');
-    await notification(page, 'Local sandbox running').waitFor();
+    await notification(page, 'Local sandbox running');
     await palette(page, 'Eval Runner: Set Token');
     const box = page.locator('.quick-input-widget input.input');
     await box.waitFor();
     assert.equal(await box.getAttribute('type'), 'password');
     await box.fill('definitely-wrong-token');
     await page.keyboard.press('Enter');
-    await notification(page, 'saved in secret storage').waitFor();
+    await notification(page, 'saved in secret storage');
 
     await palette(page, 'Eval Runner: Run Evaluation', { pick: 'Sandbox benchmark evaluation 1' });
-    const error = notification(page, 'rejected the personal access token');
-    await error.waitFor({ timeout: 30_000 });
+    const error = await notification(page, 'rejected the personal access token');
     await shot(page, 'token-rejected');
     await error.locator('a.monaco-button', { hasText: 'Set Token' }).click();
     await page.locator('.quick-input-widget input[type="password"]').waitFor();
@@ -107,7 +106,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     wb = await openWorkbench();
     const { page } = wb;
     await palette(page, 'Eval Runner: Try the Local Sandbox');
-    await notification(page, 'Local sandbox running').locator('a.monaco-button', { hasText: 'Run Both' }).click();
+    await (await notification(page, 'Local sandbox running')).locator('a.monaco-button', { hasText: 'Run Both' }).click();
     await openView(page);
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
     for (const [evaluation, payload] of [

@@ -100,8 +100,23 @@ export async function quickPick(page, text) {
   await row.click();
 }
 
-export function notification(page, text) {
-  return page.locator('.notifications-toasts .notification-list-item', { hasText: text }).first();
+/**
+ * A notification with this text: in the toasts, or else in the notification centre (a toast can hide before
+ * a test looks; the centre keeps every notification). Resolves to the list item, ready for its buttons.
+ */
+export async function notification(page, text, timeout = 30_000) {
+  const toast = page.locator('.notifications-toasts .notification-list-item', { hasText: text }).first();
+  const centre = page.locator('.notifications-center .notification-list-item', { hasText: text }).first();
+  const deadline = Date.now() + timeout;
+  while (Date.now() < deadline) {
+    if (await toast.isVisible()) return toast;
+    if (await centre.isVisible()) return centre;
+    await page.waitForTimeout(250);
+    if (Date.now() > deadline - timeout / 2 && !(await page.locator('.notifications-center.visible').isVisible())) {
+      await page.locator('.statusbar-item[id="status.notifications"] a, .statusbar-item.notifications-center-toggle a').first().click().catch(() => undefined);
+    }
+  }
+  throw new Error(`no notification with "${text}" within ${timeout} ms`);
 }
 
 export function treeRow(page, text) {
