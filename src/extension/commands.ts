@@ -303,21 +303,21 @@ async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, traceArg: un
   const picked = await pickTrace(ctx, arg, traceArg, ['answered', 'failed', 'pending']);
   if (!picked) return;
   const session = ctx.registry.session(picked.ref);
-  // An open, edited answer is what the reviewer means to submit.
+  // An edited answer is saved first (the reviewer's text is journaled); an unedited one is submitted from the
+  // journal, byte for byte: a text document normalises line endings, so its text is not the answer.
   const open = vscode.workspace.textDocuments.find((d) => {
     const t = parseReviewUri(ctx, d.uri);
     return t?.part === 'answer' && t.ref.id === picked.ref.id && t.traceId === picked.traceId;
   });
   if (open?.isDirty) await open.save();
-  const answer = open ? open.getText() : undefined;
-  if ((answer ?? session.store.get(picked.traceId)?.answer) === undefined) {
+  if (session.store.get(picked.traceId)?.answer === undefined) {
     void vscode.window.showWarningMessage(`Trace ${picked.traceId} has no answer yet: open it and write one, or run it.`);
     return;
   }
   const client = await ctx.clientFor(picked.ref);
   if (!client) return;
   try {
-    await session.submitAnswer(client, picked.traceId, answer);
+    await session.submitAnswer(client, picked.traceId);
     void vscode.window.showInformationMessage(`Submitted the answer to ${picked.traceId}.`);
   } catch (error) {
     const isAuth = (error as Error).name === 'AuthError';

@@ -85,6 +85,49 @@ describe('the extension against the sandbox, in the real extension host', () => 
     assert.deepEqual(groups.map((g) => api.tree.getTreeItem(g).label), ['Submitted (25)']);
   });
 
+  it('reviews before submitting: answers wait as Responded; an edited answer is what gets submitted', async () => {
+    const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    try {
+      await config().update('baseUrl', sandbox.baseUrl, G);
+      await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: 'Review test' }], G);
+      await config().update('target', { type: 'echo' }, G);
+      await config().update('reviewBeforeSubmit', true, G);
+      await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === 'Review test'));
+      const ref = api.ctx.registry.refs.find((r) => r.label === 'Review test')!;
+      await api.ctx.tokens.set(ref.origin, sandbox.token);
+      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
+      const session = api.ctx.registry.session(ref);
+      assert.equal(session.store.counts.answered, 25, 'every answer waits for review');
+      assert.equal(sandbox.stats.submissions, 0);
+
+      await vscode.commands.executeCommand('evalRunner.openTrace', ref.id, 'bench-0002');
+      const answerDoc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'evalrunner' && d.uri.path.endsWith('/bench-0002/answer.txt'))!;
+      const promptDoc = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'evalrunner' && d.uri.path.endsWith('/bench-0002/prompt.txt'))!;
+      assert.ok(answerDoc && promptDoc, 'prompt and answer are open');
+      assert.equal(promptDoc.getText(), session.store.get('bench-0002')!.prompt);
+      const editor = await vscode.window.showTextDocument(answerDoc);
+      await editor.edit((e) => e.replace(new vscode.Range(0, 0, answerDoc.lineCount, 0), 'Réunion 2 déplacée.\nReviewed by a person.'));
+      await vscode.commands.executeCommand('evalRunner.submitResponse', answerDoc.uri);
+      assert.equal(sandbox.answerOf(1, 'bench-0002'), 'Réunion 2 déplacée.\nReviewed by a person.');
+      assert.equal(session.store.get('bench-0002')!.state, 'submitted');
+      assert.equal(session.store.get('bench-0002')!.answeredBy, 'user');
+      await assert.rejects(
+        Promise.resolve(vscode.workspace.fs.writeFile(promptDoc.uri, Buffer.from('tampered'))),
+        /read-only|NoPermissions/i,
+        'the prompt cannot be edited',
+      );
+      // An answer opened but not edited goes out exactly as journaled, mixed line endings included.
+      await vscode.commands.executeCommand('evalRunner.openTrace', ref.id, 'bench-0005');
+      const mixed = vscode.workspace.textDocuments.find((d) => d.uri.path.endsWith('/bench-0005/answer.txt'))!;
+      await vscode.commands.executeCommand('evalRunner.submitResponse', mixed.uri);
+      assert.equal(sandbox.answerOf(1, 'bench-0005'), 'Line one\r\nLine two\nLine three\r\n\tIndented — keep the layout.');
+      await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    } finally {
+      await config().update('reviewBeforeSubmit', undefined, G);
+      await sandbox.close();
+    }
+  });
+
   it('resumes after a reload without calling the target again for journaled answers', async () => {
     const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
     const calls = join(mkdtempSync(join(tmpdir(), 'eval-runner-it-')), 'calls.log');
