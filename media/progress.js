@@ -6,16 +6,10 @@
   const vscode = acquireVsCodeApi();
   const ROW_HEIGHT = 26;
   const OVERSCAN = 10;
-  const LABELS = {
-    pending: 'Awaiting Trigger',
-    running: 'Sent to target',
-    answered: 'Responded',
-    submitted: 'Submitted',
-    failed: 'Failed',
-    skipped: 'Skipped',
-  };
   const ICONS = { pending: 'circle-outline', running: 'sync', answered: 'comment', submitted: 'pass', failed: 'error', skipped: 'debug-step-over' };
+  // State names and labels come from the host (src/core/traceStore.ts owns them).
   const STATES = document.getElementById('app').dataset.states.split(',');
+  const LABELS = JSON.parse(document.getElementById('app').dataset.labels);
 
   const saved = vscode.getState() || {};
   let refId = saved.refId || '';

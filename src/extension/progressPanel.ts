@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { LOCAL_STATES } from '../core/traceStore';
+import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState, TraceInfo } from '../core/traceStore';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
@@ -203,7 +203,7 @@ class ProgressPanel {
 <title>Process Details</title>
 </head>
 <body>
-<div id="app" data-states="${LOCAL_STATES.join(',')}"></div>
+<div id="app" data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"></div>
 <script nonce="${nonce}" src="${media('progress.js').toString()}"></script>
 </body>
 </html>`;
@@ -213,6 +213,10 @@ class ProgressPanel {
     if (this.timer) clearTimeout(this.timer);
     for (const s of this.subscriptions) s.dispose();
   }
+}
+
+function escapeAttribute(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function signature(t: TraceInfo): string {
