@@ -45,7 +45,7 @@ export class EvaluationRegistry implements vscode.Disposable {
     const sandbox = this.sandbox.sandbox;
     if (sandbox) {
       for (const e of sandbox.evaluations) {
-        refs.push(makeRef(sandbox.baseUrl, e.evaluationId, e.kind, `Sandbox ${e.kind} evaluation ${e.evaluationId}`, 'sandbox'));
+        refs.push(makeRef(sandbox.baseUrl, e.evaluationId, e.kind, `Sandbox ${e.kind} ${e.evaluationId}`, 'sandbox'));
       }
     }
     for (const e of s.evaluations) {

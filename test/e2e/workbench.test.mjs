@@ -42,17 +42,17 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     const { page } = wb;
     const view = await openView(page);
     await view.locator('a.monaco-button', { hasText: 'Try the Local Sandbox' }).click();
-    await treeRow(page, 'Sandbox benchmark evaluation 1').waitFor();
-    await treeRow(page, 'Sandbox robustness evaluation 2').waitFor();
+    await treeRow(page, 'Sandbox benchmark 1').waitFor();
+    await treeRow(page, 'Sandbox robustness 2').waitFor();
     const toast = await notification(page, 'Local sandbox running');
     await toast.locator('a.monaco-button', { hasText: 'Run Both' }).click();
     await treeRow(page, '25/25 submitted').waitFor({ timeout: 60_000 });
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
-    await treeRow(page, 'Sandbox benchmark evaluation 1').click();
+    await treeRow(page, 'Sandbox benchmark 1').click();
     await treeRow(page, 'Submitted (25)').waitFor();
     await shot(page, 'tree');
 
-    await palette(page, 'Eval Runner: Show Progress', { pick: 'Sandbox benchmark evaluation 1' });
+    await palette(page, 'Eval Runner: Show Progress', { pick: 'Sandbox benchmark 1' });
     const frame = webview(page);
     await frame.getByText('100% submitted').waitFor();
     await frame.locator('.row.state-submitted').first().waitFor();
@@ -75,7 +75,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await openView(page);
     await treeRow(page, '25/25 submitted').waitFor({ timeout: 60_000 });
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
-    await palette(page, 'Eval Runner: Show Progress', { pick: 'Sandbox benchmark evaluation 1' });
+    await palette(page, 'Eval Runner: Show Progress', { pick: 'Sandbox benchmark 1' });
     await webview(page).getByText('100% submitted').waitFor();
     assert.match(await page.locator('.monaco-workbench').getAttribute('class'), /light_modern/);
     await shot(page, 'webview-light');
@@ -94,7 +94,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await page.keyboard.press('Enter');
     await notification(page, 'saved in secret storage');
 
-    await palette(page, 'Eval Runner: Run Evaluation', { pick: 'Sandbox benchmark evaluation 1' });
+    await palette(page, 'Eval Runner: Run Evaluation', { pick: 'Sandbox benchmark 1' });
     const error = await notification(page, 'rejected the personal access token');
     await shot(page, 'token-rejected');
     await error.locator('a.monaco-button', { hasText: 'Set Token' }).click();
@@ -110,10 +110,10 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await openView(page);
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
     for (const [evaluation, payload] of [
-      ['Sandbox benchmark evaluation 1', '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'],
-      ['Sandbox robustness evaluation 2', '</textarea><script>alert("xss")</script>'],
-      ['Sandbox robustness evaluation 2', '<a href="javascript:alert(1)">click to continue</a>'],
-      ['Sandbox robustness evaluation 2', '<meta http-equiv="Content-Security-Policy" content="default-src *">'],
+      ['Sandbox benchmark 1', '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'],
+      ['Sandbox robustness 2', '</textarea><script>alert("xss")</script>'],
+      ['Sandbox robustness 2', '<a href="javascript:alert(1)">click to continue</a>'],
+      ['Sandbox robustness 2', '<meta http-equiv="Content-Security-Policy" content="default-src *">'],
     ]) {
       await palette(page, 'Eval Runner: Show Progress', { pick: evaluation });
       const frame = webview(page);

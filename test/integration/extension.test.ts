@@ -40,7 +40,7 @@ describe('the extension against the sandbox, in the real extension host', () => 
     assert.deepEqual(sandboxRefs().map((r) => `${r.kind} ${r.evaluationId}`), ['benchmark 1', 'robustness 2']);
     const roots = api.tree.getChildren() as TreeNode[];
     const labels = roots.map((n) => api.tree.getTreeItem(n).label);
-    assert.ok(labels.includes('Sandbox benchmark evaluation 1'));
+    assert.ok(labels.includes('Sandbox benchmark 1'));
     const item = api.tree.getTreeItem(roots[0]!);
     assert.match(String(item.contextValue), /^evaluation:benchmark:idle:sandbox/);
     assert.equal(item.description, 'prompts not fetched');
