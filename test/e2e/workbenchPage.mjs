@@ -89,8 +89,11 @@ export async function palette(page, title, { pick } = {}) {
   await page.keyboard.press('F1');
   const input = page.locator('.quick-input-widget input.input');
   await input.fill(`>${title}`);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first().waitFor();
-  await page.keyboard.press('Enter');
+  // Click the matching row: Enter would run whichever row has focus, and recently used commands are listed
+  // (and focused) first until the filter settles.
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+  await row.waitFor();
+  await row.click();
   if (pick) await quickPick(page, pick);
 }
 
