@@ -2,6 +2,7 @@ import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError, isAbortError } from '../api/errors';
 import type { EvaluationKind } from '../api/kinds';
 import { backoffDelay, sleep } from '../api/retry';
+import type { RetryPolicy } from '../api/retry';
 import type { PromptItem } from '../api/schemas';
 import type { Journal } from './journal';
 import { AdaptiveLimiter } from './limiter';
@@ -80,6 +81,10 @@ export interface RunSummary {
   runningMs: number;
   error: unknown;
 }
+
+// Pauses between target tries (the target is not the service: its retries are the engine's, not the API module's).
+const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
+const TARGET_FAILURE_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: Infinity };
 
 type TargetResult = { answer: string; ms: number; errorAnswer: boolean } | { fail: string } | 'stopped';
 
@@ -248,11 +253,11 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
           }
           if (++rateLimits > maxRateLimitRetries) return giveUp(te);
           log('warn', `Target rate limit on trace "${info.traceId}"; concurrency now ${limiter.limit}.`);
-          if (te.details.retryAfterMs === undefined) await sleep(backoffDelay(rateLimits, { baseDelayMs: 500, maxDelayMs: 30_000, maxAttempts: 0, maxRetryAfterMs: 0 }), signal);
+          if (te.details.retryAfterMs === undefined) await sleep(backoffDelay(rateLimits, RATE_LIMIT_BACKOFF), signal);
           continue;
         }
         if (!te.retryable || ++failures > targetRetries) return giveUp(te);
-        await sleep(backoffDelay(failures, { baseDelayMs: 250, maxDelayMs: 5_000, maxAttempts: 0, maxRetryAfterMs: 0 }), signal);
+        await sleep(backoffDelay(failures, TARGET_FAILURE_BACKOFF), signal);
       }
     }
   }

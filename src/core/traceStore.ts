@@ -128,7 +128,7 @@ export class TraceStore {
   }
 
   /** Moves a trace to a state that the journal does not record (running, or back to pending). */
-  setTransient(traceId: string, state: 'running' | 'pending' | 'answered'): void {
+  setTransient(traceId: string, state: 'running' | 'pending'): void {
     const info = this.traces.get(traceId);
     if (info) this.move(info, state);
   }

@@ -29,7 +29,6 @@ export class Ctx implements vscode.Disposable {
     this.registry = new EvaluationRegistry(extension.globalStorageUri.fsPath, () => this.settings, this.sandbox);
     this.disposables.push(
       this.log,
-      this.tokens,
       this.sandbox,
       this.registry,
       onSettingsChanged(() => {

@@ -4,10 +4,19 @@ import type { Target } from '../core/targets/target';
 
 /** A VS Code chat model (vscode.lm) as a target; consent and quota errors become target errors. */
 export function createLmTarget(modelId: string | undefined): Target {
+  // The model is chosen once per run, not once per prompt; a failed look-up is retried on the next prompt.
+  let chosen: Promise<vscode.LanguageModelChat | undefined> | undefined;
+  const choose = () => {
+    chosen ??= Promise.resolve(vscode.lm.selectChatModels(modelId ? { id: modelId } : {})).then((models) => {
+      if (!models[0]) chosen = undefined;
+      return models[0];
+    });
+    return chosen;
+  };
   return {
     description: `vscode-lm ${modelId ?? '(any chat model)'}`,
     async send(prompt, call) {
-      const [model] = await vscode.lm.selectChatModels(modelId ? { id: modelId } : {});
+      const model = await choose();
       if (!model) {
         throw new TargetError('No VS Code chat model is available: install or sign in to a chat model provider, then Select Target.', 'failed', {
           retryable: false,

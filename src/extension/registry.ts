@@ -67,10 +67,6 @@ export class EvaluationRegistry implements vscode.Disposable {
     return session;
   }
 
-  runningSessions(): EvaluationSession[] {
-    return [...this.sessions.values()].filter((s) => s.isRunning);
-  }
-
   dispose(): void {
     for (const session of this.sessions.values()) session.cancel(true);
     for (const off of this.unsubscribe.values()) off();

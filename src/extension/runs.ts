@@ -20,10 +20,6 @@ export class RunController implements vscode.Disposable {
     this.status.command = 'evalRunner.showProgress';
   }
 
-  isRunning(ref: EvaluationRef): boolean {
-    return this.ctx.registry.session(ref).isRunning;
-  }
-
   async run(ref: EvaluationRef, request: RunRequest = {}): Promise<RunSummary | undefined> {
     const session = this.ctx.registry.session(ref);
     if (session.isRunning) {

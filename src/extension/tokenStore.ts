@@ -3,17 +3,12 @@ import * as vscode from 'vscode';
 const PREFIX = 'evalRunner.token:';
 const OPENAI_KEY = 'evalRunner.openaiKey';
 
-/** Personal access tokens in SecretStorage, one per service origin. Changes reach every window. */
-export class TokenStore implements vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<string>();
-  readonly onDidChange = this.emitter.event;
-  private readonly subscription: vscode.Disposable;
-
-  constructor(private readonly secrets: vscode.SecretStorage) {
-    this.subscription = secrets.onDidChange((e) => {
-      if (e.key.startsWith(PREFIX)) this.emitter.fire(e.key.slice(PREFIX.length));
-    });
-  }
+/**
+ * Personal access tokens in SecretStorage, one per service origin. Nothing caches them: every operation reads
+ * the store, so a token set or cleared in another window applies to the next request here.
+ */
+export class TokenStore {
+  constructor(private readonly secrets: vscode.SecretStorage) {}
 
   get(origin: string): Thenable<string | undefined> {
     return this.secrets.get(PREFIX + origin);
@@ -33,10 +28,5 @@ export class TokenStore implements vscode.Disposable {
 
   setOpenAiKey(key: string): Thenable<void> {
     return this.secrets.store(OPENAI_KEY, key);
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.emitter.dispose();
   }
 }
