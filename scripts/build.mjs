@@ -1,6 +1,7 @@
 // One esbuild script for every bundle. Production bundles are minified and carry no sourcemap,
 // so nothing under dist/ can leak source paths into the VSIX; --dev adds inline maps for debugging.
 import { cpSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const dev = process.argv.includes('--dev');
@@ -15,8 +16,18 @@ const common = {
   logLevel: 'warning',
 };
 
+// undici carries its HTTP parser twice (WebAssembly with and without SIMD, 70 KB each) and prefers SIMD.
+// The extension bundle keeps only the portable one: its size and load time are what activation pays for,
+// and the editor's request rates never make parsing the bottleneck. The CLI keeps both.
+const portableHttpParser = {
+  name: 'portable-http-parser',
+  setup(b) {
+    b.onResolve({ filter: /llhttp_simd-wasm\.js$/ }, (args) => ({ path: join(args.resolveDir, args.path.replace('llhttp_simd-wasm.js', 'llhttp-wasm.js')) }));
+  },
+};
+
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', external: ['vscode'] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [portableHttpParser] }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
 ]);
 

@@ -1,5 +1,5 @@
-import { Agent, request } from 'undici';
-import type { IncomingHttpHeaders } from 'undici/types/header';
+import { createHttpAgent, httpRequest } from './http';
+import type { HttpHeaders } from './http';
 import { ApiError, AuthError, NotReadyError, isAbortError, redact } from './errors';
 import type { ApiErrorInit } from './errors';
 import { encodeForm } from './formBody';
@@ -92,7 +92,7 @@ interface RequestSpec {
 
 interface RawResponse {
   status: number;
-  headers: IncomingHttpHeaders;
+  headers: HttpHeaders;
   text: string;
 }
 
@@ -124,7 +124,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const maxListBytes = options.maxListBytes ?? 256 * MIB;
   const maxSubmitBytes = options.maxSubmitResponseBytes ?? MIB;
-  const agent = new Agent({
+  const agent = createHttpAgent({
     connections: options.connections ?? 64,
     keepAliveTimeout: 10_000,
     headersTimeout: timeoutMs,
@@ -192,8 +192,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     try {
       const headers: Record<string, string> = { ...headersBase };
       if (form) headers['content-type'] = form.contentType;
-      const res = await request(url, {
-        dispatcher: agent,
+      const res = await httpRequest(agent, url, {
         method: spec.method,
         headers,
         body: form?.body,

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { LocalTraceState, StateCounts } from '../core/traceStore';
 
 /**
@@ -34,13 +34,13 @@ export type HostMessage =
 
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('openTrace'), traceId: z.string().max(100_000) }),
+  z.object({ type: z.literal('openTrace'), traceId: z.string().check(z.maxLength(100_000)) }),
   z.object({ type: z.literal('openProcessDetails') }),
   z.object({ type: z.literal('run') }),
   z.object({ type: z.literal('cancel') }),
-  z.object({ type: z.literal('rendered'), rows: z.number().int().nonnegative(), ms: z.number().nonnegative() }),
+  z.object({ type: z.literal('rendered'), rows: z.int().check(z.nonnegative()), ms: z.number().check(z.nonnegative()) }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 /** State the webview persists with setState, restored by the serializer after a reload. */
-export const panelStateSchema = z.object({ refId: z.string() }).passthrough();
+export const panelStateSchema = z.looseObject({ refId: z.string() });

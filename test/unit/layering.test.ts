@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -61,5 +61,20 @@ describe('architecture rules', () => {
       }
     }
     assert.deepEqual(violations, []);
+  });
+
+  it('speaks HTTP through src/api/http.ts only, so the bundles never pull in the whole undici or zod entry', () => {
+    const offenders = files.flatMap((f) => {
+      const rel = relative(ROOT, f);
+      return importsOf(f)
+        .filter((spec) => (spec.startsWith('undici') && rel !== join('src', 'api', 'http.ts')) || spec === 'zod')
+        .map((spec) => `${rel} imports ${spec}`);
+    });
+    assert.deepEqual(offenders, []);
+  });
+
+  it('keeps dist/extension.js within 400 KB (the budget issue 6 set; activation loads all of it)', () => {
+    const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
+    assert.ok(size <= 400 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
   });
 });

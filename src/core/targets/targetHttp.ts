@@ -1,4 +1,5 @@
-import { Agent, request } from 'undici';
+import { createHttpAgent, httpRequest } from '../../api/http';
+import type { HttpAgent } from '../../api/http';
 import { parseRetryAfter } from '../../api/retry';
 import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
 import type { TargetCallOptions } from './target';
@@ -14,18 +15,18 @@ export interface TargetHttpRequest {
  * One agent per target. Header and body time-outs are off at the undici level: the per-call deadline
  * governs, because slow non-streaming model answers can take longer than undici's default 300 s.
  */
-export function createTargetAgent(connections: number): Agent {
-  return new Agent({ connections, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000 });
+export function createTargetAgent(connections: number): HttpAgent {
+  return createHttpAgent({ connections, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000 });
 }
 
 const MAX_TARGET_RESPONSE = 64 * 1024 * 1024;
 
 /** Sends one request to a model endpoint and returns its parsed JSON, mapping failures to TargetError. */
-export async function targetRequest(agent: Agent, req: TargetHttpRequest, what: string, options: TargetCallOptions): Promise<unknown> {
+export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, what: string, options: TargetCallOptions): Promise<unknown> {
   return withDeadline(options, what, async (signal) => {
     let res;
     try {
-      res = await request(req.url, { dispatcher: agent, method: req.method as 'POST', headers: req.headers, body: req.body, signal });
+      res = await httpRequest(agent, req.url, { method: req.method as 'POST', headers: req.headers, body: req.body, signal });
     } catch (error) {
       if (signal.aborted) throw error;
       const code = (error as { code?: string }).code;
