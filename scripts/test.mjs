@@ -21,6 +21,8 @@ function step(name, command, args, env = {}) {
 rmSync('out', { recursive: true, force: true });
 if (step('typecheck', 'npx', ['tsc', '-p', '.']) && step('build', 'node', ['scripts/build.mjs'])) {
   step('unit', 'node', ['scripts/mochaSuite.mjs', 'unit', 'out/test/unit']);
+  // Crash, fault, malformed-input and secret tests: loopback only, bounded, slower than unit.
+  step('reliability', 'node', ['scripts/mochaSuite.mjs', 'reliability', 'out/test/reliability']);
   // The editor suites need Chromium and code-server: set up (idempotently) first.
   const setup = spawnSync('node', ['scripts/setupEditor.mjs'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
   const state = /editor-setup: (ready|skipped)/.exec(setup.stdout ?? '')?.[1];

@@ -1,6 +1,6 @@
 import { createHttpAgent, httpRequest } from './http';
 import type { HttpHeaders } from './http';
-import { ApiError, AuthError, NotReadyError, isAbortError, redact } from './errors';
+import { ApiError, AuthError, NotReadyError, isAbortError, redact, truncate } from './errors';
 import type { ApiErrorInit } from './errors';
 import { encodeForm } from './formBody';
 import { KIND_ROUTES, isEvaluationId } from './kinds';
@@ -429,7 +429,23 @@ function transportError(error: unknown, operation: string, timedOut: boolean, or
       { reason: 'timeout', operation, transportCode: code },
     );
   }
+  const name = (error as { name?: string } | undefined)?.name;
+  if (name === 'HTTPParserError' || code === 'UND_ERR_HEADERS_OVERFLOW') {
+    const detail = name === 'HTTPParserError' ? ((error as Error).message.match(/\(([^)]+)\)$/)?.[1] ?? 'unparsable') : 'headers too large';
+    return new ApiError(
+      `The service's reply is not valid HTTP (${detail})`,
+      'Check that the base URL points at the service API over http(s), not at another kind of server or a broken proxy.',
+      { reason: 'format', operation, transportCode: code ?? name },
+    );
+  }
   const connectionFailed = code !== undefined && CONNECTION_CODES.has(code);
+  if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'ECONNRESET') {
+    return new ApiError(
+      `The service at ${origin} closed the connection before its answer was complete [${code}]`,
+      'The service or a proxy may be restarting or overloaded; try again shortly.',
+      { reason: 'network', operation, transportCode: code, connectionFailed },
+    );
+  }
   return new ApiError(
     `Could not reach the service at ${origin}${code ? ` [${code}]` : ''}`,
     'Check the base URL and your network connection, then try again.',
@@ -455,7 +471,7 @@ function interpret(raw: RawResponse, operation: string, token: string): Envelope
     } catch {
       parseFailure = /^<(!doctype|html|head|body|\?xml|[a-z])/i.test(trimmed)
         ? 'an HTML page instead of JSON'
-        : 'truncated or invalid JSON';
+        : unexpectedBody(raw.headers) ?? 'truncated or invalid JSON';
     }
   }
   const envelopeResult = parsed === undefined ? undefined : envelopeSchema.safeParse(parsed);
@@ -492,6 +508,16 @@ function interpret(raw: RawResponse, operation: string, token: string): Envelope
     );
   }
   return envelope;
+}
+
+/** Names a body that could never be JSON by its headers: compressed unasked, or of another media type. */
+function unexpectedBody(headers: HttpHeaders): string | undefined {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim();
+  const encoding = first(headers['content-encoding']);
+  if (encoding && encoding.toLowerCase() !== 'identity') return `a ${truncate(encoding, 40)}-compressed body the client did not ask for`;
+  const type = first(headers['content-type'])?.split(';')[0]?.trim().toLowerCase();
+  if (type && !/json|^text\/|^$/.test(type)) return `a ${truncate(type, 60)} body instead of JSON`;
+  return undefined;
 }
 
 function statusError(facts: Omit<ApiErrorInit, 'reason'> & { status: number }): ApiError {

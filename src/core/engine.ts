@@ -50,6 +50,8 @@ export interface EngineOptions {
   maxRateLimitRetries?: number;
   /** Consecutive submissions that cannot reach the service before the run stops. */
   maxUnreachable?: number;
+  /** Rounds of a submission that keeps failing for a passing reason (each with the API module's retries). */
+  submitRounds?: number;
 }
 
 export interface RunProgress {
@@ -86,6 +88,12 @@ export interface RunSummary {
 const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
 const TARGET_FAILURE_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: Infinity };
 
+// By default, a submission that failed all of the API module's attempts for a passing reason gets this many rounds,
+// paused between, before the trace is marked failed (its answer stays journaled for the next run either way).
+const SUBMIT_ROUNDS = 3;
+const SUBMIT_ROUND_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 8_000, maxRetryAfterMs: Infinity };
+const TRANSIENT_SUBMIT_FAILURES: ReadonlySet<ApiError['reason']> = new Set(['server', 'rateLimited', 'network', 'timeout']);
+
 type TargetResult = { answer: string; ms: number; errorAnswer: boolean } | { fail: string } | 'stopped';
 
 export async function runEvaluation(options: EngineOptions): Promise<RunSummary> {
@@ -97,6 +105,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   const maxQuotaStrikes = options.maxQuotaStrikes ?? 3;
   const maxRateLimitRetries = options.maxRateLimitRetries ?? 20;
   const maxUnreachable = options.maxUnreachable ?? 3;
+  const submitRounds = Math.max(1, options.submitRounds ?? SUBMIT_ROUNDS);
   const hardSignal = options.signal ?? new AbortController().signal;
   const log = options.onLog ?? (() => undefined);
   const started = Date.now();
@@ -325,6 +334,17 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   }
 
   async function submit(info: TraceInfo, signal: AbortSignal): Promise<void> {
+    for (let round = 1; ; round++) {
+      const again = await submitOnce(info, signal, round < submitRounds);
+      if (!again || stopping()) return;
+      // The API module already retried this request; a later round outlasts a longer bad patch of the service.
+      await sleep(backoffDelay(round, SUBMIT_ROUND_BACKOFF), signal).catch(() => undefined);
+      if (signal.aborted) return;
+    }
+  }
+
+  /** One submission with the API module's retries; true when it failed transiently and may go again. */
+  async function submitOnce(info: TraceInfo, signal: AbortSignal, mayRetry: boolean): Promise<boolean> {
     try {
       const result = await client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal });
       const record = { t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
@@ -334,22 +354,31 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       store.apply(record);
       changed(info);
       await journal.append(record);
+      return false;
     } catch (error) {
-      if (isAbortError(error) || signal.aborted) return;
+      if (isAbortError(error) || signal.aborted) return false;
       if (error instanceof AuthError) {
         halt('auth', error.message, error);
-        return;
+        return false;
       }
       const reason = error instanceof Error ? error.message : String(error);
       lastError = reason;
+      const unreachable = error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout');
+      if (unreachable && ++unreachableStreak >= maxUnreachable) halt('unreachable', (error as ApiError).message, error);
+      if (!unreachable) unreachableStreak = 0;
+      // A Retry-After beyond the API module's cap is the service asking for a long pause: not retried in this run.
+      const transient =
+        error instanceof ApiError && TRANSIENT_SUBMIT_FAILURES.has(error.reason) && (error.retryAfterMs ?? 0) <= SUBMIT_ROUND_BACKOFF.maxDelayMs;
+      if (transient && mayRetry && !stop) {
+        log('warn', `Submission of trace "${info.traceId}" failed (${reason}); trying again shortly.`);
+        return true;
+      }
       const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
       store.apply(record);
       finishedNow++;
       changed(info);
       await journal.append(record);
-      if (error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout')) {
-        if (++unreachableStreak >= maxUnreachable) halt('unreachable', error.message, error);
-      } else unreachableStreak = 0;
+      return false;
     }
   }
 

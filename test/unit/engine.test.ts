@@ -212,4 +212,27 @@ describe('run engine against the sandbox', () => {
     assert.equal(target.total(), 1);
     assert.ok(logs.some((l) => /listed 1 trace id\(s\) more than once/.test(l)));
   });
+
+  it('gives a submission that failed every API attempt two more rounds in the same run', async () => {
+    await sandbox.close();
+    let posts = 0;
+    sandbox = await startSandbox({
+      port: 0,
+      evaluationSeconds: 0,
+      // The first 5 POSTs fail: more than the API module's 4 attempts for the first trace.
+      intercept: (req, res) => {
+        if (req.method !== 'POST' || ++posts > 5) return false;
+        res.writeHead(503, { 'content-type': 'text/html' }).end('<html>busy</html>');
+        return true;
+      },
+    });
+    const logs: string[] = [];
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, scriptedTarget((p) => p), {
+      concurrency: 1,
+      onLog: (_l, m) => logs.push(m),
+    });
+    assert.equal(summary.outcome, 'completed', summary.message);
+    assert.equal(summary.counts.submitted, 25);
+    assert.ok(logs.some((l) => /failed \(.*HTTP 503.*\); trying again shortly/.test(l)), logs.join('\n'));
+  });
 });

@@ -1,5 +1,6 @@
 import { createHttpAgent, httpRequest } from '../../api/http';
 import type { HttpAgent } from '../../api/http';
+import { redact } from '../../api/errors';
 import { parseRetryAfter } from '../../api/retry';
 import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
 import type { TargetCallOptions } from './target';
@@ -42,8 +43,10 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
       }
       chunks.push(chunk);
     }
-    const text = Buffer.concat(chunks).toString('utf8');
+    const raw = Buffer.concat(chunks).toString('utf8');
     const status = res.statusCode;
+    // Error snippets quote the endpoint's words, and endpoints echo keys ("invalid key sk-…"): never ours.
+    const text = status >= 200 && status < 300 ? raw : redactAll(raw, secretsOf(req.headers));
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
       throw new TargetError(`${what} is rate-limiting (HTTP 429): ${snippet(text)}`, 'rateLimited', {
@@ -62,6 +65,20 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
       throw new TargetError(`${what} did not answer with JSON: ${snippet(text)}`, 'failed', { status, retryable: false });
     }
   });
+}
+
+const PLAIN_HEADERS = new Set(['content-type', 'accept', 'user-agent', 'content-length']);
+
+/** Header values that may be credentials (any but the plain ones), with and without their scheme. */
+function secretsOf(headers: Record<string, string>): string[] {
+  return Object.entries(headers)
+    .filter(([name]) => !PLAIN_HEADERS.has(name.toLowerCase()))
+    .flatMap(([, value]) => [value, value.replace(/^(Bearer|Basic|Token)\s+/i, '')])
+    .filter((value) => value.length >= 8);
+}
+
+function redactAll(text: string, secrets: string[]): string {
+  return secrets.reduce((t, secret) => redact(t, secret), text);
 }
 
 function snippet(text: string): string {

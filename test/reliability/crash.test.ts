@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { journalPath, parseJournal } from '../../src/core/journal';
+import { startSandbox } from '../../src/sandbox/server';
+import { cli } from '../unit/helpers/cli';
+import { tempDir } from '../unit/helpers/runs';
+
+describe('crash: SIGKILL at 20 random moments of a 5,000-trace run', function () {
+  this.timeout(240_000);
+
+  it('loses nothing: every trace accepted, no journaled answer recomputed, double submissions bounded', async () => {
+    const traces = 5000;
+    const concurrency = 16;
+    const kills = 20;
+    // The sandbox counts submissions and, as the target (its OpenAI-compatible echo model), calls per prompt.
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: traces, evaluationSeconds: 0, modelLatencyMs: 2 });
+    const stateDir = tempDir();
+    const path = journalPath(stateDir, { origin: sandbox.baseUrl, kind: 'benchmark', evaluationId: 1 });
+    const args = ['run', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--target', 'openai',
+      '--openai-base-url', `${sandbox.baseUrl}/v1`, '--model', 'echo', '--concurrency', String(concurrency), '--state-dir', stateDir];
+    const env = { EVAL_RUNNER_TOKEN: sandbox.token, OPENAI_API_KEY: 'sk-never-logged' };
+    const moments: string[] = [];
+    try {
+      let killed = 0;
+      // Calls per prompt when each kill's journal was read: those answers must never be asked for again.
+      const frozen = new Map<string, number>();
+      for (let i = 0; i < kills; i++) {
+        // Most kills land after 20–200 more accepted submissions (mid-run, answers and submissions in flight);
+        // every fifth lands 0–400 ms after start (start-up, journal replay, listing).
+        const early = i % 5 === 4;
+        const after = 20 + Math.floor(Math.random() * 180);
+        const delayMs = Math.floor(Math.random() * 400);
+        const base = sandbox.stats.submissions;
+        const r = await cli(args, env, (child) => {
+          const poll = setInterval(() => {
+            if (!early && sandbox.stats.submissions - base >= after) child.kill('SIGKILL');
+          }, 2);
+          const timer = early ? setTimeout(() => child.kill('SIGKILL'), delayMs) : undefined;
+          child.on('exit', () => {
+            clearInterval(poll);
+            clearTimeout(timer);
+          });
+        });
+        if (r.signal !== 'SIGKILL') assert.fail(`run ${i + 1} ended before its kill (${r.code}): ${r.stderr.slice(-500)}`);
+        killed++;
+        moments.push(early ? `${delayMs} ms` : `+${sandbox.stats.submissions - base}`);
+        const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+        const { records, corruptLines } = parseJournal(text);
+        assert.equal(corruptLines, 0, 'a SIGKILL can tear the last line only');
+        for (const rec of records) {
+          if (rec.t === 'answer' && rec.p !== undefined) frozen.set(rec.p, sandbox.stats.modelCallsByPrompt.get(rec.p) ?? 0);
+        }
+      }
+      assert.equal(killed, kills);
+      const final = await cli(args, env);
+      assert.equal(final.code, 0, final.stdout + final.stderr);
+      const summary = sandbox.summary(1)!;
+      assert.equal(summary.counts.Responded + summary.counts.Evaluated, traces, 'every trace accepted');
+      let recomputed = 0;
+      for (const [prompt, calls] of frozen) if (sandbox.stats.modelCallsByPrompt.get(prompt) !== calls) recomputed++;
+      assert.equal(recomputed, 0, 'a journaled answer is never sent to the target again');
+      assert.equal(sandbox.stats.modelCallsByPrompt.size, traces, 'every prompt reached the target');
+      // A call in flight at a kill (answer not yet on disk) is the only call ever repeated.
+      const extraCalls = sandbox.stats.modelCalls - traces;
+      assert.ok(extraCalls <= killed * concurrency, `extra target calls ${extraCalls} ≤ ${killed} kills × ${concurrency} in flight`);
+      const doubles = sandbox.stats.submissions - traces;
+      assert.ok(doubles <= killed * concurrency, `double submissions ${doubles} ≤ ${killed} kills × ${concurrency} in flight`);
+      const { records } = parseJournal(readFileSync(path, 'utf8'));
+      const submitted = new Set(records.filter((r) => r.t === 'submitted').map((r) => (r as { id: string }).id));
+      assert.equal(submitted.size, traces, 'the journal records every acceptance');
+      assert.ok(!readFileSync(path, 'utf8').includes('sk-never-logged'));
+      console.log(`      kills at: ${moments.join(', ')}; extra target calls ${extraCalls}, double submissions ${doubles}`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
