@@ -1,4 +1,4 @@
-import { createHttpAgent, httpRequest } from './http';
+import { BodyTooLargeError, DeadlineError, createHttpAgent, httpRequest } from './http';
 import type { HttpHeaders } from './http';
 import { ApiError, AuthError, NotReadyError, isAbortError, redact, truncate } from './errors';
 import type { ApiErrorInit } from './errors';
@@ -180,46 +180,27 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     callerSignal: AbortSignal | undefined,
   ): Promise<RawResponse> {
     if (callerSignal?.aborted) throw abortReason(callerSignal);
-    // A fresh controller per attempt: the caller's signal gets one listener, removed when the attempt ends.
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    const onAbort = () => controller.abort(callerSignal?.reason);
-    callerSignal?.addEventListener('abort', onAbort, { once: true });
     try {
-      const headers: Record<string, string> = { ...headersBase };
-      if (form) headers['content-type'] = form.contentType;
+      const headers: Record<string, string> = form ? { ...headersBase, 'content-type': form.contentType } : headersBase;
       const res = await httpRequest(agent, url, {
         method: spec.method,
         headers,
-        body: form?.body,
-        signal: controller.signal,
+        ...(form ? { body: form.body } : {}),
+        ...(callerSignal ? { signal: callerSignal } : {}),
+        deadlineMs: timeoutMs,
+        maxBytes: spec.maxBytes,
       });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of res.body as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > spec.maxBytes) {
-          res.body.destroy();
-          throw new ApiError(
-            `The service's answer was larger than ${Math.round(spec.maxBytes / MIB)} MiB`,
-            'Check the base URL; if the evaluation really is this large, raise the response size limit.',
-            { reason: 'tooLarge', operation: spec.operation, status: res.statusCode },
-          );
-        }
-        chunks.push(chunk);
-      }
-      return { status: res.statusCode, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') };
+      return { status: res.statusCode, headers: res.headers, text: res.body.toString('utf8') };
     } catch (error) {
-      if (error instanceof ApiError) throw error;
       if (callerSignal?.aborted) throw abortReason(callerSignal);
-      throw transportError(error, spec.operation, timedOut, base.origin);
-    } finally {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onAbort);
+      if (error instanceof BodyTooLargeError) {
+        throw new ApiError(
+          `The service's answer was larger than ${Math.round(spec.maxBytes / MIB)} MiB`,
+          'Check the base URL; if the evaluation really is this large, raise the response size limit.',
+          { reason: 'tooLarge', operation: spec.operation, status: error.statusCode },
+        );
+      }
+      throw transportError(error, spec.operation, error instanceof DeadlineError, base.origin);
     }
   }
 

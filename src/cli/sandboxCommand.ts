@@ -18,6 +18,7 @@ Options:
   --evaluation-seconds S      the simulated evaluator's delay per answer (default ${SANDBOX_DEFAULTS.evaluationSeconds})
   --latency-ms N              delay added to every API answer (default 0)
   --fail-rate F               fraction of API requests answered 503, 0 to 1 (default 0)
+  --model-latency-ms N        delay of the echo model at /v1/chat/completions (default 0)
   --max-body-bytes N          largest accepted request body (default ${SANDBOX_DEFAULTS.maxBodyBytes}); larger: 413
   --json                      print one JSON line with baseUrl, token and evaluations first
   -h, --help                  this help
@@ -34,6 +35,7 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     'evaluation-seconds': { type: 'string' },
     'latency-ms': { type: 'string' },
     'fail-rate': { type: 'string' },
+    'model-latency-ms': { type: 'string' },
     'max-body-bytes': { type: 'string' },
     json: { type: 'boolean' },
   });
@@ -51,6 +53,7 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     evaluationSeconds: numberOption(v['evaluation-seconds'], 'evaluation-seconds', SANDBOX_DEFAULTS.evaluationSeconds, 0, 86_400),
     latencyMs: intOption(v['latency-ms'], 'latency-ms', 0, 0, 600_000),
     failRate: numberOption(v['fail-rate'], 'fail-rate', 0, 0, 1),
+    modelLatencyMs: intOption(v['model-latency-ms'], 'model-latency-ms', 0, 0, 600_000),
     maxBodyBytes: intOption(v['max-body-bytes'], 'max-body-bytes', SANDBOX_DEFAULTS.maxBodyBytes, 1024),
   });
   if (v.json) {

@@ -222,7 +222,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   hardSignal.addEventListener('abort', onHardAbort, { once: true });
   detach = () => hardSignal.removeEventListener('abort', onHardAbort);
 
-  const stopping = () => stop !== undefined || hardSignal.aborted || options.drainSignal?.aborted === true;
+  const stopping = () => stop !== undefined || fatal !== undefined || hardSignal.aborted || options.drainSignal?.aborted === true;
   const halt = (outcome: RunOutcome, message: string, error?: unknown) => {
     if (!stop) {
       stop = { outcome, message, error };
@@ -276,61 +276,106 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     return { fail: error.message };
   }
 
+  // Submissions run beside the target calls: a trace hands its answer over and its slot takes the next prompt,
+  // so the fsync that must precede each submission never idles a target slot or a connection. At most
+  // `concurrency` submissions are in flight; a full hand-over queue holds the target slots back.
+  const submissions = new Set<Promise<void>>();
+  const handOverFreed: Array<() => void> = [];
+  const sendFreed: Array<() => void> = [];
+  // Answers waiting for their fsync or a free connection; a few rounds of the window hide the fsync.
+  const maxHandedOver = concurrency * 4;
+  let sending = 0;
+  let fatal: unknown;
+
+  async function handOver(info: TraceInfo, durable: Promise<void> | undefined, controller: AbortController): Promise<void> {
+    while (submissions.size >= maxHandedOver) await new Promise<void>((resolve) => handOverFreed.push(resolve));
+    const run = async () => {
+      try {
+        if (durable) await durable;
+        while (sending >= concurrency) await new Promise<void>((resolve) => sendFreed.push(resolve));
+        sending++;
+        try {
+          if (!stop && !controller.signal.aborted) await submit(info, controller.signal);
+        } finally {
+          sending--;
+          sendFreed.shift()?.();
+        }
+      } catch (error) {
+        fatal ??= error;
+      } finally {
+        inflight.delete(controller);
+      }
+    };
+    // .finally runs in a later microtask, when `task` is assigned.
+    const task: Promise<void> = run().finally(() => {
+      submissions.delete(task);
+      handOverFreed.shift()?.();
+    });
+    submissions.add(task);
+  }
+
   async function handle(info: TraceInfo): Promise<void> {
     const controller = new AbortController();
     if (hardSignal.aborted) controller.abort(hardSignal.reason);
     inflight.add(controller);
+    let handedOver = false;
     try {
-      await handleWith(info, controller.signal);
+      const answer = await handleTarget(info, controller.signal);
+      if (answer === 'done' || stop || controller.signal.aborted) return;
+      handedOver = true;
+      await handOver(info, answer.durable, controller);
     } finally {
-      inflight.delete(controller);
+      if (!handedOver) inflight.delete(controller);
     }
   }
 
-  async function handleWith(info: TraceInfo, signal: AbortSignal): Promise<void> {
-    if (info.answer === undefined || (info.state !== 'answered' && info.failedStage !== 'submit')) {
-      store.setTransient(info.traceId, 'running');
+  /** Gets the trace an answer (unless the journal has one); 'done' when there is nothing to submit now. */
+  async function handleTarget(info: TraceInfo, signal: AbortSignal): Promise<'done' | { durable: Promise<void> | undefined }> {
+    if (info.answer !== undefined && (info.state === 'answered' || info.failedStage === 'submit')) return { durable: undefined };
+    store.setTransient(info.traceId, 'running');
+    changed(info);
+    let result: TargetResult;
+    try {
+      result = await runTarget(info, signal);
+    } catch (error) {
+      if (!isAbortError(error) && !signal.aborted) throw error;
+      result = 'stopped';
+    }
+    if (result === 'stopped') {
+      store.setTransient(info.traceId, 'pending');
       changed(info);
-      let result: TargetResult;
-      try {
-        result = await runTarget(info, signal);
-      } catch (error) {
-        if (!isAbortError(error) && !signal.aborted) throw error;
-        result = 'stopped';
-      }
-      if (result === 'stopped') {
-        store.setTransient(info.traceId, 'pending');
-        changed(info);
-        return;
-      }
-      if ('fail' in result) {
-        const record = { t: 'failed' as const, id: info.traceId, p: info.prompt, reason: result.fail, stage: 'target' as const, at: Date.now() };
-        await journal.append(record);
-        store.apply(record);
-        finishedNow++;
-        changed(info);
-        return;
-      }
-      const record = {
-        t: 'answer' as const,
-        id: info.traceId,
-        p: info.prompt!,
-        a: result.answer,
-        at: Date.now(),
-        ms: result.ms,
-        ...(result.errorAnswer ? { err: true } : {}),
-      };
-      // The answer is on disk before it is submitted: a crash from here on never costs a target call.
+      return 'done';
+    }
+    if ('fail' in result) {
+      const record = { t: 'failed' as const, id: info.traceId, p: info.prompt, reason: result.fail, stage: 'target' as const, at: Date.now() };
       await journal.append(record);
       store.apply(record);
+      finishedNow++;
       changed(info);
-      if (options.reviewBeforeSubmit) {
-        finishedNow++;
-        return;
-      }
+      return 'done';
     }
-    if (stop || signal.aborted) return;
-    await submit(info, signal);
+    const record = {
+      t: 'answer' as const,
+      id: info.traceId,
+      p: info.prompt!,
+      a: result.answer,
+      at: Date.now(),
+      ms: result.ms,
+      ...(result.errorAnswer ? { err: true } : {}),
+    };
+    // The answer is on disk before it is submitted (the submission awaits `durable`): a crash from here on
+    // never costs a target call.
+    const durable = journal.append(record);
+    store.apply(record);
+    changed(info);
+    // Answers not yet on disk are what a crash would cost in target calls: never more than the window.
+    if (journal.backlog > concurrency) await durable;
+    if (options.reviewBeforeSubmit) {
+      await durable;
+      finishedNow++;
+      return 'done';
+    }
+    return { durable };
   }
 
   async function submit(info: TraceInfo, signal: AbortSignal): Promise<void> {
@@ -353,7 +398,11 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       finishedNow++;
       store.apply(record);
       changed(info);
-      await journal.append(record);
+      // The acceptance need not hold the trace's slot until it is on disk: losing it to a crash costs one
+      // repeated submission, never an answer. The backlog stays within the in-flight window.
+      const durable = journal.append(record);
+      if (journal.backlog > concurrency) await durable;
+      else durable.catch(() => undefined);
       return false;
     } catch (error) {
       if (isAbortError(error) || signal.aborted) return false;
@@ -392,7 +441,10 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
 
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker));
+    while (submissions.size > 0) await Promise.all(submissions);
+    if (fatal) throw fatal;
   } catch (error) {
+    while (submissions.size > 0) await Promise.all(submissions);
     return finish('error', `The run failed unexpectedly: ${(error as Error).message}`, error);
   }
 

@@ -37,6 +37,8 @@ export interface Journal {
   readonly path: string | undefined;
   /** Resolves once the record is on disk (fsync'd). */
   append(record: JournalRecord): Promise<void>;
+  /** Records appended and not yet on disk. */
+  readonly backlog: number;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -96,7 +98,7 @@ export async function openJournal(
   path: string,
   options: OpenJournalOptions = {},
 ): Promise<{ journal: Journal; replay: JournalReadResult }> {
-  const maxBatch = options.maxBatch ?? 50;
+  const maxBatch = options.maxBatch ?? 512;
   await mkdir(join(path, '..'), { recursive: true });
   await acquireLock(`${path}.lock`);
   const replay = await readJournal(path);
@@ -104,14 +106,16 @@ export async function openJournal(
   if (replay.tornTail) await cutTornTail(path);
   const handle: FileHandle = await open(path, 'a');
   let queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  let writing = 0;
   let flushing: Promise<void> | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let timer: NodeJS.Immediate | undefined;
   let failure: unknown;
 
   async function flushLoop(): Promise<void> {
     while (queue.length > 0) {
-      const batch = queue.slice(0, maxBatch);
-      queue = queue.slice(batch.length);
+      const batch = queue.length <= maxBatch ? queue : queue.slice(0, maxBatch);
+      queue = queue.length <= maxBatch ? [] : queue.slice(maxBatch);
+      writing = batch.length;
       try {
         if (failure) throw failure;
         await handle.write(batch.map((b) => b.line).join(''));
@@ -121,12 +125,13 @@ export async function openJournal(
         failure ??= error;
         for (const b of batch) b.reject(error);
       }
+      writing = 0;
     }
   }
 
   function kick(): void {
     if (timer) {
-      clearTimeout(timer);
+      clearImmediate(timer);
       timer = undefined;
     }
     if (!flushing) {
@@ -142,10 +147,13 @@ export async function openJournal(
     append(record) {
       return new Promise<void>((resolve, reject) => {
         queue.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
-        // Records of the same tick share a flush; a busy flusher picks them up when it ends.
+        // Records of the same turn of the event loop share a flush; a busy flusher picks them up when it ends.
         if (queue.length >= maxBatch) kick();
-        else timer ??= setTimeout(kick, 1);
+        else timer ??= setImmediate(kick);
       });
+    },
+    get backlog() {
+      return queue.length + writing;
     },
     async flush() {
       kick();
@@ -164,7 +172,7 @@ export async function openJournal(
 
 /** A journal that keeps nothing: for benchmarking the journal's own cost. */
 export function nullJournal(): Journal {
-  return { path: undefined, append: async () => undefined, flush: async () => undefined, close: async () => undefined };
+  return { path: undefined, backlog: 0, append: async () => undefined, flush: async () => undefined, close: async () => undefined };
 }
 
 async function cutTornTail(path: string): Promise<void> {

@@ -15,8 +15,9 @@ try {
   code = await runTests({
     ...(desktop ? { version: '1.100.3' } : { vscodeExecutablePath: join(ROOT, 'test', 'harness', 'code-shim.mjs') }),
     extensionDevelopmentPath: ROOT,
-    extensionTestsPath: join(ROOT, 'out', 'test', 'integration', 'index.js'),
-    extensionTestsEnv: { EVAL_RUNNER_TEST_RESULTS: results },
+    // The benchmark runs its own entry (out/test/bench/activation.js) through this same harness.
+    extensionTestsPath: process.env.EVAL_RUNNER_TESTS_ENTRY ?? join(ROOT, 'out', 'test', 'integration', 'index.js'),
+    extensionTestsEnv: { EVAL_RUNNER_TEST_RESULTS: results, ...(process.env.EVAL_RUNNER_BENCH_OUT ? { EVAL_RUNNER_BENCH_OUT: process.env.EVAL_RUNNER_BENCH_OUT } : {}) },
     launchArgs: [join(ROOT, 'test', 'fixtures', 'workspace'), `--user-data-dir=${join(runDir, 'user-data')}`, `--extensions-dir=${join(runDir, 'extensions')}`],
   });
 } catch (error) {

@@ -1,4 +1,4 @@
-import { createHttpAgent, httpRequest } from '../../api/http';
+import { BodyTooLargeError, createHttpAgent, httpRequest } from '../../api/http';
 import type { HttpAgent } from '../../api/http';
 import { redact } from '../../api/errors';
 import { parseRetryAfter } from '../../api/retry';
@@ -27,23 +27,20 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
   return withDeadline(options, what, async (signal) => {
     let res;
     try {
-      res = await httpRequest(agent, req.url, { method: req.method as 'POST', headers: req.headers, body: req.body, signal });
+      res = await httpRequest(agent, req.url, {
+        method: req.method as 'POST',
+        headers: req.headers,
+        ...(req.body !== undefined ? { body: req.body } : {}),
+        signal,
+        maxBytes: MAX_TARGET_RESPONSE,
+      });
     } catch (error) {
       if (signal.aborted) throw error;
+      if (error instanceof BodyTooLargeError) throw new TargetError(`${what} answered with more than 64 MiB`, 'failed', { retryable: false });
       const code = (error as { code?: string }).code;
       throw new TargetError(`${what} could not be reached${code ? ` [${code}]` : ''}`, 'failed', { retryable: true });
     }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of res.body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MAX_TARGET_RESPONSE) {
-        res.body.destroy();
-        throw new TargetError(`${what} answered with more than 64 MiB`, 'failed', { retryable: false });
-      }
-      chunks.push(chunk);
-    }
-    const raw = Buffer.concat(chunks).toString('utf8');
+    const raw = res.body.toString('utf8');
     const status = res.statusCode;
     // Error snippets quote the endpoint's words, and endpoints echo keys ("invalid key sk-…"): never ours.
     const text = status >= 200 && status < 300 ? raw : redactAll(raw, secretsOf(req.headers));

@@ -1,0 +1,351 @@
+// npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
+// bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
+//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,scale,journal,extension,webview]
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import autocannon from 'autocannon';
+import { ROOT } from '../test/harness/workbench.mjs';
+
+const require = createRequire(import.meta.url);
+const CLI = join(ROOT, 'dist', 'cli.js');
+const USAGE_PRELOAD = join(ROOT, 'scripts', 'benchUsage.cjs');
+const only = process.argv.find((a) => a.startsWith('--only='))?.slice(7).split(',');
+const wanted = (name) => !only || only.includes(name);
+const results = { machine: machine(), startedAt: new Date().toISOString(), figures: {} };
+
+function machine() {
+  const cpus = os.cpus();
+  return {
+    cores: cpus.length,
+    cpu: cpus[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    os: `${os.type()} ${os.release()} ${os.arch()}`,
+  };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const tempDir = (p = 'eval-runner-bench-') => mkdtempSync(join(os.tmpdir(), p));
+const say = (line) => console.log(line);
+
+/** The CLI's sandbox in its own process (as a real service would be). */
+async function sandboxProcess(args) {
+  const child = spawn(process.execPath, [CLI, 'sandbox', '--port', '0', '--json', '--evaluation-seconds', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const first = await new Promise((resolve, reject) => {
+    let text = '';
+    child.stdout.on('data', (c) => {
+      text += c;
+      const nl = text.indexOf('\n');
+      if (nl >= 0) resolve(JSON.parse(text.slice(0, nl)));
+    });
+    child.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+  });
+  return {
+    ...first,
+    stop: () => new Promise((resolve) => {
+      child.once('exit', resolve);
+      child.kill('SIGTERM');
+    }),
+  };
+}
+
+/** One CLI run in its own process; its summary line, wall time, CPU time and peak RSS. */
+async function cliRun(args, env) {
+  const usageFile = join(tempDir(), 'usage.json');
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--require', USAGE_PRELOAD, CLI, ...args, '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ...env, EVAL_RUNNER_BENCH_USAGE: usageFile },
+  });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const wallMs = performance.now() - t0;
+  const summary = out.trim().split('\n').map((l) => JSON.parse(l)).find((l) => l.type === 'summary');
+  if (!summary) throw new Error(`no summary from ${args.join(' ')} (exit ${code})`);
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+  return { code, summary, wallMs, cpuMs: usage.userMs + usage.systemMs, maxRssMB: usage.maxRssKB / 1024 };
+}
+
+const runArgs = (sb, extra) => ['run', '--base-url', sb.baseUrl, '--evaluation', '1', '--kind', 'benchmark', ...extra];
+const tracesPerSecond = (r) => r.summary.submittedNow / (r.summary.durationMs / 1000);
+
+async function listOnce(sb) {
+  const res = await fetch(`${sb.baseUrl}/api/evaluation/promptsAll?evaluationId=1`, { headers: { authorization: `Bearer ${sb.token}` } });
+  return (await res.json()).data;
+}
+
+// 1–3, 6: one sandbox with 20,000 traces.
+if (['ceiling', 'client', 'naive', 'journal'].some(wanted)) {
+  const sb = await sandboxProcess(['--benchmark-traces', '20000']);
+  const env = { EVAL_RUNNER_TOKEN: sb.token };
+  const prompts = await listOnce(sb);
+  try {
+    if (wanted('ceiling') || wanted('client')) {
+      say('1. ceiling: autocannon, 64 connections, 5 s after a 2 s warm-up');
+      const body = new URLSearchParams({ evaluationId: '1', traceId: prompts[0].traceId, llmResponse: prompts[0].content }).toString();
+      const result = await autocannon({
+        url: `${sb.baseUrl}/api/evaluation/response`,
+        method: 'POST',
+        headers: { authorization: `Bearer ${sb.token}`, 'content-type': 'application/x-www-form-urlencoded' },
+        body,
+        connections: 64,
+        duration: 5,
+        warmup: { connections: 64, duration: 2 },
+      });
+      results.figures.ceiling = { requestsPerSecond: result.requests.average, non2xx: result.non2xx, errors: result.errors, latencyP99Ms: result.latency.p99 };
+    }
+    const client = [];
+    const noJournal = [];
+    if (wanted('client') || wanted('journal')) {
+      say('2, 6. client: run --target echo, 20,000 traces, concurrency 64; journal on and off, alternating, 3 each');
+      for (let i = 0; i < 3; i++) {
+        client.push(await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', tempDir()]), env));
+        noJournal.push(await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--no-journal']), env));
+      }
+      for (const r of [...client, ...noJournal]) if (r.summary.submittedNow !== 20000) throw new Error(`a run submitted ${r.summary.submittedNow}`);
+      const rate = median(client.map(tracesPerSecond));
+      results.figures.client = {
+        traces: 20000,
+        tracesPerSecond: rate,
+        ratioToCeiling: results.figures.ceiling ? rate / results.figures.ceiling.requestsPerSecond : undefined,
+        cpuMsPerTrace: median(client.map((r) => r.cpuMs / 20000)),
+        processWallMs: median(client.map((r) => r.wallMs)),
+        peakRssMB: Math.max(...client.map((r) => r.maxRssMB)),
+      };
+      const on = median(client.map((r) => r.summary.durationMs));
+      const off = median(noJournal.map((r) => r.summary.durationMs));
+      results.figures.journal = {
+        onMs: on,
+        offMs: off,
+        overhead: on / off - 1,
+        cpuMsPerTraceOn: median(client.map((r) => r.cpuMs / 20000)),
+        cpuMsPerTraceOff: median(noJournal.map((r) => r.cpuMs / 20000)),
+        runsOnMs: client.map((r) => Math.round(r.summary.durationMs)),
+        runsOffMs: noJournal.map((r) => Math.round(r.summary.durationMs)),
+      };
+    }
+    if (wanted('naive')) {
+      say('3. naive: sequential, one fetch per request, 3,000 traces');
+      const n = 3000;
+      const headers = { authorization: `Bearer ${sb.token}` };
+      const t0 = performance.now();
+      const res = await fetch(`${sb.baseUrl}/api/evaluation/promptsAll?evaluationId=1`, { headers });
+      const { data } = await res.json();
+      for (const p of data.slice(0, n)) {
+        const answer = p.content; // the echo target
+        const r = await fetch(`${sb.baseUrl}/api/evaluation/response`, {
+          method: 'POST',
+          headers,
+          body: new URLSearchParams({ evaluationId: '1', traceId: p.traceId, llmResponse: answer }),
+        });
+        await r.json();
+      }
+      const rate = n / ((performance.now() - t0) / 1000);
+      results.figures.naive = { traces: n, tracesPerSecond: rate, clientOverNaive: results.figures.client ? results.figures.client.tracesPerSecond / rate : undefined };
+    }
+  } finally {
+    await sb.stop();
+  }
+}
+
+// 4. A target with 100 ms latency.
+if (wanted('latency')) {
+  say('4. latency-bound: openai target with 100 ms latency, 2,000 traces, concurrency 32');
+  const sb = await sandboxProcess(['--benchmark-traces', '2000', '--model-latency-ms', '100']);
+  try {
+    const r = await cliRun(
+      runArgs(sb, ['--target', 'openai', '--openai-base-url', `${sb.baseUrl}/v1`, '--model', 'echo', '--concurrency', '32', '--state-dir', tempDir()]),
+      { EVAL_RUNNER_TOKEN: sb.token, OPENAI_API_KEY: 'unused' },
+    );
+    const idealMs = (2000 * 100) / 32;
+    results.figures.latency = { traces: 2000, concurrency: 32, latencyMs: 100, runMs: r.summary.durationMs, idealMs, overIdeal: r.summary.durationMs / idealMs, processWallMs: r.wallMs };
+  } finally {
+    await sb.stop();
+  }
+}
+
+// 5. 100,000 traces.
+if (wanted('scale')) {
+  say('5. scale: 100,000 traces (list + validate, a whole run, resume over the finished journal)');
+  const sb = await sandboxProcess(['--benchmark-traces', '100000']);
+  const { createApiClient } = require(join(ROOT, 'out', 'src', 'api', 'client.js'));
+  try {
+    const client = createApiClient({ baseUrl: sb.baseUrl, token: sb.token });
+    const times = [];
+    let count = 0;
+    for (let i = 0; i < 6; i++) {
+      const t0 = performance.now();
+      count = (await client.listPrompts('benchmark', 1)).length;
+      if (i > 0) times.push(performance.now() - t0); // the first warms the connection and the JIT
+    }
+    await client.close();
+    const bytes = Buffer.byteLength(JSON.stringify(await listOnce(sb)));
+    const stateDir = tempDir();
+    const env = { EVAL_RUNNER_TOKEN: sb.token };
+    const args = runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', stateDir]);
+    const run = await cliRun(args, env);
+    const resume = await cliRun(args, env);
+    const journal = findFiles(stateDir, '.jsonl');
+    results.figures.scale = {
+      traces: count,
+      listBytes: bytes,
+      listValidateMs: median(times),
+      listValidateRunsMs: times.map((t) => Math.round(t)),
+      runMs: run.summary.durationMs,
+      tracesPerSecond: tracesPerSecond(run),
+      peakRssMB: run.maxRssMB,
+      journalBytes: journal.reduce((n, f) => n + statSync(f).size, 0),
+      resumeMs: resume.summary.durationMs,
+      resumeProcessWallMs: resume.wallMs,
+      resumeSubmitted: resume.summary.submittedNow,
+      resumePeakRssMB: resume.maxRssMB,
+    };
+  } finally {
+    await sb.stop();
+  }
+}
+
+function findFiles(dir, suffix) {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findFiles(join(dir, e.name), suffix) : e.name.endsWith(suffix) ? [join(dir, e.name)] : []));
+}
+
+// 7. The extension: bundle size and activation in the real extension host (code-server), 3 fresh hosts.
+if (wanted('extension')) {
+  say('7. extension: dist/extension.js size; activation in the real extension host (3 fresh hosts)');
+  const runs = [];
+  if (editorReady()) {
+    for (let i = 0; i < 3; i++) {
+      const out = join(tempDir(), 'activation.json');
+      const r = spawnSync(process.execPath, [join(ROOT, 'test', 'harness', 'runIntegration.mjs')], {
+        encoding: 'utf8',
+        env: { ...process.env, EVAL_RUNNER_TESTS_ENTRY: join(ROOT, 'out', 'test', 'bench', 'activation.js'), EVAL_RUNNER_BENCH_OUT: out },
+      });
+      if (r.status !== 0) throw new Error(`activation run failed: ${r.stdout.slice(-2000)}${r.stderr.slice(-2000)}`);
+      runs.push(JSON.parse(readFileSync(out, 'utf8')));
+    }
+  }
+  results.figures.extension = {
+    bundleBytes: statSync(join(ROOT, 'dist', 'extension.js')).size,
+    activationMs: runs.length ? median(runs.map((r) => r.activationMs)) : undefined,
+    activationRunsMs: runs.map((r) => Number(r.activationMs.toFixed(1))),
+    alreadyActive: runs.some((r) => r.wasActive),
+    vscode: runs[0]?.vscodeVersion,
+  };
+}
+
+function editorReady() {
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts', 'setupEditor.mjs')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  return /editor-setup: ready/.test(r.stdout ?? '');
+}
+
+// 8. The Process Details webview with 100,000 rows, in the real workbench (code-server + Chromium).
+if (wanted('webview')) {
+  say('8. webview: 100,000 rows in the real workbench; first render and filters, measured in the browser');
+  if (!editorReady()) throw new Error('the editor set-up failed');
+  const pack = spawnSync('npm', ['run', '--silent', 'package'], { cwd: ROOT, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`packaging failed: ${pack.stdout}${pack.stderr}`);
+  const { startSandbox } = require(join(ROOT, 'out', 'src', 'sandbox', 'server.js'));
+  const { openWorkbench, palette, notification } = await import('../test/e2e/workbenchPage.mjs');
+  const sb = await startSandbox({ port: 0, benchmarkTraces: 100_000, token: 'bench-token' });
+  const wb = await openWorkbench({
+    settings: {
+      'evalRunner.baseUrl': sb.baseUrl,
+      'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Bench 100k' }],
+      'evalRunner.target': { type: 'echo' },
+    },
+  });
+  try {
+    const { page } = wb;
+    await palette(page, 'Eval Runner: Set Token');
+    await page.locator('.quick-input-widget input[type="password"]').fill('bench-token');
+    await page.keyboard.press('Enter');
+    await notification(page, 'saved in secret storage');
+    await palette(page, 'Eval Runner: Fetch Prompts');
+    await pickIfAsked(page, 'Bench 100k');
+    await notification(page, '100000 prompts fetched', 60_000);
+    const t0 = performance.now();
+    await palette(page, 'Eval Runner: Show Progress');
+    await pickIfAsked(page, 'Bench 100k');
+    const frame = await waitForFrame(page, (f) => f.evaluate(() => performance.getEntriesByName('evalRunner:painted').length > 0), 60_000);
+    const openToPaintMs = performance.now() - t0;
+    const painted = await frame.evaluate(() => {
+      const m = performance.getEntriesByName('evalRunner:painted')[0];
+      return { sinceDocumentMs: m.startTime, rows: m.detail.rows, domRows: document.querySelectorAll('.row').length };
+    });
+    const filters = {};
+    for (const state of ['failed', 'pending', 'all']) {
+      await frame.selectOption('select.filter', state);
+      filters[state] = await measureLast(frame, 'evalRunner:filter');
+    }
+    await frame.fill('input[type="search"], input.search', 'variant 7');
+    const search = await measureLast(frame, 'evalRunner:search', 5_000);
+    results.figures.webview = { rows: painted.rows, domRows: painted.domRows, firstRenderMs: painted.sinceDocumentMs, commandToPaintMs: openToPaintMs, filterMs: filters, searchMs: search };
+  } finally {
+    await wb.close();
+    await sb.close();
+  }
+}
+
+async function pickIfAsked(page, text) {
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: text }).first();
+  if (await row.waitFor({ timeout: 2_000 }).then(() => true, () => false)) await row.click();
+}
+
+async function waitForFrame(page, test, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    for (const f of page.frames()) if (await test(f).catch(() => false)) return f;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error('the webview never painted its rows');
+}
+
+async function measureLast(frame, name, timeoutMs = 10_000) {
+  const before = await frame.evaluate((n) => performance.getEntriesByName(n).length, name);
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const m = await frame.evaluate((n) => {
+      const all = performance.getEntriesByName(n);
+      const last = all[all.length - 1];
+      return { count: all.length, ms: last?.duration, shown: last?.detail?.shown };
+    }, name);
+    if (m.count > before) return { ms: m.ms, shown: m.shown };
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`no ${name} measure`);
+}
+
+// Report.
+const f = results.figures;
+const TARGETS = [
+  ['ceiling', 'sandbox POST capacity (autocannon, 64 conn.)', f.ceiling && `${fmt(f.ceiling.requestsPerSecond)} req/s`, ''],
+  ['client', 'client run, echo, 20k traces, c=64', f.client && `${fmt(f.client.tracesPerSecond)} traces/s · ${f.client.ratioToCeiling?.toFixed(2)}× ceiling · ${f.client.cpuMsPerTrace.toFixed(3)} CPU ms/trace`, '≥ 0.7× ceiling', f.client?.ratioToCeiling >= 0.7],
+  ['naive', 'naive sequential fetch loop', f.naive && `${fmt(f.naive.tracesPerSecond)} traces/s · client ${f.naive.clientOverNaive?.toFixed(1)}× faster`, '≥ 10×', f.naive?.clientOverNaive >= 10],
+  ['latency', '100 ms target, 2,000 traces, c=32', f.latency && `${fmt(f.latency.runMs)} ms vs ideal ${fmt(f.latency.idealMs)} ms = ${f.latency.overIdeal.toFixed(3)}×`, '≤ 1.15× ideal', f.latency?.overIdeal <= 1.15],
+  ['scale', '100k: list + validate', f.scale && `${f.scale.listValidateMs.toFixed(1)} ms (${(f.scale.listBytes / 2 ** 20).toFixed(1)} MiB)`, '≤ 150 ms', f.scale?.listValidateMs <= 150],
+  ['scale', '100k: whole run peak RSS', f.scale && `${f.scale.peakRssMB.toFixed(0)} MB (${fmt(f.scale.tracesPerSecond)} traces/s)`, '≤ 300 MB', f.scale?.peakRssMB <= 300],
+  ['scale', '100k: journal size · resume', f.scale && `${(f.scale.journalBytes / 2 ** 20).toFixed(1)} MiB · resume ${fmt(f.scale.resumeMs)} ms (process ${fmt(f.scale.resumeProcessWallMs)} ms, ${f.scale.resumeSubmitted} resubmitted)`, ''],
+  ['journal', 'journal on vs off (20k, medians of 3)', f.journal && `${fmt(f.journal.onMs)} vs ${fmt(f.journal.offMs)} ms = ${(f.journal.overhead * 100).toFixed(1)} %`, '≤ 5 %', f.journal?.overhead <= 0.05],
+  ['extension', 'dist/extension.js', f.extension && `${(f.extension.bundleBytes / 1024).toFixed(0)} KB`, '≤ 400 KB', f.extension?.bundleBytes <= 400 * 1024],
+  ['extension', 'activation in the extension host', f.extension?.activationMs !== undefined && `${f.extension.activationMs.toFixed(1)} ms (runs ${f.extension.activationRunsMs.join(', ')})`, '≤ 50 ms', f.extension?.activationMs <= 50],
+  ['webview', 'webview 100k rows: first render', f.webview && `${fmt(f.webview.firstRenderMs)} ms from document start (${fmt(f.webview.commandToPaintMs)} ms from the command)`, '≤ 500 ms', f.webview?.firstRenderMs <= 500],
+  ['webview', 'webview 100k rows: filter · search', f.webview && `${Object.entries(f.webview.filterMs).map(([k, v]) => `${k} ${v.ms.toFixed(1)} ms`).join(', ')} · search ${f.webview.searchMs.ms.toFixed(1)} ms`, ''],
+];
+function fmt(n) {
+  return Math.round(n).toLocaleString('en-US');
+}
+results.finishedAt = new Date().toISOString();
+mkdirSync(join(ROOT, 'bench'), { recursive: true });
+writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify(results, null, 2)}\n`);
+const m = results.machine;
+say(`\nEval Runner benchmark · ${m.cores} cores (${m.cpu}), ${m.memoryGiB} GiB, Node ${m.node}, ${m.os}`);
+for (const [key, what, value, target, met] of TARGETS) {
+  if (!wanted(key) || !value) continue;
+  say(`  ${what.padEnd(46)} ${value}${target ? `   [target ${target}: ${met ? 'met' : 'MISSED'}]` : ''}`);
+}
+say(`\nwritten: bench/results.json`);
