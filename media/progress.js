@@ -234,6 +234,11 @@
         index.set(r[0], rows.length);
         rows.push(r);
       }
+      if (m.reset && !m.done && !reportedRender) {
+        // The first chunk is what the user sees first: paint it now, the rest streams in behind it.
+        recompute();
+        afterPaint(() => performance.mark('evalRunner:firstRows', { detail: { rows: rows.length } }));
+      } else if (!m.done) shown.textContent = `loading… ${rows.length.toLocaleString()} traces`;
       if (m.done) {
         recompute();
         if (!reportedRender && rows.length) {

@@ -10,7 +10,8 @@ import { panelStateSchema, webviewMessageSchema } from './webviewProtocol';
 import type { HostMessage, RowTuple } from './webviewProtocol';
 
 export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
-const CHUNK = 10_000;
+const FIRST_CHUNK = 500;
+const CHUNK = 20_000;
 
 /** One Process Details panel per evaluation, restored after a reload by the serializer. */
 export class ProgressPanels implements vscode.Disposable {
@@ -138,8 +139,11 @@ class ProgressPanel {
       this.sent.set(t.traceId, signature(t));
     }
     if (rows.length === 0) this.post({ type: 'rows', reset: true, done: true, rows: [] });
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      this.post({ type: 'rows', reset: i === 0, done: i + CHUNK >= rows.length, rows: rows.slice(i, i + CHUNK) });
+    // A small first chunk fills the visible table at once; the rest streams in behind it.
+    for (let i = 0; i < rows.length; ) {
+      const end = i === 0 ? FIRST_CHUNK : i + CHUNK;
+      this.post({ type: 'rows', reset: i === 0, done: end >= rows.length, rows: rows.slice(i, end) });
+      i = end;
     }
     this.postProgress();
   }
@@ -224,5 +228,5 @@ function signature(t: TraceInfo): string {
 }
 
 function row(t: TraceInfo): RowTuple {
-  return [t.traceId, t.state as LocalTraceState, preview(t.prompt, 160), preview(t.answer, 160), t.latencyMs ?? null, t.error ?? null];
+  return [t.traceId, t.state as LocalTraceState, preview(t.prompt, 120), preview(t.answer, 120), t.latencyMs ?? null, t.error ?? null];
 }
