@@ -5,8 +5,9 @@
 // the run engine (`npm run bench` measures it).
 import type { Agent as UndiciAgent, Dispatcher } from 'undici';
 
-/* eslint-disable @typescript-eslint/no-require-imports */
-const AgentImpl = require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
+// Required on first use, not at load: undici's module set (HTTP/1 and HTTP/2 clients, parser) is most of what
+// the extension would otherwise initialise at activation, before anything talks to a service.
+let AgentImpl: typeof UndiciAgent | undefined;
 
 export type HttpAgent = UndiciAgent;
 export type HttpHeaders = Record<string, string | string[] | undefined>;
@@ -18,6 +19,8 @@ export interface HttpResponse {
 }
 
 export function createHttpAgent(options: UndiciAgent.Options): HttpAgent {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  AgentImpl ??= require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
   return new AgentImpl(options);
 }
 
