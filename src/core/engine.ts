@@ -5,7 +5,7 @@ import { backoffDelay, sleep } from '../api/retry';
 import type { RetryPolicy } from '../api/retry';
 import type { PromptItem } from '../api/schemas';
 import type { Journal } from './journal';
-import { AdaptiveLimiter } from './limiter';
+import { AdaptiveLimiter, Gate } from './limiter';
 import { TargetError } from './targets/target';
 import type { Target } from './targets/target';
 import type { StateCounts, TraceInfo, TraceStore } from './traceStore';
@@ -280,38 +280,31 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // so the fsync that must precede each submission never idles a target slot or a connection. At most
   // `concurrency` submissions are in flight; a full hand-over queue holds the target slots back.
   const submissions = new Set<Promise<void>>();
-  const handOverFreed: Array<() => void> = [];
-  const sendFreed: Array<() => void> = [];
   // Answers waiting for their fsync or a free connection; a few rounds of the window hide the fsync.
-  const maxHandedOver = concurrency * 4;
-  let sending = 0;
+  const handOverGate = new Gate(concurrency * 4);
+  const sendGate = new Gate(concurrency);
   let fatal: unknown;
 
   async function handOver(info: TraceInfo, durable: Promise<void> | undefined, controller: AbortController): Promise<void> {
-    while (submissions.size >= maxHandedOver) await new Promise<void>((resolve) => handOverFreed.push(resolve));
-    const run = async () => {
+    await handOverGate.enter();
+    const task = (async () => {
       try {
         if (durable) await durable;
-        while (sending >= concurrency) await new Promise<void>((resolve) => sendFreed.push(resolve));
-        sending++;
+        await sendGate.enter();
         try {
           if (!stop && !controller.signal.aborted) await submit(info, controller.signal);
         } finally {
-          sending--;
-          sendFreed.shift()?.();
+          sendGate.leave();
         }
       } catch (error) {
         fatal ??= error;
       } finally {
         inflight.delete(controller);
+        handOverGate.leave();
       }
-    };
-    // .finally runs in a later microtask, when `task` is assigned.
-    const task: Promise<void> = run().finally(() => {
-      submissions.delete(task);
-      handOverFreed.shift()?.();
-    });
+    })();
     submissions.add(task);
+    void task.then(() => submissions.delete(task));
   }
 
   async function handle(info: TraceInfo): Promise<void> {
@@ -439,14 +432,16 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     }
   }
 
+  let failure: unknown;
   try {
     await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker));
-    while (submissions.size > 0) await Promise.all(submissions);
-    if (fatal) throw fatal;
   } catch (error) {
-    while (submissions.size > 0) await Promise.all(submissions);
-    return finish('error', `The run failed unexpectedly: ${(error as Error).message}`, error);
+    failure = error;
   }
+  // Submissions handed over finish (or see the stop) before the run reports.
+  while (submissions.size > 0) await Promise.all(submissions);
+  failure ??= fatal;
+  if (failure) return finish('error', `The run failed unexpectedly: ${(failure as Error).message}`, failure);
 
   if (stop) return finish(stop.outcome, stop.message, stop.error);
   if (hardSignal.aborted || options.drainSignal?.aborted) {

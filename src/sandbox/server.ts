@@ -129,8 +129,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     // The prompts never change: serialised once, as a real service would cache them (100k: 30 ms a time).
     const data = listJson.get(id) ?? JSON.stringify(evaluation.items);
     listJson.set(id, data);
-    const head = JSON.stringify(envelope(true, 'Prompts retrieved successfully', null)).replace(/,"data":null,/, ',');
-    return { status: 200, body: undefined, text: `${head.slice(0, -1)},"data":${data}}` };
+    const { code, message } = envelope(true, 'Prompts retrieved successfully', null);
+    return { status: 200, body: undefined, text: `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"data":${data},"success":true}` };
   }
 
   function submit(kind: EvaluationKind, fields: Map<string, string>): Reply {
