@@ -93,6 +93,9 @@ const TARGET_FAILURE_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs
 const SUBMIT_ROUNDS = 3;
 const SUBMIT_ROUND_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 8_000, maxRetryAfterMs: Infinity };
 const TRANSIENT_SUBMIT_FAILURES: ReadonlySet<ApiError['reason']> = new Set(['server', 'rateLimited', 'network', 'timeout']);
+// Each failed trace's reason goes to the log up to this many per run; past it the log would drown, and the
+// traces keep their reasons (Process Details, status, exports).
+const LOGGED_FAILURES = 20;
 
 type TargetResult = { answer: string; ms: number; errorAnswer: boolean } | { fail: string } | 'stopped';
 
@@ -114,6 +117,11 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   let phase: RunProgress['phase'] = 'listing';
   let waitingReason: string | undefined;
   let lastError: string | undefined;
+  let failuresLogged = 0;
+  const logFailure = (message: string) => {
+    if (++failuresLogged <= LOGGED_FAILURES) log('warn', message);
+    else if (failuresLogged === LOGGED_FAILURES + 1) log('warn', `More traces failed; their reasons are kept with each trace, not logged one by one.`);
+  };
   let finishedNow = 0;
   let submittedNow = 0;
   let targetCalls = 0;
@@ -341,6 +349,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     }
     if ('fail' in result) {
       const record = { t: 'failed' as const, id: info.traceId, p: info.prompt, reason: result.fail, stage: 'target' as const, at: Date.now() };
+      logFailure(`Trace "${info.traceId}" failed at the target: ${result.fail}`);
       await journal.append(record);
       store.apply(record);
       finishedNow++;
@@ -416,6 +425,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
         return true;
       }
       const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
+      logFailure(`Submission of trace "${info.traceId}" failed: ${reason}`);
       store.apply(record);
       finishedNow++;
       changed(info);

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { RESULTS, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, webview } from './workbenchPage.mjs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, relative } from 'node:path';
+import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, webview } from './workbenchPage.mjs';
+
+// The sandbox as compiled by the typecheck step (out/), so this scenario can make the service misbehave.
+const { startSandbox } = createRequire(import.meta.url)('../../out/src/sandbox/server.js');
 
 describe('Eval Runner in the real workbench (code-server + Chromium, VSIX installed)', function () {
   this.timeout(120_000);
@@ -130,5 +134,115 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     }
     assert.deepEqual(wb.dialogs, [], 'no dialog opened');
     await shot(page, 'xss-review');
+  });
+
+  it('keeps a recognisable token and model key out of the webview, the page, the logs and every file it writes', async () => {
+    const TOKEN = 'pat-7Qz-SECRET-TOKEN-5d20af';
+    const KEY = 'sk-proj-SECRET-KEY-c31e77';
+    const FRAGMENTS = [TOKEN, KEY, 'SECRET-TOKEN', 'SECRET-KEY'];
+    let posts = 0;
+    let keyEchoes = 0;
+    // Peers that quote the credentials back: the service in a 400 to one submission, the model endpoint in
+    // its first two 401s. Those words reach the webview, notifications and the log, so they must be redacted.
+    const sandbox = await startSandbox({
+      port: 0,
+      token: TOKEN,
+      benchmarkTraces: 12,
+      evaluationSeconds: 0,
+      intercept: (req, res) => {
+        if (req.url?.startsWith('/api/evaluation/response') && ++posts === 3) {
+          res.writeHead(400, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ code: 'req_echo', message: `Rejected request with header ${req.headers.authorization}`, data: null, success: false }));
+          return true;
+        }
+        if (req.url === '/v1/chat/completions' && keyEchoes < 2) {
+          keyEchoes++;
+          res.writeHead(401, { 'content-type': 'application/json' });
+          res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization} (key ${KEY})` } }));
+          return true;
+        }
+        return false;
+      },
+    });
+    try {
+      wb = await openWorkbench({
+        settings: {
+          'evalRunner.baseUrl': sandbox.baseUrl,
+          'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Secret bench' }],
+        },
+        // Debug lines too, so the log searched is the most the extension ever writes.
+        serverArgs: ['--log', 'trace'],
+      });
+      const { page } = wb;
+      await palette(page, 'Eval Runner: Set Token');
+      await inputBox(page, 'Token', TOKEN, { password: true });
+      await notification(page, 'saved in secret storage');
+      await palette(page, 'Eval Runner: Select Target', { pick: 'OpenAI-compatible endpoint' });
+      await inputBox(page, '(1/3)', `${sandbox.baseUrl}/v1`);
+      await inputBox(page, '(2/3)', 'echo');
+      await inputBox(page, '(3/3)', KEY, { password: true });
+      await notification(page, 'Target: OpenAI-compatible endpoint');
+
+      // One evaluation configured: the commands take it without asking.
+      await palette(page, 'Eval Runner: Run Evaluation');
+      const failed = await notification(page, '9/12 submitted', 60_000);
+      assert.ok(posts >= 3 && keyEchoes === 2, 'both peers did quote the secrets back');
+      await palette(page, 'Eval Runner: Show Progress');
+      const frame = webview(page);
+      await frame.locator('.row.state-failed').nth(2).waitFor();
+      await frame.locator('.cell.c-error', { hasText: '[redacted]' }).first().waitFor();
+      const pageHtml = async () => {
+        const html = [];
+        for (const f of page.frames()) {
+          const where = f === page.mainFrame() ? 'the workbench page' : `the frame ${f.url().replace(/[?#].*/, '').split('/').slice(-3).join('/')}`;
+          html.push([`DOM of ${where}`, await f.evaluate(() => document.documentElement.outerHTML).catch(() => '')]);
+        }
+        return html;
+      };
+      const dom = await pageHtml();
+      assert.ok(dom.some(([, h]) => h.includes('Incorrect API key provided: [redacted]')), 'the webview shows the endpoint\'s words, redacted');
+      await shot(page, 'secrets-redacted');
+
+      await failed.locator('a.monaco-button', { hasText: 'Retry Failed' }).click();
+      await openView(page);
+      await treeRow(page, '12/12 submitted').waitFor({ timeout: 60_000 });
+      await palette(page, 'Notifications: Clear All Notifications');
+      await palette(page, 'Eval Runner: Set Token');
+      await inputBox(page, 'Token', `${TOKEN}-wrong`, { password: true });
+      await notification(page, 'saved in secret storage');
+      await palette(page, 'Eval Runner: Fetch Prompts');
+      await notification(page, 'rejected the personal access token');
+      dom.push(...(await pageHtml()));
+      const { runDir, serverOutput } = wb;
+      await wb.close();
+      wb = undefined;
+
+      // Every file the editor wrote under its run directory (profile, logs, global storage with the journal,
+      // temp files), except the browser profile: SecretStorage keeps its values there, as it should.
+      const files = [];
+      (function walk(d) {
+        for (const e of readdirSync(d, { withFileTypes: true })) {
+          const p = join(d, e.name);
+          if (e.isDirectory() && p !== join(runDir, 'chromium')) walk(p);
+          else if (e.isFile()) files.push(p);
+        }
+      })(runDir);
+      const log = files.filter((f) => f.endsWith('Eval Runner.log')).map((f) => readFileSync(f, 'utf8')).join('\n');
+      assert.match(log, /Rejected request with header Bearer \[redacted\]/, 'the log has the service\'s words, redacted');
+      assert.match(log, /Process Details rendered/, 'the log was written at debug level');
+      assert.ok(files.some((f) => f.endsWith('.jsonl') && statSync(f).size > 0), 'the journal is among the files searched');
+      const needles = FRAGMENTS.flatMap((f) => [[f, Buffer.from(f, 'utf8')], [`${f} (UTF-16)`, Buffer.from(f, 'utf16le')]]);
+      const leaks = [];
+      for (const file of files) {
+        const bytes = readFileSync(file);
+        for (const [name, needle] of needles) if (bytes.includes(needle)) leaks.push(`${name} in ${relative(runDir, file)}`);
+      }
+      for (const [where, text] of [...dom, ['code-server output', serverOutput.join('')]]) {
+        for (const f of FRAGMENTS) if (text.includes(f)) leaks.push(`${f} in ${where}`);
+      }
+      assert.deepEqual(leaks, [], `searched ${files.length} files, ${dom.length} documents and the server's output`);
+    } finally {
+      await sandbox.close();
+    }
   });
 });

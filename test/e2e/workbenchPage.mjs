@@ -1,5 +1,6 @@
 // The real workbench, as a user meets it: code-server with the packaged VSIX installed, a fresh profile,
 // headless Chromium. Selectors are those recorded in ../shared/notes/real-editor-testing.md.
+import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,13 +28,20 @@ function extensionsTemplate() {
   return ext;
 }
 
-export async function openWorkbench({ theme = 'Default Dark Modern', settings = {} } = {}) {
+export async function openWorkbench({ theme = 'Default Dark Modern', settings = {}, serverArgs = [] } = {}) {
   const runDir = mkdtempSync(join(tmpdir(), 'eval-runner-e2e-'));
   const extensionsDir = join(runDir, 'extensions');
   cpSync(extensionsTemplate(), extensionsDir, { recursive: true });
   const folder = join(runDir, 'workspace');
   mkdirSync(folder, { recursive: true });
-  const server = await startCodeServer({ runDir, extensionsDir, settings: { 'workbench.colorTheme': theme, ...settings } });
+  const serverOutput = [];
+  const server = await startCodeServer({
+    runDir,
+    extensionsDir,
+    settings: { 'workbench.colorTheme': theme, ...settings },
+    args: serverArgs,
+    log: (text) => serverOutput.push(text),
+  });
   const browser = await launchBrowser(join(runDir, 'chromium'), { colorScheme: theme.includes('Light') ? 'light' : 'dark' });
   const page = browser.pages()[0] ?? (await browser.newPage());
   const dialogs = [];
@@ -51,6 +59,8 @@ export async function openWorkbench({ theme = 'Default Dark Modern', settings = 
     server,
     dialogs,
     runDir,
+    /** What code-server printed on stdout and stderr. */
+    serverOutput,
     async close() {
       await browser.close().catch(() => undefined);
       await server.stop();
@@ -95,6 +105,15 @@ export async function palette(page, title, { pick } = {}) {
   await row.waitFor();
   await row.click();
   if (pick) await quickPick(page, pick);
+}
+
+/** Fills the input box whose title contains titleText, once it shows (input boxes follow one another). */
+export async function inputBox(page, titleText, value, { password = false } = {}) {
+  await page.locator('.quick-input-widget .quick-input-title', { hasText: titleText }).waitFor();
+  const box = page.locator('.quick-input-widget input.input');
+  if (password) assert.equal(await box.getAttribute('type'), 'password', `${titleText} is a password box`);
+  await box.fill(value);
+  await page.keyboard.press('Enter');
 }
 
 export async function quickPick(page, text) {

@@ -38,7 +38,7 @@ export function freePort() {
 
 /**
  * Starts code-server. Everything it writes (profile, extensions, XDG dirs, TMPDIR, IPC sockets) stays in runDir.
- * @param {{ runDir?: string, userDataDir?: string, extensionsDir?: string, settings?: object, env?: object, log?: (line: string) => void }} options
+ * @param {{ runDir?: string, userDataDir?: string, extensionsDir?: string, settings?: object, env?: object, args?: string[], log?: (line: string) => void }} options
  */
 export async function startCodeServer(options = {}) {
   const runDir = options.runDir ?? mkdtempSync(join(tmpdir(), 'eval-runner-editor-'));
@@ -63,6 +63,7 @@ export async function startCodeServer(options = {}) {
       '--disable-getting-started-override',
       '--user-data-dir', userDataDir,
       '--extensions-dir', extensionsDir,
+      ...(options.args ?? []),
     ],
     {
       env: {

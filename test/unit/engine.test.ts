@@ -122,6 +122,20 @@ describe('run engine against the sandbox', () => {
     assert.ok(logs.some((l) => /rate limit .*concurrency now 4/.test(l)), logs.join('\n'));
   });
 
+  it('logs why each trace failed, up to a cap, so Show Logs explains a partial run', async () => {
+    const target = scriptedTarget(() => {
+      throw new TargetError('model endpoint answered HTTP 400: context too long', 'failed', { retryable: false });
+    });
+    const warnings: string[] = [];
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 4, onLog: (l, m) => l === 'warn' && warnings.push(m) });
+    assert.equal(summary.outcome, 'failedTraces');
+    assert.equal(summary.counts.failed, 25);
+    const perTrace = warnings.filter((m) => /^Trace ".+" failed at the target: model endpoint answered HTTP 400: context too long$/.test(m));
+    assert.equal(perTrace.length, 20, warnings.join('\n'));
+    assert.equal(warnings.filter((m) => m.startsWith('More traces failed')).length, 1);
+    assert.equal(warnings.length, 21);
+  });
+
   it('stops on an exhausted quota instead of retrying forever', async () => {
     const target = scriptedTarget(() => {
       throw new TargetError('You exceeded your current quota, please check your plan and billing details', 'rateLimited', { quota: true, retryAfterMs: 1 });
