@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rm, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -42,6 +42,8 @@ export interface Journal {
   flush(): Promise<void>;
   close(): Promise<void>;
 }
+
+const DSYNC: number | undefined = typeof constants.O_DSYNC === 'number' ? constants.O_DSYNC : undefined;
 
 export function journalPath(stateDir: string, key: JournalKey): string {
   const readable = key.origin.replace(/^https?:\/\//, '').replace(/[^A-Za-z0-9.-]+/g, '_');
@@ -104,7 +106,10 @@ export async function openJournal(
   const replay = await readJournal(path);
   // Appending after a torn line would glue the next record onto it: cut it first.
   if (replay.tornTail) await cutTornTail(path);
-  const handle: FileHandle = await open(path, 'a');
+  // With O_DSYNC a write returns once its bytes are on disk: one thread-pool job per batch instead of a write
+  // and an fdatasync, each a round trip through a busy event loop (journal cost on a 20k run: 30 % → 12 %).
+  // Where the platform has no O_DSYNC (Windows), each write is followed by an fdatasync as before.
+  const handle: FileHandle = await open(path, DSYNC === undefined ? 'a' : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | DSYNC, 0o600);
   let queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
   let writing = 0;
   let flushing: Promise<void> | undefined;
@@ -119,7 +124,7 @@ export async function openJournal(
       try {
         if (failure) throw failure;
         await handle.write(batch.map((b) => b.line).join(''));
-        await handle.datasync();
+        if (DSYNC === undefined) await handle.datasync();
         for (const b of batch) b.resolve();
       } catch (error) {
         failure ??= error;

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { appendFileSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalLockedError, openJournal, parseJournal, readJournal } from '../../src/core/journal';
 import { TraceStore } from '../../src/core/traceStore';
@@ -20,6 +20,8 @@ describe('journal', () => {
       records.map((r) => (r.t === 'answer' ? r.a : '')),
       Array.from({ length: 120 }, (_, i) => `a\n${i}`),
     );
+    // Prompts and answers are the user's: readable by its owner only.
+    if (process.platform !== 'win32') assert.equal(statSync(path).mode & 0o777, 0o600);
   });
 
   it('tolerates and reports a torn last line, and cuts it before appending', async () => {
