@@ -276,14 +276,15 @@ if (wanted('webview')) {
     const painted = await frame.evaluate(() => {
       const m = performance.getEntriesByName('evalRunner:painted')[0];
       const first = performance.getEntriesByName('evalRunner:firstRows')[0] ?? m;
-      return { sinceDocumentMs: m.startTime, firstRowsMs: first.startTime, firstRows: first.detail.rows, rows: m.detail.rows, domRows: document.querySelectorAll('.row').length };
+      const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
+      return { scriptMs: at('evalRunner:script'), firstMessageMs: at('evalRunner:firstMessage'), sinceDocumentMs: m.startTime, firstRowsMs: first.startTime, firstRows: first.detail.rows, rows: m.detail.rows, domRows: document.querySelectorAll('.row').length };
     });
     const filters = {};
     for (const state of ['failed', 'pending', 'all']) {
       filters[state] = await measureAfter(frame, 'evalRunner:filter', () => frame.selectOption('select.filter', state));
     }
     const search = await measureAfter(frame, 'evalRunner:search', () => frame.fill('input[type="search"], input.search', 'variant 7'));
-    results.figures.webview = { rows: painted.rows, domRows: painted.domRows, firstRenderMs: painted.firstRowsMs, firstRenderRows: painted.firstRows, allRowsMs: painted.sinceDocumentMs, commandToAllRowsMs: openToPaintMs, filterMs: filters, searchMs: search };
+    results.figures.webview = { rows: painted.rows, domRows: painted.domRows, firstRenderMs: painted.firstRowsMs, scriptMs: painted.scriptMs, firstMessageMs: painted.firstMessageMs, firstRenderRows: painted.firstRows, allRowsMs: painted.sinceDocumentMs, commandToAllRowsMs: openToPaintMs, filterMs: filters, searchMs: search };
   } finally {
     await wb.close();
     await sb.close();
@@ -333,7 +334,7 @@ const TARGETS = [
   ['journal', 'journal on vs off (20k, medians of 3)', f.journal && `${fmt(f.journal.onMs)} vs ${fmt(f.journal.offMs)} ms = ${(f.journal.overhead * 100).toFixed(1)} %`, '≤ 5 %', f.journal?.overhead <= 0.05],
   ['extension', 'dist/extension.js', f.extension && `${(f.extension.bundleBytes / 1024).toFixed(0)} KB`, '≤ 400 KB', f.extension?.bundleBytes <= 400 * 1024],
   ['extension', 'activation in the extension host', f.extension?.activationMs !== undefined && `${f.extension.activationMs.toFixed(1)} ms (runs ${f.extension.activationRunsMs.join(', ')})`, '≤ 50 ms', f.extension?.activationMs <= 50],
-  ['webview', 'webview 100k rows: first render', f.webview && `${fmt(f.webview.firstRenderMs)} ms from document start (first ${fmt(f.webview.firstRenderRows)} rows painted)`, '≤ 500 ms', f.webview?.firstRenderMs <= 500],
+  ['webview', 'webview 100k rows: first render', f.webview && `${fmt(f.webview.firstRenderMs)} ms from document start (first ${fmt(f.webview.firstRenderRows)} rows painted; script ran at ${fmt(f.webview.scriptMs)}, first rows arrived at ${fmt(f.webview.firstMessageMs)})`, '≤ 500 ms', f.webview?.firstRenderMs <= 500],
   ['webview', 'webview 100k rows: all rows in', f.webview && `${fmt(f.webview.allRowsMs)} ms from document start (${fmt(f.webview.commandToAllRowsMs)} ms from the command)`, ''],
   ['webview', 'webview 100k rows: filter · search', f.webview && `${Object.entries(f.webview.filterMs).map(([k, v]) => `${k} ${v.ms.toFixed(1)} ms`).join(', ')} · search ${f.webview.searchMs.ms.toFixed(1)} ms`, ''],
 ];

@@ -68,6 +68,10 @@ class ProgressPanel {
   private sent = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   private ready = false;
+  private disposed = false;
+  /** Rows are being streamed: an update waits, since what was sent is not yet complete. */
+  private streaming = false;
+  private generation = 0;
 
   constructor(
     private readonly ctx: Ctx,
@@ -122,6 +126,14 @@ class ProgressPanel {
   }
 
   private sendAll(): void {
+    const generation = ++this.generation;
+    this.streaming = true;
+    void this.streamAll(generation).finally(() => {
+      if (generation === this.generation) this.streaming = false;
+    });
+  }
+
+  private async streamAll(generation: number): Promise<void> {
     const settings = this.ctx.settings;
     this.post({
       type: 'init',
@@ -132,26 +144,35 @@ class ProgressPanel {
       baseUrl: this.ref.baseUrl,
       processDetailsUrl: processDetailsUrl(settings.processDetailsUrl, this.ref.baseUrl, this.ref.evaluationId, this.ref.kind),
     });
-    this.sent = new Map();
-    const rows: RowTuple[] = [];
-    for (const t of this.session.store.traces.values()) {
-      rows.push(row(t));
-      this.sent.set(t.traceId, signature(t));
-    }
-    if (rows.length === 0) this.post({ type: 'rows', reset: true, done: true, rows: [] });
-    // A small first chunk fills the visible table at once; the rest streams in behind it.
-    for (let i = 0; i < rows.length; ) {
-      const end = i === 0 ? FIRST_CHUNK : i + CHUNK;
-      this.post({ type: 'rows', reset: i === 0, done: end >= rows.length, rows: rows.slice(i, end) });
-      i = end;
-    }
     this.postProgress();
+    this.sent = new Map();
+    const traces = [...this.session.store.traces.values()];
+    if (traces.length === 0) this.post({ type: 'rows', reset: true, done: true, rows: [] });
+    // A small first chunk fills the visible table at once; the rest is built and streams in behind it, one
+    // chunk per turn of the event loop, so the first message leaves before 100k rows are built.
+    for (let i = 0; i < traces.length; ) {
+      const end = Math.min(traces.length, i === 0 ? FIRST_CHUNK : i + CHUNK);
+      const rows: RowTuple[] = [];
+      for (let j = i; j < end; j++) {
+        const t = traces[j]!;
+        rows.push(row(t));
+        this.sent.set(t.traceId, signature(t));
+      }
+      this.post({ type: 'rows', reset: i === 0, done: end === traces.length, rows });
+      i = end;
+      if (i < traces.length) {
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        // A newer full send (or the panel closing) supersedes this one.
+        if (generation !== this.generation || this.disposed) return;
+      }
+    }
   }
 
   private scheduleUpdate(): void {
     if (!this.ready || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      if (this.streaming) return this.scheduleUpdate();
       const changed: RowTuple[] = [];
       let added = false;
       for (const t of this.session.store.traces.values()) {
@@ -214,6 +235,7 @@ class ProgressPanel {
   }
 
   dispose(): void {
+    this.disposed = true;
     if (this.timer) clearTimeout(this.timer);
     for (const s of this.subscriptions) s.dispose();
   }

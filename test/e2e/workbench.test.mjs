@@ -136,6 +136,35 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await shot(page, 'xss-review');
   });
 
+  it('streams 45,000 traces into Process Details: the first rows at once, every row in the end, searchable', async () => {
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: 45_000, evaluationSeconds: 0 });
+    try {
+      wb = await openWorkbench({
+        settings: {
+          'evalRunner.baseUrl': sandbox.baseUrl,
+          'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Big bench' }],
+        },
+      });
+      const { page } = wb;
+      await palette(page, 'Eval Runner: Set Token');
+      await inputBox(page, 'Token', sandbox.token, { password: true });
+      await notification(page, 'saved in secret storage');
+      await palette(page, 'Eval Runner: Fetch Prompts');
+      await notification(page, '45000 prompts fetched', 60_000);
+      await palette(page, 'Eval Runner: Show Progress');
+      const frame = webview(page);
+      // Four chunks (500, 20,000, 20,000, 4,500), each built and sent on its own turn of the host's loop.
+      await frame.locator('.shown', { hasText: '45,000 of 45,000 traces' }).waitFor({ timeout: 30_000 });
+      assert.equal(await frame.locator('.chip.state-pending .chip-count').textContent(), '45,000');
+      const last = 'bench-44999'; // the last listed trace: in the last chunk
+      await frame.locator('input.search').fill(last);
+      await frame.locator('.shown', { hasText: '1 of 45,000 traces' }).waitFor();
+      await frame.locator('.row', { hasText: last }).waitFor();
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('keeps a recognisable token and model key out of the webview, the page, the logs and every file it writes', async () => {
     const TOKEN = 'pat-7Qz-SECRET-TOKEN-5d20af';
     const KEY = 'sk-proj-SECRET-KEY-c31e77';
