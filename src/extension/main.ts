@@ -19,7 +19,9 @@ let features: vscode.Disposable | undefined;
 /** Builds one context, registers every feature as a disposable, and reports its own failure. */
 export function activate(context: vscode.ExtensionContext): TestHandles | undefined {
   try {
+    performance.mark('evalRunner:activateStart');
     const handles = start(context);
+    performance.mark('evalRunner:activateEnd');
     context.subscriptions.push({ dispose: () => features?.dispose() });
     return context.extensionMode === vscode.ExtensionMode.Test ? handles : undefined;
   } catch (error) {
