@@ -1,11 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, webview } from './workbenchPage.mjs';
 
-// The sandbox as compiled by the typecheck step (out/), so this scenario can make the service misbehave.
-const { startSandbox } = createRequire(import.meta.url)('../../out/src/sandbox/server.js');
+// The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
+// service misbehave.
+const require = createRequire(import.meta.url);
+const { startSandbox } = require('../../out/src/sandbox/server.js');
+const { credentialEchoes, filesUnder } = require('../../out/test/unit/helpers/secrets.js');
 
 describe('Eval Runner in the real workbench (code-server + Chromium, VSIX installed)', function () {
   this.timeout(120_000);
@@ -169,30 +172,10 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     const TOKEN = 'pat-7Qz-SECRET-TOKEN-5d20af';
     const KEY = 'sk-proj-SECRET-KEY-c31e77';
     const FRAGMENTS = [TOKEN, KEY, 'SECRET-TOKEN', 'SECRET-KEY'];
-    let posts = 0;
-    let keyEchoes = 0;
-    // Peers that quote the credentials back: the service in a 400 to one submission, the model endpoint in
-    // its first two 401s. Those words reach the webview, notifications and the log, so they must be redacted.
-    const sandbox = await startSandbox({
-      port: 0,
-      token: TOKEN,
-      benchmarkTraces: 12,
-      evaluationSeconds: 0,
-      intercept: (req, res) => {
-        if (req.url?.startsWith('/api/evaluation/response') && ++posts === 3) {
-          res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ code: 'req_echo', message: `Rejected request with header ${req.headers.authorization}`, data: null, success: false }));
-          return true;
-        }
-        if (req.url === '/v1/chat/completions' && keyEchoes < 2) {
-          keyEchoes++;
-          res.writeHead(401, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization} (key ${KEY})` } }));
-          return true;
-        }
-        return false;
-      },
-    });
+    // Peers that quote the credentials back (see credentialEchoes). Those words reach the webview,
+    // notifications and the log, so they must be redacted there.
+    const peers = credentialEchoes(KEY);
+    const sandbox = await startSandbox({ port: 0, token: TOKEN, benchmarkTraces: 12, evaluationSeconds: 0, intercept: peers.intercept });
     try {
       wb = await openWorkbench({
         settings: {
@@ -215,7 +198,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       // One evaluation configured: the commands take it without asking.
       await palette(page, 'Eval Runner: Run Evaluation');
       const failed = await notification(page, '9/12 submitted', 60_000);
-      assert.ok(posts >= 3 && keyEchoes === 2, 'both peers did quote the secrets back');
+      assert.deepEqual(peers.echoed, { token: 1, key: 2 }, 'both peers did quote the secrets back');
       await palette(page, 'Eval Runner: Show Progress');
       const frame = webview(page);
       await frame.locator('.row.state-failed').nth(2).waitFor();
@@ -244,19 +227,12 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       dom.push(...(await pageHtml()));
       const { runDir, serverOutput } = wb;
       await wb.close();
+      const log = wb.extensionLog();
       wb = undefined;
 
       // Every file the editor wrote under its run directory (profile, logs, global storage with the journal,
       // temp files), except the browser profile: SecretStorage keeps its values there, as it should.
-      const files = [];
-      (function walk(d) {
-        for (const e of readdirSync(d, { withFileTypes: true })) {
-          const p = join(d, e.name);
-          if (e.isDirectory() && p !== join(runDir, 'chromium')) walk(p);
-          else if (e.isFile()) files.push(p);
-        }
-      })(runDir);
-      const log = files.filter((f) => f.endsWith('Eval Runner.log')).map((f) => readFileSync(f, 'utf8')).join('\n');
+      const files = filesUnder(runDir, new Set([join(runDir, 'chromium')]));
       assert.match(log, /Rejected request with header Bearer \[redacted\]/, 'the log has the service\'s words, redacted');
       assert.match(log, /Process Details rendered/, 'the log was written at debug level');
       assert.ok(files.some((f) => f.endsWith('.jsonl') && statSync(f).size > 0), 'the journal is among the files searched');

@@ -4,8 +4,12 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+import { createRequire } from 'node:module';
 import { CODE_SERVER_BIN, ROOT, launchBrowser, startCodeServer, workbenchUrl } from '../harness/workbench.mjs';
+
+// Compiled by the typecheck step (out/).
+const { filesUnder } = createRequire(import.meta.url)('../../out/test/unit/helpers/secrets.js');
 
 export const RESULTS = join(ROOT, 'test-results', 'e2e');
 export const VSIX = join(ROOT, 'eval-runner.vsix');
@@ -67,14 +71,9 @@ export async function openWorkbench({ theme = 'Default Dark Modern', settings = 
     },
     /** The extension's own log (its LogOutputChannel), for failures. */
     extensionLog() {
-      const found = [];
-      (function walk(d) {
-        for (const e of readdirSync(d, { withFileTypes: true })) {
-          const p = join(d, e.name);
-          if (e.isDirectory()) walk(p);
-          else if (e.name.includes('Eval Runner') && statSync(p).size > 0) found.push(readFileSync(p, 'utf8'));
-        }
-      })(runDir);
+      const found = filesUnder(runDir)
+        .filter((p) => basename(p).includes('Eval Runner') && statSync(p).size > 0)
+        .map((p) => readFileSync(p, 'utf8'));
       return found.join('\n') || '(no extension log found)';
     },
   };

@@ -1,51 +1,23 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startSandbox } from '../../src/sandbox/server';
 import { cli } from '../unit/helpers/cli';
 import type { CliResult } from '../unit/helpers/cli';
 import { tempDir } from '../unit/helpers/runs';
+import { credentialEchoes, filesUnder } from '../unit/helpers/secrets';
 
 const TOKEN = 'pat-7Qz-SECRET-TOKEN-e4b1c9';
 const KEY = 'sk-proj-SECRET-KEY-91b3e0aa';
 const FRAGMENTS = [TOKEN, KEY, 'SECRET-TOKEN', 'SECRET-KEY'];
 
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name);
-    return statSync(path).isDirectory() ? filesUnder(path) : [path];
-  });
-}
-
 describe('secrets: a recognisable token and target key never leave their header', function () {
   this.timeout(60_000);
 
   it('appears in no log line, journal, export, error message or submitted answer, even when both peers echo them', async () => {
-    let echoedToken = 0;
-    let echoedKey = 0;
-    let posts = 0;
-    const sandbox = await startSandbox({
-      port: 0,
-      token: TOKEN,
-      benchmarkTraces: 40,
-      evaluationSeconds: 0,
-      // Peers that quote credentials back: the service in a 400 message, the model endpoint in its 401s.
-      intercept: (req, res) => {
-        if (req.url?.startsWith('/api/') && req.method === 'POST' && ++posts === 3) {
-          echoedToken++;
-          res.writeHead(400, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ code: 'req_echo', message: `Rejected request with header ${req.headers.authorization}`, data: null, success: false }));
-          return true;
-        }
-        if (req.url === '/v1/chat/completions' && echoedKey < 2) {
-          echoedKey++;
-          res.writeHead(401, { 'content-type': 'application/json' });
-          res.end(JSON.stringify({ error: { message: `Incorrect API key provided: ${req.headers.authorization} (key ${KEY})` } }));
-          return true;
-        }
-        return false;
-      },
-    });
+    // Peers that quote credentials back: the service in a 400 message, the model endpoint in its 401s.
+    const peers = credentialEchoes(KEY);
+    const sandbox = await startSandbox({ port: 0, token: TOKEN, benchmarkTraces: 40, evaluationSeconds: 0, intercept: peers.intercept });
     const stateDir = tempDir();
     const exportFile = join(tempDir(), 'results.jsonl');
     const svc = ['--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', stateDir];
@@ -60,7 +32,7 @@ describe('secrets: a recognisable token and target key never leave their header'
       outputs.push(await cli(['export', ...svc, '--format', 'csv'], env));
       outputs.push(await cli(['run', ...svc, ...target], { ...env, EVAL_RUNNER_TOKEN: `${TOKEN}-wrong` }));
 
-      assert.ok(echoedToken === 1 && echoedKey === 2, 'both peers did quote the secrets back');
+      assert.deepEqual(peers.echoed, { token: 1, key: 2 }, 'both peers did quote the secrets back');
       assert.equal(outputs[0]!.code, 1, 'the first run has the failed submission');
       assert.equal(outputs[1]!.code, 0, `the rerun submits it: ${outputs[1]!.stderr}`);
       assert.equal(outputs[5]!.code, 3, 'a wrong token is reported');
