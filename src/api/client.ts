@@ -138,7 +138,10 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const basePath = base.pathname.replace(/\/+$/, '');
 
   async function sendOnce(spec: RequestSpec, signal: AbortSignal | undefined): Promise<RawResponse> {
-    let url = new URL(basePath + spec.path, base.origin);
+    // A copy of the base URL with its path and query set: never resolved against it, where a path
+    // starting with // would name another host.
+    let url = new URL(base.href);
+    url.pathname = basePath + spec.path;
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
     const form = spec.form ? encodeForm(spec.form, encoding) : undefined;
     for (let hop = 0; ; hop++) {
@@ -180,6 +183,14 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
     callerSignal: AbortSignal | undefined,
   ): Promise<RawResponse> {
     if (callerSignal?.aborted) throw abortReason(callerSignal);
+    // The last word before the token leaves: whatever built this URL, it goes to the base URL's origin or nowhere.
+    if (url.origin !== base.origin) {
+      throw new ApiError(
+        `A request was about to go to ${url.origin} instead of the service at ${base.origin}; it was not sent`,
+        'Check the base URL; report this if it is right.',
+        { reason: 'redirect', operation: spec.operation },
+      );
+    }
     try {
       const headers: Record<string, string> = form ? { ...headersBase, 'content-type': form.contentType } : headersBase;
       const res = await httpRequest(agent, url, {
@@ -335,7 +346,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
         { reason: 'format', operation, requestCode: envelope.code },
       );
     }
-    return { message: envelope.message ?? '', data: data.data, requestCode: envelope.code };
+    return { message: envelope.message ?? '', data: redact(data.data, token), requestCode: envelope.code };
   }
 
   return {
@@ -349,7 +360,16 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   };
 }
 
-function parseBaseUrl(text: string): URL {
+function requestCodeOf(code: string | undefined, token: string): string | undefined {
+  return code === undefined ? undefined : truncate(redact(code, token), 100);
+}
+
+/**
+ * The base URL as the client uses it, or a TypeError saying what is wrong. Paths with // or a backslash are
+ * refused: they are how a URL that looks like the service's names another host ("https://svc//evil",
+ * "https://svc/\\evil"), and nothing legitimate needs them.
+ */
+export function parseBaseUrl(text: string): URL {
   let url: URL;
   try {
     url = new URL(text);
@@ -360,6 +380,10 @@ function parseBaseUrl(text: string): URL {
     throw new TypeError(`The base URL must start with http:// or https:// (got ${url.protocol}).`);
   }
   if (url.username || url.password) throw new TypeError('The base URL must not contain a user name or password.');
+  const afterHost = text.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/\\?#]*/i, '');
+  if (afterHost.includes('\\') || url.pathname.includes('//')) {
+    throw new TypeError(`The base URL's path must not contain "//" or "\\" (got "${truncate(text, 200)}"): write it as e.g. https://evals.example.com/api-root.`);
+  }
   url.search = '';
   url.hash = '';
   return url;
@@ -467,7 +491,8 @@ function interpret(raw: RawResponse, operation: string, token: string): Envelope
     operation,
     status: raw.status,
     serviceMessage: rawMessage ? redact(rawMessage, token) : undefined,
-    requestCode: envelope?.code ?? (typeof loose?.code === 'string' ? loose.code : undefined),
+    // The code is the service's words too: a hostile service can echo the token there as well as in the message.
+    requestCode: requestCodeOf(envelope?.code ?? (typeof loose?.code === 'string' ? loose.code : undefined), token),
     retryAfterMs: parseRetryAfter(raw.headers['retry-after']),
   };
   if (raw.status < 200 || raw.status >= 300) throw statusError(facts);
@@ -492,7 +517,8 @@ function interpret(raw: RawResponse, operation: string, token: string): Envelope
       { ...facts, reason: 'rejected' },
     );
   }
-  return envelope;
+  // Everything but the prompt list goes on into logs, the journal and messages: the redacted words only.
+  return { ...envelope, code: facts.requestCode, message: facts.serviceMessage ?? null };
 }
 
 /** The prompt items, extra fields dropped, when every item is {traceId: string, content: string}; else undefined. */

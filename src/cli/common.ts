@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { createApiClient } from '../api/client';
+import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError } from '../api/errors';
 import { EVALUATION_KINDS, otherKind } from '../api/kinds';
@@ -31,10 +31,9 @@ export function serviceArgs(v: { 'base-url'?: string; evaluation?: string; kind?
   const baseUrl = v['base-url'] ?? env.EVAL_RUNNER_BASE_URL;
   if (!baseUrl) throw new UsageError('--base-url is required (or set EVAL_RUNNER_BASE_URL).');
   try {
-    const url = new URL(baseUrl);
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error();
-  } catch {
-    throw new UsageError(`--base-url must be an http:// or https:// URL (got "${baseUrl}").`);
+    parseBaseUrl(baseUrl);
+  } catch (error) {
+    throw new UsageError(`--base-url: ${(error as Error).message}`);
   }
   if (v.evaluation === undefined) throw new UsageError('--evaluation is required.');
   return {

@@ -1,13 +1,14 @@
-import { createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import { exportLines } from '../core/exportResults';
+import { exportLines, exportToFile } from '../core/exportResults';
 import { JournalLockedError, journalPath, openJournal, readJournal } from '../core/journal';
 import { LOCAL_STATES, STATE_LABELS, TraceStore } from '../core/traceStore';
 import { choiceOption, parseCommandArgs } from './args';
 import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
+import { invalidLinesNote } from './runCommand';
+import { safeJson, safeText } from './terminalText';
 
 export const PROMPTS_HELP = `Usage: eval-runner prompts --base-url URL --evaluation ID --kind K [--json]
 
@@ -28,8 +29,8 @@ export async function promptsCommand(argv: string[], out: NodeJS.WritableStream)
       if (isNotFound(error)) throw new UsageError(`${(error as Error).message}${await otherKindHint(client, args)}`);
       throw error;
     });
-    if (v.json) out.write(`${JSON.stringify(items)}\n`);
-    else for (const item of items) out.write(`${item.traceId}\t${preview(item.content)}\n`);
+    if (v.json) out.write(`${safeJson(JSON.stringify(items))}\n`);
+    else for (const item of items) out.write(`${safeText(`${item.traceId}\t${preview(item.content)}`)}\n`);
     return EXIT.ok;
   } finally {
     await client.close();
@@ -80,7 +81,7 @@ export async function submitCommand(argv: string[], out: NodeJS.WritableStream):
     await journal.append({ t: 'answer', id: v.trace, a: answer, at: Date.now(), by: 'user' });
     const result = await client.submitAnswer(args.kind, args.evaluationId, v.trace, answer);
     await journal.append({ t: 'submitted', id: v.trace, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) });
-    out.write(`Submitted trace ${JSON.stringify(v.trace)}: ${result.message || result.data} (${result.requestCode ?? 'no request code'})\n`);
+    out.write(`${safeText(`Submitted trace ${JSON.stringify(v.trace)}: ${result.message || result.data} (${result.requestCode ?? 'no request code'})`)}\n`);
     return EXIT.ok;
   } finally {
     await journal.close();
@@ -111,7 +112,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
   const counts = store.snapshotCounts();
   const failed = [...store.traces.values()].filter((t) => t.state === 'failed').map((t) => ({ traceId: t.traceId, reason: t.error }));
   if (v.json) {
-    out.write(`${JSON.stringify({ journal: path, total: store.total, counts, failed, tornTail: replay.tornTail })}\n`);
+    out.write(`${safeJson(JSON.stringify({ journal: path, total: store.total, counts, failed, tornTail: replay.tornTail, invalidLines: replay.corruptLines }))}\n`);
     return EXIT.ok;
   }
   if (replay.records.length === 0) {
@@ -120,34 +121,47 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
   }
   out.write(`${args.kind} evaluation ${args.evaluationId}: ${counts.submitted}/${store.total} submitted\n`);
   for (const state of LOCAL_STATES) out.write(`  ${STATE_LABELS[state].padEnd(18)} ${counts[state]}\n`);
-  for (const f of failed.slice(0, 20)) out.write(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}\n`);
+  for (const f of failed.slice(0, 20)) out.write(`${safeText(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`)}\n`);
+  if (replay.corruptLines) out.write(`${invalidLinesNote(replay.corruptLines, path)}\n`);
   out.write(`journal: ${path}\n`);
   return EXIT.ok;
 }
 
-export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--state-dir DIR]
+export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--bom] [--state-dir DIR]
 
 Writes every journaled trace: traceId, prompt, answer, state, timings, error. No secrets are ever in it.
+CSV cells that a spreadsheet would run as a formula (=, +, -, @ first) start with an apostrophe.
 ${SERVICE_HELP}
   --format jsonl|csv
-  --out FILE                  write here instead of stdout
+  --out FILE                  write here (owner-only, 0600) instead of stdout
+  --bom                       CSV: start with a UTF-8 byte order mark, for Excel
   --state-dir DIR             journal location (see "run --help")
 `;
 
 export async function exportCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
-  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, format: { type: 'string' }, out: { type: 'string' }, 'state-dir': { type: 'string' } });
+  const v = parseCommandArgs(argv, {
+    ...SERVICE_OPTIONS,
+    format: { type: 'string' },
+    out: { type: 'string' },
+    bom: { type: 'boolean' },
+    'state-dir': { type: 'string' },
+  });
   if (v.help) return write(out, EXPORT_HELP);
   const args = serviceArgs(v);
   const format = choiceOption(v.format, 'format', ['jsonl', 'csv'] as const);
+  if (v.bom && format !== 'csv') throw new UsageError('--bom is for --format csv.');
   const { store } = await storeFor(args, v['state-dir']);
-  const target = v.out ? createWriteStream(v.out) : out;
-  for (const line of exportLines(store, format)) {
-    if (!target.write(line)) await once(target, 'drain');
-  }
+  const options = { bom: v.bom === true };
   if (v.out) {
-    (target as NodeJS.WritableStream).end();
-    await once(target, 'finish');
-    process.stderr.write(`Exported ${store.traces.size} trace(s) to ${v.out}.\n`);
+    const count = await exportToFile(store, format, v.out, options);
+    process.stderr.write(`Exported ${count} trace(s) to ${v.out}.\n`);
+    return EXIT.ok;
+  }
+  // To stdout: JSONL with the controls JSON leaves raw escaped (the same values); CSV byte for byte into a
+  // pipe, made inert when a terminal would act on it.
+  const inert = format === 'jsonl' ? safeJson : (out as NodeJS.WriteStream).isTTY ? (l: string) => `${safeText(l.slice(0, -2))}\r\n` : undefined;
+  for (const line of exportLines(store, format, options)) {
+    if (!out.write(inert ? inert(line) : line)) await once(out, 'drain');
   }
   return EXIT.ok;
 }

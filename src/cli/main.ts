@@ -4,6 +4,7 @@ import { EXIT } from './exitCodes';
 import { exportCommand, promptsCommand, statusCommand, submitCommand } from './inspectCommands';
 import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
+import { safeText } from './terminalText';
 
 const HELP = `Usage: eval-runner <command> [options]
 
@@ -38,7 +39,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`eval-runner: unknown command "${name}".\n${HELP}`);
+    process.stderr.write(`eval-runner: unknown command "${safeText(name)}".\n${HELP}`);
     return EXIT.usage;
   }
   try {
@@ -46,7 +47,7 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const { message, code } = explain(error);
     const usageHint = code === EXIT.usage ? `\nRun "eval-runner ${name} --help" for usage.` : '';
-    process.stderr.write(`eval-runner ${name}: ${message}${usageHint}\n`);
+    process.stderr.write(safeText(`eval-runner ${name}: ${message}${usageHint}`) + '\n');
     return code;
   }
 }
@@ -56,7 +57,7 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
-    process.stderr.write(`eval-runner: ${String(error)}\n`);
+    process.stderr.write(`eval-runner: ${safeText(String(error))}\n`);
     process.exitCode = 1;
   },
 );

@@ -1,5 +1,6 @@
 import type { RunProgress } from '../core/engine';
 import { progressText } from '../core/progressText';
+import { safeText } from './terminalText';
 
 /** One live line on a terminal; periodic plain lines elsewhere (CI logs). */
 export function progressReporter(stream: NodeJS.WriteStream, label: string): { update(p: RunProgress): void; end(): void } {
@@ -8,7 +9,8 @@ export function progressReporter(stream: NodeJS.WriteStream, label: string): { u
   let shown = false;
   return {
     update(p) {
-      const text = progressText(label, p);
+      // The waiting reason quotes the service: made inert before the line's own control codes go around it.
+      const text = safeText(progressText(label, p));
       if (tty) {
         stream.write(`\r\x1b[K${text.slice(0, (stream.columns || 120) - 1)}`);
         shown = true;

@@ -13,6 +13,7 @@ import type { ExitCode } from './exitCodes';
 import { summaryText } from '../core/progressText';
 import { progressReporter } from './progressLine';
 import { TARGET_HELP, TARGET_OPTIONS, targetFromArgs } from './targetOptions';
+import { safeJson, safeText } from './terminalText';
 
 export const RUN_HELP = `Usage: eval-runner run --base-url URL --evaluation ID --kind benchmark|robustness --target KIND [options]
 
@@ -24,7 +25,8 @@ ${SERVICE_HELP}
   --concurrency N             traces handled at once (default 8)
   --state-dir DIR             where journals live (default $XDG_STATE_HOME/eval-runner or ~/.local/state/eval-runner)
   --wait-for-generation S     robustness: wait up to S seconds for the adversarial prompts (default 0: ask once)
-  --on-target-error fail|submit  after 3 tries, fail the trace (default) or submit the error/refusal text
+  --on-target-error fail|submit  after 3 tries, fail the trace (default) or submit a fixed description of
+                              the error ("target error: HTTP 500"; a model's refusal is an answer anyway)
   --encoding urlencoded|multipart  form encoding of submissions (default urlencoded)
   --no-journal                keep nothing on disk (for measuring the journal's cost; no resume)
   --json                      JSON lines on stdout: progress events and one final summary
@@ -88,7 +90,7 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
       if (opened.replay.tornTail) {
         io.stderr.write(`Note: the journal's last line was cut short by an earlier crash; it was dropped (that trace is simply redone).\n`);
       }
-      if (opened.replay.corruptLines) io.stderr.write(`Note: ${opened.replay.corruptLines} unreadable journal line(s) were skipped.\n`);
+      if (opened.replay.corruptLines) io.stderr.write(`${invalidLinesNote(opened.replay.corruptLines, path)}\n`);
       await journal.append({
         t: 'run',
         at: Date.now(),
@@ -114,13 +116,13 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
       ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
       progressIntervalMs: req.json ? 1000 : 200,
       onProgress: (p) => {
-        if (req.json) io.stdout.write(`${JSON.stringify({ type: 'progress', ...p })}\n`);
+        if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'progress', ...p }))}\n`);
         else reporter!.update(p);
       },
       onLog: (level, message) => {
         if (level !== 'info' || !req.json) {
           reporter?.end();
-          io.stderr.write(`${level === 'info' ? '' : `${level}: `}${message}\n`);
+          io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);
         }
       },
     });
@@ -133,14 +135,18 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
     if (summary.outcome === 'auth') summary.message = `${summary.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`;
     if (req.json) {
       const { error: _error, ...rest } = summary;
-      io.stdout.write(`${JSON.stringify({ type: 'summary', exitCode: code, ...rest })}\n`);
-    } else io.stdout.write(`${summaryText(req.label, summary)}\n`);
+      io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: code, ...rest }))}\n`);
+    } else io.stdout.write(`${safeText(summaryText(req.label, summary))}\n`);
     return { summary, code };
   } finally {
     await journal.close();
     await req.target.close?.();
     await client.close();
   }
+}
+
+export function invalidLinesNote(count: number, path: string): string {
+  return `Note: ${count} line(s) of the journal ${path} are unreadable or not a record Eval Runner wrote; they were skipped and nothing is submitted from them.`;
 }
 
 /** Ctrl-C once: finish in-flight traces and save; twice: abort at once. */
@@ -195,7 +201,8 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     json: v.json === true,
     label: `${args.kind} ${args.evaluationId}`,
   };
-  const { target, timeoutMs } = targetFromArgs(v, concurrency);
+  const { target, timeoutMs, warnings } = targetFromArgs(v, concurrency);
+  for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
   try {
     const { code } = await executeRun(

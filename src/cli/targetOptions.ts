@@ -1,7 +1,8 @@
 import { createCommandTarget } from '../core/targets/commandTarget';
 import { createEchoTarget } from '../core/targets/echoTarget';
 import { createHttpTarget } from '../core/targets/httpTarget';
-import { createOpenAiTarget } from '../core/targets/openaiTarget';
+import { OPENAI_API_ORIGIN, createOpenAiTarget } from '../core/targets/openaiTarget';
+import { plainHttpWarning } from '../core/targets/targetSecrets';
 import type { Target } from '../core/targets/target';
 import { choiceOption, intOption, numberOption } from './args';
 import { UsageError } from './exitCodes';
@@ -18,6 +19,7 @@ export const TARGET_OPTIONS = {
   'max-tokens': { type: 'string' },
   'api-key-env': { type: 'string' },
   header: { type: 'string', multiple: true },
+  'header-env': { type: 'string', multiple: true },
   'http-url': { type: 'string' },
   'http-method': { type: 'string' },
   'body-template': { type: 'string' },
@@ -31,26 +33,73 @@ export const TARGET_HELP = `Targets (--target):
     --openai-base-url URL       e.g. https://api.openai.com/v1 (required)
     --model NAME                (required)
     --system-prompt TEXT, --temperature T, --max-tokens N
-    --api-key-env NAME          environment variable holding the API key (default OPENAI_API_KEY)
+    --api-key-env NAME          environment variable holding the API key; without it, OPENAI_API_KEY
+                                is sent to https://api.openai.com only, and other endpoints get no key
   http                        your own JSON endpoint:
     --http-url URL              (required)   --http-method M (default POST)
     --body-template JSON        {{prompt}} is replaced, JSON-escaped (default {"prompt": "{{prompt}}"})
     --answer-path PATH          e.g. choices.0.message.content (required)
   command                     a shell command per prompt: prompt on stdin, answer on stdout
     --command CMD               (required)
-  --header 'Name: value'      extra request header for openai/http (repeatable)
+  --header 'Name: value'      extra request header for openai/http (repeatable; shows in process lists:
+                                put secrets in --header-env)
+  --header-env 'Name=VAR'     a header whose value is read from environment variable VAR (repeatable)
   --target-timeout SECONDS    per target call (default 600)`;
 
 type TargetValues = { [K in keyof typeof TARGET_OPTIONS]?: (typeof TARGET_OPTIONS)[K] extends { multiple: true } ? string[] : string };
 
-function headers(list: string[] | undefined): Record<string, string> {
+function headers(v: TargetValues, env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const h of list ?? []) {
+  for (const h of v.header ?? []) {
     const i = h.indexOf(':');
-    if (i <= 0) throw new UsageError(`--header must look like 'Name: value' (got "${h}").`);
+    // The value is not quoted back: it may be a secret someone put here anyway.
+    if (i <= 0) throw new UsageError(`--header must look like 'Name: value' (got one without a name and a colon).`);
     out[h.slice(0, i).trim().toLowerCase()] = h.slice(i + 1).trim();
   }
+  for (const h of v['header-env'] ?? []) {
+    const m = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*=\s*([A-Za-z_][A-Za-z0-9_]*)\s*$/.exec(h);
+    if (!m) throw new UsageError(`--header-env must look like 'Name=ENV_VAR' (got "${h}").`);
+    const value = env[m[2]!];
+    if (!value) throw new UsageError(`--header-env ${m[1]}=${m[2]}: the environment variable ${m[2]} is not set.`);
+    out[m[1]!.toLowerCase()] = value.trim();
+  }
   return out;
+}
+
+/** The variables this run reads secrets from: a command target never sees them. */
+function secretVariables(v: TargetValues): string[] {
+  const fromHeaders = (v['header-env'] ?? []).map((h) => h.split('=')[1]?.trim() ?? '').filter(Boolean);
+  return [...(v['api-key-env'] ? [v['api-key-env']] : []), ...fromHeaders];
+}
+
+/**
+ * The model key: from the variable the user named, else OPENAI_API_KEY for OpenAI's own API only. A key
+ * meant for one provider must not reach whatever endpoint a flag points at (a local server, a proxy, a typo).
+ */
+function openAiKey(v: TargetValues, baseUrl: string, env: NodeJS.ProcessEnv): { apiKey: string | undefined; authHint: string } {
+  const named = v['api-key-env'];
+  if (named) {
+    const apiKey = env[named]?.trim();
+    if (!apiKey) throw new UsageError(`--api-key-env ${named}: the environment variable ${named} is not set.`);
+    return { apiKey, authHint: `Check the key in ${named}.` };
+  }
+  if (new URL(baseUrl).origin === OPENAI_API_ORIGIN) {
+    return { apiKey: env.OPENAI_API_KEY?.trim() || undefined, authHint: 'Set OPENAI_API_KEY, or name the variable with --api-key-env NAME.' };
+  }
+  return {
+    apiKey: undefined,
+    authHint: `No key was sent: OPENAI_API_KEY goes only to ${OPENAI_API_ORIGIN}. Name the variable holding this endpoint's key with --api-key-env NAME.`,
+  };
+}
+
+function httpUrl(value: string, flag: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return value;
+  } catch {
+    // reported below
+  }
+  throw new UsageError(`--${flag} must be an http:// or https:// URL.`);
 }
 
 function required(value: string | undefined, name: string, target: string): string {
@@ -58,41 +107,60 @@ function required(value: string | undefined, name: string, target: string): stri
   return value;
 }
 
-export function targetFromArgs(v: TargetValues, concurrency: number, env = process.env): { target: Target; timeoutMs: number } {
+export interface CliTarget {
+  target: Target;
+  timeoutMs: number;
+  /** Said once before the run: a credential about to cross a network in plain http. */
+  warnings: string[];
+}
+
+export function targetFromArgs(v: TargetValues, concurrency: number, env = process.env): CliTarget {
   const kind = choiceOption(v.target, 'target', TARGET_KINDS);
   const timeoutMs = intOption(v['target-timeout'], 'target-timeout', 600, 1, 86_400) * 1000;
   switch (kind) {
     case 'echo':
-      return { target: createEchoTarget(), timeoutMs };
+      return { target: createEchoTarget(), timeoutMs, warnings: [] };
     case 'openai': {
-      const keyEnv = v['api-key-env'] ?? 'OPENAI_API_KEY';
-      return {
-        target: createOpenAiTarget({
-          baseUrl: required(v['openai-base-url'], 'openai-base-url', kind),
-          model: required(v.model, 'model', kind),
-          apiKey: env[keyEnv],
-          ...(v['system-prompt'] ? { systemPrompt: v['system-prompt'] } : {}),
-          ...(v.temperature !== undefined ? { temperature: numberOption(v.temperature, 'temperature', 1, 0, 2) } : {}),
-          ...(v['max-tokens'] !== undefined ? { maxTokens: intOption(v['max-tokens'], 'max-tokens', 0, 1) } : {}),
-          headers: headers(v.header),
-          connections: concurrency,
-        }),
-        timeoutMs,
-      };
+      const baseUrl = httpUrl(required(v['openai-base-url'], 'openai-base-url', kind), 'openai-base-url');
+      const { apiKey, authHint } = openAiKey(v, baseUrl, env);
+      const extra = headers(v, env);
+      const target = createOpenAiTarget({
+        baseUrl,
+        model: required(v.model, 'model', kind),
+        apiKey,
+        authHint,
+        ...(v['system-prompt'] ? { systemPrompt: v['system-prompt'] } : {}),
+        ...(v.temperature !== undefined ? { temperature: numberOption(v.temperature, 'temperature', 1, 0, 2) } : {}),
+        ...(v['max-tokens'] !== undefined ? { maxTokens: intOption(v['max-tokens'], 'max-tokens', 0, 1) } : {}),
+        headers: extra,
+        connections: concurrency,
+      });
+      const hasSecret = apiKey !== undefined || Object.keys(extra).length > 0;
+      return { target, timeoutMs, warnings: hasSecret ? compact([plainHttpWarning(baseUrl, 'The model key')]) : [] };
     }
-    case 'http':
-      return {
-        target: createHttpTarget({
-          url: required(v['http-url'], 'http-url', kind),
-          ...(v['http-method'] ? { method: v['http-method'] } : {}),
-          ...(v['body-template'] ? { bodyTemplate: v['body-template'] } : {}),
-          answerPath: required(v['answer-path'], 'answer-path', kind),
-          headers: headers(v.header),
-          connections: concurrency,
-        }),
-        timeoutMs,
-      };
+    case 'http': {
+      const url = httpUrl(required(v['http-url'], 'http-url', kind), 'http-url');
+      const extra = headers(v, env);
+      const target = createHttpTarget({
+        url,
+        ...(v['http-method'] ? { method: v['http-method'] } : {}),
+        ...(v['body-template'] ? { bodyTemplate: v['body-template'] } : {}),
+        answerPath: required(v['answer-path'], 'answer-path', kind),
+        headers: extra,
+        connections: concurrency,
+      });
+      const hasSecret = Object.keys(extra).length > 0 || new URL(url).search !== '';
+      return { target, timeoutMs, warnings: hasSecret ? compact([plainHttpWarning(url, 'The HTTP target\'s headers and query')]) : [] };
+    }
     case 'command':
-      return { target: createCommandTarget({ command: required(v.command, 'command', kind) }), timeoutMs };
+      return {
+        target: createCommandTarget({ command: required(v.command, 'command', kind), withhold: secretVariables(v) }),
+        timeoutMs,
+        warnings: [],
+      };
   }
+}
+
+function compact(list: Array<string | undefined>): string[] {
+  return list.filter((w): w is string => w !== undefined);
 }

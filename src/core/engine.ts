@@ -268,19 +268,24 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
             );
             return 'stopped';
           }
-          if (++rateLimits > maxRateLimitRetries) return giveUp(te);
+          if (++rateLimits > maxRateLimitRetries) return giveUp(info, te);
           log('warn', `Target rate limit on trace "${info.traceId}"; concurrency now ${limiter.limit}.`);
           if (te.details.retryAfterMs === undefined) await sleep(backoffDelay(rateLimits, RATE_LIMIT_BACKOFF), signal);
           continue;
         }
-        if (!te.retryable || ++failures > targetRetries) return giveUp(te);
+        if (!te.retryable || ++failures > targetRetries) return giveUp(info, te);
         await sleep(backoffDelay(failures, TARGET_FAILURE_BACKOFF), signal);
       }
     }
   }
 
-  function giveUp(error: TargetError): TargetResult {
-    if (options.onTargetError === 'submit') return { answer: error.message, ms: 0, errorAnswer: true };
+  function giveUp(info: TraceInfo, error: TargetError): TargetResult {
+    // Fixed words, never the endpoint's text: an error body can quote a key, and this answer goes to the service.
+    // The log keeps the (redacted) reason, so a user can see why.
+    if (options.onTargetError === 'submit') {
+      logFailure(`Trace "${info.traceId}" failed at the target (${error.message}); submitting "${error.submittable}" as its answer.`);
+      return { answer: error.submittable, ms: 0, errorAnswer: true };
+    }
     return { fail: error.message };
   }
 

@@ -1,3 +1,6 @@
+import { createWriteStream } from 'node:fs';
+import { chmod } from 'node:fs/promises';
+import { once } from 'node:events';
 import type { TraceInfo, TraceStore } from './traceStore';
 
 export type ExportFormat = 'jsonl' | 'csv';
@@ -18,17 +21,42 @@ function row(t: TraceInfo): Record<(typeof COLUMNS)[number], string | number | b
   };
 }
 
-function csvCell(value: string | number | boolean | null): string {
+/**
+ * One RFC 4180 cell. Text a spreadsheet would read as a formula (=, +, -, @, tab, carriage return first) gets
+ * a leading apostrophe (OWASP's CSV-injection rule): prompts, answers and trace ids come from the service
+ * and the model, and robustness prompts are adversarial by design.
+ */
+export function csvCell(value: string | number | boolean | null): string {
   if (value === null) return '';
-  const text = String(value);
+  if (typeof value !== 'string') return String(value);
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
   return /[",\r\n]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
 }
 
+export interface ExportOptions {
+  /** A UTF-8 byte order mark first, so Excel reads the CSV as UTF-8. */
+  bom?: boolean;
+}
+
 /** Results as JSONL or CSV (RFC 4180): trace data and timings only; the journal holds no secrets to leak. */
-export function* exportLines(store: TraceStore, format: ExportFormat): Generator<string> {
-  if (format === 'csv') yield `${COLUMNS.join(',')}\r\n`;
+export function* exportLines(store: TraceStore, format: ExportFormat, options: ExportOptions = {}): Generator<string> {
+  if (format === 'csv') yield `${options.bom ? '\uFEFF' : ''}${COLUMNS.join(',')}\r\n`;
   for (const trace of store.traces.values()) {
     const r = row(trace);
     yield format === 'jsonl' ? `${JSON.stringify(r)}\n` : `${COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`;
   }
+}
+
+/**
+ * Writes the export to a file readable by its owner only (answers can be confidential), streaming so 100k
+ * traces never sit in memory as one string. An existing file is truncated and made owner-only too.
+ */
+export async function exportToFile(store: TraceStore, format: ExportFormat, path: string, options: ExportOptions = {}): Promise<number> {
+  const out = createWriteStream(path, { mode: 0o600 });
+  await once(out, 'open');
+  await chmod(path, 0o600);
+  for (const line of exportLines(store, format, options)) if (!out.write(line)) await once(out, 'drain');
+  out.end();
+  await once(out, 'finish');
+  return store.traces.size;
 }

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, openSync, writeSync } from 'node:fs';
+import { closeSync, constants, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rm, truncate } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
+import * as z from 'zod/mini';
 import type { EvaluationKind } from '../api/kinds';
 
 /**
@@ -11,13 +12,44 @@ import type { EvaluationKind } from '../api/kinds';
  * ever hand it trace ids, prompts, answers and reasons.
  */
 export type JournalRecord =
-  | { t: 'run'; at: number; origin: string; kind: EvaluationKind; evaluationId: number; target: string }
+  | { t: 'run'; at: number; origin?: string; kind?: EvaluationKind; evaluationId?: number; target?: string }
   | { t: 'list'; at: number; total: number }
   /** An answer from the target (or a reviewer). `err`: the text is a refusal or error submitted as the answer. */
   | { t: 'answer'; id: string; p?: string; a: string; at: number; ms?: number; err?: boolean; by?: 'target' | 'user' }
   | { t: 'submitted'; id: string; at: number; code?: string }
   | { t: 'failed'; id: string; p?: string; reason: string; stage: 'target' | 'submit'; at: number }
   | { t: 'skipped'; id: string; reason: string; at: number };
+
+// The shape every record must have to be replayed. A hand-edited or foreign line that does not fit (an answer
+// of null, a record without a trace id) is counted as unreadable and never acted on: submitting it would send
+// "null" or a trace "undefined" to the service.
+const at = z.number();
+const id = z.string().check(z.minLength(1));
+const recordSchema = z.discriminatedUnion('t', [
+  // A run record is only ever read, never acted on: its details are optional.
+  z.object({
+    t: z.literal('run'),
+    at,
+    origin: z.optional(z.string()),
+    kind: z.optional(z.enum(['benchmark', 'robustness'])),
+    evaluationId: z.optional(z.number()),
+    target: z.optional(z.string()),
+  }),
+  z.object({ t: z.literal('list'), at, total: z.number() }),
+  z.object({
+    t: z.literal('answer'),
+    id,
+    p: z.optional(z.string()),
+    a: z.string(),
+    at,
+    ms: z.optional(z.number()),
+    err: z.optional(z.boolean()),
+    by: z.optional(z.enum(['target', 'user'])),
+  }),
+  z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()) }),
+  z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
+  z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
+]);
 
 export interface JournalKey {
   origin: string;
@@ -29,7 +61,7 @@ export interface JournalReadResult {
   records: JournalRecord[];
   /** A last line cut short by a crash: dropped and reported, never fatal. */
   tornTail: boolean;
-  /** Unreadable lines elsewhere (skipped). */
+  /** Lines elsewhere that are not JSON or not a record of a known shape: skipped, never acted on. */
   corruptLines: number;
 }
 
@@ -78,12 +110,15 @@ export function parseJournal(text: string): JournalReadResult {
 }
 
 function parseLine(line: string): JournalRecord | undefined {
+  let value: unknown;
   try {
-    const value = JSON.parse(line) as { t?: unknown };
-    return value && typeof value === 'object' && typeof value.t === 'string' ? (value as JournalRecord) : undefined;
+    value = JSON.parse(line);
   } catch {
     return undefined;
   }
+  const parsed = recordSchema.safeParse(value);
+  // The parsed copy drops unknown fields; records written by a newer version keep their known meaning.
+  return parsed.success ? (parsed.data as JournalRecord) : undefined;
 }
 
 export interface OpenJournalOptions {
@@ -101,7 +136,8 @@ export async function openJournal(
   options: OpenJournalOptions = {},
 ): Promise<{ journal: Journal; replay: JournalReadResult }> {
   const maxBatch = options.maxBatch ?? 512;
-  await mkdir(join(path, '..'), { recursive: true });
+  // Owner-only: the journal holds prompts and answers, which can be confidential.
+  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
   await acquireLock(`${path}.lock`);
   const replay = await readJournal(path);
   // Appending after a torn line would glue the next record onto it: cut it first.
@@ -193,26 +229,94 @@ async function acquireLock(lockPath: string): Promise<void> {
   if (heldLocks.has(lockPath)) {
     throw new JournalLockedError('This evaluation is already running in this process; wait for it to finish or cancel it.');
   }
-  for (let attempt = 0; attempt < 2; attempt++) {
+  for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      const fd = openSync(lockPath, 'wx');
-      writeSync(fd, String(process.pid));
-      closeSync(fd);
+      writeNewFile(lockPath, String(process.pid));
       heldLocks.add(lockPath);
       return;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const holder = Number((await readFile(lockPath, 'utf8').catch(() => '')).trim());
-      if (holder && holder !== process.pid && isAlive(holder)) {
-        throw new JournalLockedError(
-          `Another Eval Runner process (pid ${holder}) is running this evaluation; wait for it to finish or stop it.`,
-        );
-      }
-      // The holder died (a crash or SIGKILL): the lock is stale.
-      await rm(lockPath, { force: true });
     }
+    const holder = await lockHolder(lockPath);
+    if (holder === undefined) continue; // released meanwhile: create it again
+    if (holder && holder !== process.pid && isAlive(holder)) {
+      throw new JournalLockedError(`Another Eval Runner process (pid ${holder}) is running this evaluation; wait for it to finish or stop it.`);
+    }
+    // The holder died (a crash or SIGKILL): the lock is stale. Taking it over must be atomic, or two runs
+    // started together would both delete it and both go on.
+    if (await takeOverStaleLock(lockPath, holder)) {
+      heldLocks.add(lockPath);
+      return;
+    }
+    // Another process is taking over: it will hold the lock (and the check above refuses) in a moment.
+    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
   }
   throw new JournalLockedError('Could not lock the journal; try again.');
+}
+
+/**
+ * Takes over a lock whose holder is dead. Takeovers are serialised by a second lock file created exclusively;
+ * inside it, the lock is replaced by a rename (so it never disappears, and a plain exclusive create elsewhere
+ * keeps failing) only if it still names the dead holder seen before. Then ownership is read back.
+ */
+async function takeOverStaleLock(lockPath: string, staleHolder: number): Promise<boolean> {
+  const mutex = `${lockPath}.takeover`;
+  try {
+    writeNewFile(mutex, String(process.pid));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // A takeover mutex left by a process that died inside its few milliseconds: clear it for the next try.
+    // (Two processes clearing the same dead mutex at once could both get in; that needs a crash inside the
+    // takeover itself to begin with.)
+    const owner = await lockHolder(mutex);
+    if (owner !== undefined && (owner === 0 || !isAlive(owner))) rmSync(mutex, { force: true });
+    return false;
+  }
+  try {
+    if ((await lockHolder(lockPath)) !== staleHolder) return false;
+    renameSync(writeAside(lockPath, String(process.pid)), lockPath);
+    return (await lockHolder(lockPath)) === process.pid;
+  } finally {
+    rmSync(mutex, { force: true });
+  }
+}
+
+/**
+ * Creates a file with its whole text at once: written aside, then hard-linked into place, which fails with
+ * EEXIST when the name is taken. A reader never sees the file empty, so an empty lock is never "a holder
+ * mid-write" that another process could mistake for a dead one.
+ */
+function writeNewFile(path: string, text: string): void {
+  const aside = writeAside(path, text);
+  try {
+    linkSync(aside, path);
+  } finally {
+    rmSync(aside, { force: true });
+  }
+}
+
+function writeAside(path: string, text: string): string {
+  const aside = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  const fd = openSync(aside, 'w', 0o600);
+  try {
+    writeSync(fd, text);
+  } finally {
+    closeSync(fd);
+  }
+  return aside;
+}
+
+/** The pid a lock file names; 0 when it holds no pid (hand-edited), undefined when there is no such file. */
+async function lockHolder(path: string): Promise<number | undefined> {
+  let text: string;
+  try {
+    text = await readFile(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const pid = Number(text.trim());
+  return Number.isInteger(pid) && pid > 0 ? pid : 0;
 }
 
 function isAlive(pid: number): boolean {

@@ -198,10 +198,10 @@ export class EvaluationSession {
 
   private async savePrompts(items: PromptItem[]): Promise<void> {
     this.fetched = items;
-    await mkdir(dirname(this.promptsFile), { recursive: true });
+    await mkdir(dirname(this.promptsFile), { recursive: true, mode: 0o700 });
     // Write then rename: a crash never leaves half a snapshot.
     const tmp = `${this.promptsFile}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(items));
+    await writeFile(tmp, JSON.stringify(items), { mode: 0o600 });
     await rename(tmp, this.promptsFile);
   }
 

@@ -1,9 +1,7 @@
-import { createWriteStream } from 'node:fs';
-import { once } from 'node:events';
 import * as vscode from 'vscode';
 import { isEvaluationId } from '../api/kinds';
 import type { EvaluationKind } from '../api/kinds';
-import { exportLines } from '../core/exportResults';
+import { exportLines, exportToFile } from '../core/exportResults';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState } from '../core/traceStore';
 import { askToken } from './ctx';
@@ -13,8 +11,9 @@ import type { ProgressPanels } from './progressPanel';
 import type { EvaluationRef } from './registry';
 import { openReview, parseReviewUri } from './review';
 import type { RunController } from './runs';
-import { processDetailsUrl, writeEvaluations, writeTarget } from './settings';
-import type { TargetSettings } from './settings';
+import { writeEvaluations, writeTarget } from './settings';
+import { processDetailsUrl } from './settingsModel';
+import type { TargetSettings } from './settingsModel';
 import type { EvaluationsTree } from './tree';
 import type { TreeNode } from './treeModel';
 import { preview } from './treeModel';
@@ -84,8 +83,13 @@ export const COMMANDS = {
   'evalRunner.openProcessDetails': async (ctx, _f, arg) => {
     const ref = await pickEvaluation(ctx, arg);
     if (!ref) return;
-    const url = processDetailsUrl(ctx.settings.processDetailsUrl, ref.baseUrl, ref.evaluationId, ref.kind);
-    await vscode.env.openExternal(vscode.Uri.parse(url));
+    const page = processDetailsUrl(ctx.settings.processDetailsUrl, ref.baseUrl, ref.evaluationId, ref.kind);
+    if ('problem' in page) {
+      const choice = await vscode.window.showErrorMessage(page.problem, 'Open Settings');
+      if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.processDetailsUrl');
+      return;
+    }
+    await vscode.env.openExternal(vscode.Uri.parse(page.url, true));
   },
   'evalRunner.setToken': async (ctx, _f, arg) => {
     const origin = await pickOrigin(ctx, arg);
@@ -102,6 +106,7 @@ export const COMMANDS = {
     void vscode.window.showInformationMessage(`Token for ${origin} cleared.`);
   },
   'evalRunner.selectTarget': selectTarget,
+  'evalRunner.clearModelKey': clearModelKey,
   'evalRunner.startSandbox': async (ctx, f) => {
     const sandbox = await ctx.sandbox.start();
     await ctx.tokens.set(new URL(sandbox.baseUrl).origin, sandbox.token);
@@ -333,8 +338,9 @@ async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promise<void
   if (!ref) return;
   const format = await vscode.window.showQuickPick(
     [
-      { label: 'JSONL', format: 'jsonl' as const },
-      { label: 'CSV', format: 'csv' as const },
+      { label: 'JSONL', format: 'jsonl' as const, bom: false },
+      { label: 'CSV', format: 'csv' as const, bom: false },
+      { label: 'CSV (Excel)', description: 'with a UTF-8 byte order mark', format: 'csv' as const, bom: true },
     ],
     { title: `Export ${ref.label}` },
   );
@@ -343,20 +349,68 @@ async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promise<void
   const name = `${ref.kind}-${ref.evaluationId}.${format.format}`;
   const uri = await vscode.window.showSaveDialog({
     ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, name) } : {}),
-    filters: { [format.label]: [format.format] },
+    filters: { [format.format.toUpperCase()]: [format.format] },
   });
   if (!uri) return;
   const session = ctx.registry.session(ref);
   await session.load();
-  if (uri.scheme === 'file') {
-    const out = createWriteStream(uri.fsPath);
-    for (const line of exportLines(session.store, format.format)) if (!out.write(line)) await once(out, 'drain');
-    out.end();
-    await once(out, 'finish');
-  } else {
-    await vscode.workspace.fs.writeFile(uri, Buffer.from([...exportLines(session.store, format.format)].join(''), 'utf8'));
+  const options = { bom: format.bom };
+  if (uri.scheme === 'file') await exportToFile(session.store, format.format, uri.fsPath, options);
+  else {
+    await vscode.workspace.fs.writeFile(uri, Buffer.from([...exportLines(session.store, format.format, options)].join(''), 'utf8'));
   }
   void vscode.window.showInformationMessage(`Exported ${session.store.traces.size} traces to ${uri.fsPath || uri.toString()}.`);
+}
+
+/**
+ * One header holding a secret (an API key header), if the endpoint takes one: its value goes to secret
+ * storage under the endpoint's origin, its name into settings. undefined: cancelled.
+ */
+async function askSecretHeader(ctx: Ctx, url: string): Promise<string[] | undefined> {
+  let origin: string;
+  try {
+    origin = new URL(url).origin;
+  } catch {
+    void vscode.window.showErrorMessage(`"${url}" is not a URL.`);
+    return undefined;
+  }
+  const name = await vscode.window.showInputBox({
+    title: 'HTTP endpoint: secret header',
+    prompt: 'Header that carries a key, e.g. Authorization or X-Api-Key (its value is kept in secret storage); leave empty for none',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() === '' || /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(v.trim()) ? undefined : 'Not a header name.'),
+  });
+  if (name === undefined) return undefined;
+  if (!name.trim()) return [];
+  const value = await vscode.window.showInputBox({
+    title: `HTTP endpoint: ${name.trim()}`,
+    prompt: `Value of ${name.trim()} (kept in secret storage, sent only to ${origin})`,
+    password: true,
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? undefined : 'Required.'),
+  });
+  if (!value) return undefined;
+  await ctx.tokens.setHeader(origin, name.trim(), value.trim());
+  return [name.trim().toLowerCase()];
+}
+
+async function clearModelKey(ctx: Ctx): Promise<void> {
+  const t = ctx.settings.target;
+  const current = t.type === 'openai' ? t.baseUrl : t.type === 'http' ? t.url : undefined;
+  const origins = new Set(ctx.tokens.knownOrigins());
+  try {
+    if (current) origins.add(new URL(current).origin);
+  } catch {
+    // an invalid target URL has no key to clear
+  }
+  if (origins.size === 0) {
+    void vscode.window.showInformationMessage('No model keys or secret headers are stored.');
+    return;
+  }
+  const origin = await vscode.window.showQuickPick([...origins], { title: 'Clear the model key and secret headers of which endpoint?' });
+  if (!origin) return;
+  await ctx.tokens.clearModelKey(origin);
+  void vscode.window.showInformationMessage(`Cleared the model key and secret headers of ${origin}; the next run there asks again.`);
 }
 
 async function selectTarget(ctx: Ctx): Promise<void> {
@@ -385,14 +439,25 @@ async function selectTarget(ctx: Ctx): Promise<void> {
       if (!baseUrl) return;
       const model = await ask('OpenAI-compatible endpoint (2/3)', 'Model name', 'gpt-4o-mini');
       if (!model) return;
+      let origin: string;
+      try {
+        origin = new URL(baseUrl.trim()).origin;
+      } catch {
+        void vscode.window.showErrorMessage(`"${baseUrl.trim()}" is not a URL.`);
+        return;
+      }
+      const stored = await ctx.tokens.getModelKey(origin);
       const key = await vscode.window.showInputBox({
         title: 'OpenAI-compatible endpoint (3/3)',
-        prompt: 'API key (kept in secret storage; leave empty for endpoints without one)',
+        prompt: stored
+          ? `API key for ${origin} (one is stored; leave empty to keep it)`
+          : `API key for ${origin} (kept in secret storage and sent only there; leave empty if it needs none)`,
         password: true,
         ignoreFocusOut: true,
       });
       if (key === undefined) return;
-      if (key.trim()) await ctx.tokens.setOpenAiKey(key.trim());
+      if (key.trim()) await ctx.tokens.setModelKey(origin, key.trim());
+      else if (!stored) await ctx.tokens.markKeyless(origin);
       target = { type: 'openai', baseUrl: baseUrl.trim(), model: model.trim() };
       break;
     }
@@ -417,7 +482,9 @@ async function selectTarget(ctx: Ctx): Promise<void> {
       if (!bodyTemplate) return;
       const answerPath = await ask('HTTP endpoint (3/3)', 'Where the answer is in the JSON response', 'choices.0.message.content');
       if (!answerPath) return;
-      target = { type: 'http', url: url.trim(), bodyTemplate, answerPath: answerPath.trim() };
+      const secretHeaders = await askSecretHeader(ctx, url.trim());
+      if (!secretHeaders) return;
+      target = { type: 'http', url: url.trim(), bodyTemplate, answerPath: answerPath.trim(), ...(secretHeaders.length ? { secretHeaders } : {}) };
       break;
     }
     case 'command': {

@@ -1,18 +1,19 @@
 import * as vscode from 'vscode';
-import { createApiClient } from '../api/client';
+import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { createCommandTarget } from '../core/targets/commandTarget';
 import { createEchoTarget } from '../core/targets/echoTarget';
 import { createHttpTarget } from '../core/targets/httpTarget';
 import { createOpenAiTarget } from '../core/targets/openaiTarget';
 import type { Target } from '../core/targets/target';
+import { plainHttpWarning } from '../core/targets/targetSecrets';
 import { createLmTarget } from './lmTarget';
 import { createLog } from './log';
 import { EvaluationRegistry } from './registry';
 import type { EvaluationRef } from './registry';
 import { SandboxController } from './sandboxController';
 import { onSettingsChanged, readSettings } from './settings';
-import type { Settings } from './settings';
+import type { Settings } from './settingsModel';
 import { TokenStore } from './tokenStore';
 
 /** Everything the features share, built once by activate(). Disposing it disposes all it owns. */
@@ -25,7 +26,7 @@ export class Ctx implements vscode.Disposable {
   private readonly disposables: vscode.Disposable[] = [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
-    this.tokens = new TokenStore(extension.secrets);
+    this.tokens = new TokenStore(extension.secrets, extension.globalState);
     this.registry = new EvaluationRegistry(extension.globalStorageUri.fsPath, () => this.settings, this.sandbox);
     this.disposables.push(
       this.log,
@@ -49,7 +50,7 @@ export class Ctx implements vscode.Disposable {
   async clientFor(ref: EvaluationRef): Promise<ApiClient | undefined> {
     if (ref.origin === 'unset' || ref.origin === 'invalid') {
       const choice = await vscode.window.showErrorMessage(
-        ref.origin === 'unset' ? 'Set the service base URL (evalRunner.baseUrl) first.' : `The base URL "${ref.baseUrl}" is not a valid URL.`,
+        ref.origin === 'unset' ? 'Set the service base URL (evalRunner.baseUrl) first.' : baseUrlProblem(ref.baseUrl),
         'Open Settings',
       );
       if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
@@ -71,24 +72,43 @@ export class Ctx implements vscode.Disposable {
     });
   }
 
+  /**
+   * Asks the user for a secret in a password box (undefined: cancelled). A field so the integration tests can
+   * answer it; everything else goes through the real input box.
+   */
+  askSecret = async (title: string, prompt: string): Promise<string | undefined> =>
+    (await vscode.window.showInputBox({ title, prompt, password: true, ignoreFocusOut: true }))?.trim();
+
+  /** The run's target; undefined when the user cancelled a question about its secrets. */
   async createTarget(): Promise<Target | undefined> {
     const t = this.settings.target;
     const concurrency = this.settings.concurrency;
     switch (t.type) {
       case 'echo':
         return createEchoTarget();
-      case 'openai':
+      case 'openai': {
+        const origin = new URL(t.baseUrl).origin;
+        const apiKey = await this.modelKey(origin);
+        if (apiKey === null) return undefined;
+        this.warnPlainHttp(t.baseUrl, apiKey !== undefined, 'The model key');
         return createOpenAiTarget({
           baseUrl: t.baseUrl,
           model: t.model,
-          apiKey: await this.tokens.getOpenAiKey(),
+          apiKey,
+          authHint: `Set this endpoint's key: Eval Runner: Clear Model Key, then run again to be asked for it.`,
           ...(t.systemPrompt ? { systemPrompt: t.systemPrompt } : {}),
           ...(t.temperature !== undefined ? { temperature: t.temperature } : {}),
           ...(t.maxTokens !== undefined ? { maxTokens: t.maxTokens } : {}),
           connections: concurrency,
         });
-      case 'http':
-        return createHttpTarget({ ...t, connections: concurrency });
+      }
+      case 'http': {
+        const secret = await this.secretHeaders(new URL(t.url).origin, t.secretHeaders ?? []);
+        if (!secret) return undefined;
+        this.warnPlainHttp(t.url, Object.keys(secret).length > 0, "The HTTP target's secret headers");
+        const { secretHeaders: _names, ...rest } = t;
+        return createHttpTarget({ ...rest, headers: { ...t.headers, ...secret }, connections: concurrency });
+      }
       case 'command':
         return createCommandTarget({ command: t.command, ...(workspaceDir() ? { cwd: workspaceDir()! } : {}) });
       case 'vscode-lm':
@@ -97,6 +117,46 @@ export class Ctx implements vscode.Disposable {
         return undefined;
     }
   }
+
+  /** The key stored for this endpoint origin only; asked for when there is none (null: the user cancelled). */
+  private async modelKey(origin: string): Promise<string | undefined | null> {
+    const stored = await this.tokens.getModelKey(origin);
+    if (stored !== undefined || this.tokens.isKeyless(origin)) return stored;
+    const entered = await this.askSecret(
+      `API key for ${origin}`,
+      `The key for ${origin} (kept in secret storage, sent only there). Leave empty if this endpoint needs none.`,
+    );
+    if (entered === undefined) return null;
+    if (entered) await this.tokens.setModelKey(origin, entered);
+    else await this.tokens.markKeyless(origin);
+    return entered || undefined;
+  }
+
+  /** Values of the secret headers for this origin, asked for where missing (undefined: the user cancelled). */
+  private async secretHeaders(origin: string, names: readonly string[]): Promise<Record<string, string> | undefined> {
+    const out: Record<string, string> = {};
+    for (const name of names) {
+      let value = await this.tokens.getHeader(origin, name);
+      if (!value) {
+        value = await this.askSecret(`Header ${name} for ${origin}`, `The value of the ${name} header (kept in secret storage, sent only to ${origin}).`);
+        if (!value) return undefined;
+        await this.tokens.setHeader(origin, name, value);
+      }
+      out[name.toLowerCase()] = value;
+    }
+    return out;
+  }
+
+  private warnPlainHttp(url: string, hasSecret: boolean, what: string): void {
+    const warning = hasSecret ? plainHttpWarning(url, what) : undefined;
+    if (warning && !this.warned.has(url)) {
+      this.warned.add(url);
+      this.log.warn(warning);
+      void vscode.window.showWarningMessage(warning);
+    }
+  }
+
+  private readonly warned = new Set<string>();
 
   dispose(): void {
     for (const d of this.disposables.reverse()) d.dispose();
@@ -112,6 +172,15 @@ export async function askToken(origin: string): Promise<string | undefined> {
     validateInput: (v) => (/\s/.test(v.trim()) ? 'A token has no spaces.' : undefined),
   });
   return token?.trim() || undefined;
+}
+
+function baseUrlProblem(baseUrl: string): string {
+  try {
+    parseBaseUrl(baseUrl);
+    return `The base URL "${baseUrl}" is not valid.`;
+  } catch (error) {
+    return (error as Error).message;
+  }
 }
 
 function workspaceDir(): string | undefined {

@@ -4,7 +4,7 @@ import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState, TraceInfo } from '../core/traceStore';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
-import { processDetailsUrl } from './settings';
+import { processDetailsUrl } from './settingsModel';
 import { preview } from './treeModel';
 import { panelStateSchema, webviewMessageSchema } from './webviewProtocol';
 import type { HostMessage, RowTuple } from './webviewProtocol';
@@ -142,7 +142,7 @@ class ProgressPanel {
       kind: this.ref.kind,
       evaluationId: this.ref.evaluationId,
       baseUrl: this.ref.baseUrl,
-      processDetailsUrl: processDetailsUrl(settings.processDetailsUrl, this.ref.baseUrl, this.ref.evaluationId, this.ref.kind),
+      processDetailsUrl: pageOrProblem(processDetailsUrl(settings.processDetailsUrl, this.ref.baseUrl, this.ref.evaluationId, this.ref.kind)),
     });
     this.postProgress();
     this.sent = new Map();
@@ -251,4 +251,8 @@ function signature(t: TraceInfo): string {
 
 function row(t: TraceInfo): RowTuple {
   return [t.traceId, t.state as LocalTraceState, preview(t.prompt, 120), preview(t.answer, 120), t.latencyMs ?? null, t.error ?? null];
+}
+
+function pageOrProblem(page: ReturnType<typeof processDetailsUrl>): string {
+  return 'url' in page ? page.url : page.problem;
 }

@@ -1,8 +1,9 @@
 import * as vscode from 'vscode';
+import { parseBaseUrl } from '../api/client';
 import type { EvaluationKind } from '../api/kinds';
 import { EvaluationSession, sessionId } from '../core/session';
 import type { SandboxController } from './sandboxController';
-import type { Settings } from './settings';
+import type { Settings } from './settingsModel';
 
 export interface EvaluationRef {
   /** Stable across reloads: origin, kind and id. */
@@ -78,7 +79,8 @@ export class EvaluationRegistry implements vscode.Disposable {
 function makeRef(baseUrl: string, evaluationId: number, kind: EvaluationKind, label: string, source: EvaluationRef['source']): EvaluationRef {
   let origin = 'unset';
   try {
-    origin = baseUrl ? new URL(baseUrl).origin : 'unset';
+    // The API module's own check: a base URL it would refuse (e.g. a path with //) is invalid here too.
+    origin = baseUrl ? parseBaseUrl(baseUrl).origin : 'unset';
   } catch {
     origin = 'invalid';
   }

@@ -34,7 +34,10 @@ export class RunController implements vscode.Disposable {
     const client = await this.ctx.clientFor(ref);
     if (!client) return undefined;
     const target = await this.ctx.createTarget();
-    if (!target) return undefined;
+    if (!target) {
+      await client.close();
+      return undefined;
+    }
     this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${target.description}, concurrency ${settings.concurrency}.`);
     this.active.set(ref.id, { ref, progress: undefined });
     this.updateStatus();

@@ -90,7 +90,7 @@ describe('run engine against the sandbox', () => {
     assert.equal(summary.failed[0]!.reason, 'model crashed');
   });
 
-  it('with onTargetError=submit, submits the refusal text and marks it in the journal', async () => {
+  it('with onTargetError=submit, submits fixed words for a target error (never its text) and marks it in the journal', async () => {
     const target = scriptedTarget((p) => {
       if (p.startsWith('Ignore all previous')) throw new TargetError('I cannot help with that (content policy)', 'refused');
       return 'fine';
@@ -100,7 +100,7 @@ describe('run engine against the sandbox', () => {
       waitForGenerationMs: 10_000,
     });
     assert.equal(summary.outcome, 'completed');
-    assert.equal(sandbox.answerOf(2, 'adv-0000'), 'I cannot help with that (content policy)');
+    assert.equal(sandbox.answerOf(2, 'adv-0000'), 'target error: refused');
     assert.equal(store.get('adv-0000')!.errorAnswer, true);
     assert.equal(target.calls.get(store.get('adv-0000')!.prompt!), 1, 'a refusal is not retried');
   });

@@ -7,6 +7,20 @@ export interface CommandTargetOptions {
   command: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /** Further variables to keep from the command: the ones holding this run's keys and header secrets. */
+  withhold?: readonly string[];
+}
+
+/**
+ * Variables a command never sees, whatever the run: the service token and the conventional model key. A
+ * command that prints its environment would otherwise submit them to the service as its answer.
+ */
+export const WITHHELD_ENV = ['EVAL_RUNNER_TOKEN', 'OPENAI_API_KEY'] as const;
+
+export function commandEnv(env: NodeJS.ProcessEnv, withhold: readonly string[] = []): NodeJS.ProcessEnv {
+  const out = { ...env };
+  for (const name of [...WITHHELD_ENV, ...withhold]) delete out[name];
+  return out;
 }
 
 const MAX_OUTPUT = 64 * 1024 * 1024;
@@ -14,6 +28,7 @@ const STDERR_TAIL = 2000;
 
 /** A shell command per prompt; killed (its whole process group) on time-out or cancel. */
 export function createCommandTarget(options: CommandTargetOptions): Target {
+  const env = commandEnv(options.env ?? process.env, options.withhold);
   return {
     description: 'command',
     send: (prompt, call) =>
@@ -24,7 +39,7 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
         }
         const child = spawn('/bin/sh', ['-c', options.command], {
           cwd: options.cwd,
-          env: options.env ?? process.env,
+          env,
           stdio: ['pipe', 'pipe', 'pipe'],
           detached: true,
         });
@@ -48,7 +63,7 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
         call.signal.addEventListener('abort', onAbort, { once: true });
         child.stdout.on('data', (chunk: Buffer) => {
           outSize += chunk.length;
-          if (outSize > MAX_OUTPUT) kill(new TargetError('The command wrote more than 64 MiB', 'failed', { retryable: false }));
+          if (outSize > MAX_OUTPUT) kill(new TargetError('The command wrote more than 64 MiB', 'failed', { retryable: false, cause: 'answer too large' }));
           else out.push(chunk);
         });
         child.stderr.on('data', (chunk: Buffer) => {
@@ -57,7 +72,7 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
         // A command that does not read its stdin is fine: ignore EPIPE.
         child.stdin.on('error', () => undefined);
         child.stdin.end(prompt);
-        child.on('error', (error) => kill(new TargetError(`The command could not start: ${error.message}`, 'failed', { retryable: false })));
+        child.on('error', (error) => kill(new TargetError(`The command could not start: ${error.message}`, 'failed', { retryable: false, cause: 'command did not start' })));
         child.on('close', (code, signal) => {
           clearTimeout(timer);
           call.signal.removeEventListener('abort', onAbort);
@@ -65,7 +80,10 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
           if (code !== 0) {
             const tail = errText.trim().split('\n').slice(-5).join('\n');
             return reject(
-              new TargetError(`The command exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`, 'failed', { retryable: true }),
+              new TargetError(`The command exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`, 'failed', {
+                retryable: true,
+                cause: `command exited with ${code ?? signal}`,
+              }),
             );
           }
           resolve(Buffer.concat(out).toString('utf8').replace(/\r?\n$/, ''));

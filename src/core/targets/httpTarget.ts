@@ -1,6 +1,7 @@
 import { TargetError } from './target';
 import type { Target } from './target';
 import { createTargetAgent, pickPath, targetRequest } from './targetHttp';
+import { targetSecrets } from './targetSecrets';
 
 export interface HttpTargetOptions {
   url: string;
@@ -24,17 +25,18 @@ export function createHttpTarget(options: HttpTargetOptions): Target {
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   const origin = new URL(options.url).origin;
   const what = `The HTTP target ${origin}`;
+  const secrets = targetSecrets(headers, options.url);
   return {
     description: `http ${method} ${origin}`,
     async send(prompt, call) {
       // JSON.stringify escapes quotes, backslashes and control characters; the outer quotes come from the template.
       const escaped = JSON.stringify(prompt).slice(1, -1);
       const body = method === 'GET' || method === 'HEAD' ? undefined : template.split('{{prompt}}').join(escaped);
-      const json = await targetRequest(agent, { method, url: options.url, headers, body }, what, call);
+      const json = await targetRequest(agent, { method, url: options.url, headers, body, secrets }, what, call);
       const answer = pickPath(json, options.answerPath);
       if (typeof answer === 'string') return answer;
       if (answer === undefined || answer === null) {
-        throw new TargetError(`${what} answered without a value at "${options.answerPath}"`, 'failed', { retryable: false });
+        throw new TargetError(`${what} answered without a value at "${options.answerPath}"`, 'failed', { retryable: false, cause: 'no answer' });
       }
       return JSON.stringify(answer);
     },

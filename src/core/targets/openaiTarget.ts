@@ -1,6 +1,7 @@
 import { TargetError } from './target';
 import type { Target } from './target';
 import { createTargetAgent, pickPath, targetRequest } from './targetHttp';
+import { targetSecrets } from './targetSecrets';
 
 export interface OpenAiTargetOptions {
   /** e.g. https://api.openai.com/v1 or http://localhost:11434/v1 */
@@ -13,7 +14,12 @@ export interface OpenAiTargetOptions {
   maxTokens?: number;
   headers?: Record<string, string>;
   connections?: number;
+  /** Said with a 401 or 403: how to give this endpoint its key (the front end knows its own words). */
+  authHint?: string;
 }
+
+/** The one endpoint the conventional OPENAI_API_KEY variable is meant for. */
+export const OPENAI_API_ORIGIN = 'https://api.openai.com';
 
 /** Any OpenAI-compatible chat-completions endpoint (OpenAI, Azure-compatible proxies, vLLM, Ollama, LM Studio...). */
 export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
@@ -22,6 +28,8 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const what = `The model endpoint ${new URL(url).origin}`;
+  const secrets = targetSecrets(headers, url);
+  const authHint = options.authHint;
   return {
     description: `openai ${options.model} at ${new URL(url).origin}`,
     async send(prompt, call) {
@@ -35,12 +43,12 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
       });
-      const json = await targetRequest(agent, { method: 'POST', url, headers, body }, what, call);
+      const json = await targetRequest(agent, { method: 'POST', url, headers, body, secrets, ...(authHint ? { authHint } : {}) }, what, call);
       const message = pickPath(json, 'choices.0.message') as { content?: unknown; refusal?: unknown } | undefined;
       if (typeof message?.content === 'string') return message.content;
       // A model's refusal is its answer (robustness evaluations want exactly that).
       if (typeof message?.refusal === 'string') return message.refusal;
-      throw new TargetError(`${what} answered without choices[0].message.content`, 'failed', { retryable: false });
+      throw new TargetError(`${what} answered without choices[0].message.content`, 'failed', { retryable: false, cause: 'no answer' });
     },
     close: () => agent.close(),
   };

@@ -25,6 +25,8 @@ export class TargetError extends Error {
       /** The provider says the quota or billing limit is reached: waiting will not help. */
       quota?: boolean;
       status?: number;
+      /** What went wrong in a few fixed words ("unreachable", "no JSON"), never the endpoint's text. */
+      cause?: string;
     } = {},
   ) {
     super(message);
@@ -32,6 +34,18 @@ export class TargetError extends Error {
 
   get retryable(): boolean {
     return this.details.retryable ?? this.kind !== 'refused';
+  }
+
+  /**
+   * What a run submits as the answer when the user asked to submit target errors: fixed words built from
+   * the kind and status only, so no endpoint body (which may quote a key or header) ever reaches the service.
+   */
+  get submittable(): string {
+    if (this.kind === 'timeout') return 'target error: timeout';
+    if (this.kind === 'refused') return 'target error: refused';
+    if (this.details.status !== undefined) return `target error: HTTP ${this.details.status}`;
+    if (this.kind === 'rateLimited') return 'target error: rate limited';
+    return `target error: ${this.details.cause ?? 'failed'}`;
   }
 }
 

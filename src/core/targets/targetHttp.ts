@@ -1,15 +1,19 @@
 import { BodyTooLargeError, createHttpAgent, httpRequest } from '../../api/http';
 import type { HttpAgent } from '../../api/http';
-import { redact } from '../../api/errors';
 import { parseRetryAfter } from '../../api/retry';
 import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
 import type { TargetCallOptions } from './target';
+import { redactSecrets } from './targetSecrets';
 
 export interface TargetHttpRequest {
   method: string;
   url: string;
   headers: Record<string, string>;
   body: string | undefined;
+  /** Header and query values to redact from everything the endpoint says (see targetSecrets). */
+  secrets: readonly string[];
+  /** Added to the message of a 401 or 403: how to give this target the right credential. */
+  authHint?: string;
 }
 
 /**
@@ -36,46 +40,37 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
       });
     } catch (error) {
       if (signal.aborted) throw error;
-      if (error instanceof BodyTooLargeError) throw new TargetError(`${what} answered with more than 64 MiB`, 'failed', { retryable: false });
+      if (error instanceof BodyTooLargeError) {
+        throw new TargetError(`${what} answered with more than 64 MiB`, 'failed', { retryable: false, cause: 'answer too large' });
+      }
       const code = (error as { code?: string }).code;
-      throw new TargetError(`${what} could not be reached${code ? ` [${code}]` : ''}`, 'failed', { retryable: true });
+      throw new TargetError(`${what} could not be reached${code ? ` [${code}]` : ''}`, 'failed', { retryable: true, cause: 'unreachable' });
     }
-    const raw = res.body.toString('utf8');
     const status = res.statusCode;
-    // Error snippets quote the endpoint's words, and endpoints echo keys ("invalid key sk-…"): never ours.
-    const text = status >= 200 && status < 300 ? raw : redactAll(raw, secretsOf(req.headers));
+    // Endpoints echo keys, headers and URLs ("invalid key sk-…"), in error pages and in 200s that are not JSON
+    // alike: whatever they say is redacted before any of it can be quoted.
+    // (An answer parsed from valid JSON is the model's, kept as it is; only quoted text is redacted.)
+    const raw = res.body.toString('utf8');
+    const quoted = () => snippet(redactSecrets(raw, req.secrets));
     if (status === 429) {
       const retryAfterMs = parseRetryAfter(res.headers['retry-after']);
-      throw new TargetError(`${what} is rate-limiting (HTTP 429): ${snippet(text)}`, 'rateLimited', {
+      throw new TargetError(`${what} is rate-limiting (HTTP 429): ${quoted()}`, 'rateLimited', {
         status,
-        quota: QUOTA_PATTERN.test(text),
+        quota: QUOTA_PATTERN.test(raw),
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
       });
     }
     if (status < 200 || status >= 300) {
       const retryable = status === 408 || status >= 500;
-      throw new TargetError(`${what} answered HTTP ${status}: ${snippet(text)}`, 'failed', { status, retryable });
+      const hint = (status === 401 || status === 403) && req.authHint ? ` ${req.authHint}` : '';
+      throw new TargetError(`${what} answered HTTP ${status}: ${quoted()}${hint}`, 'failed', { status, retryable });
     }
     try {
-      return JSON.parse(text) as unknown;
+      return JSON.parse(raw) as unknown;
     } catch {
-      throw new TargetError(`${what} did not answer with JSON: ${snippet(text)}`, 'failed', { status, retryable: false });
+      throw new TargetError(`${what} did not answer with JSON: ${quoted()}`, 'failed', { retryable: false, cause: 'not JSON' });
     }
   });
-}
-
-const PLAIN_HEADERS = new Set(['content-type', 'accept', 'user-agent', 'content-length']);
-
-/** Header values that may be credentials (any but the plain ones), with and without their scheme. */
-function secretsOf(headers: Record<string, string>): string[] {
-  return Object.entries(headers)
-    .filter(([name]) => !PLAIN_HEADERS.has(name.toLowerCase()))
-    .flatMap(([, value]) => [value, value.replace(/^(Bearer|Basic|Token)\s+/i, '')])
-    .filter((value) => value.length >= 8);
-}
-
-function redactAll(text: string, secrets: string[]): string {
-  return secrets.reduce((t, secret) => redact(t, secret), text);
 }
 
 function snippet(text: string): string {

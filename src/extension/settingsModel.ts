@@ -1,0 +1,134 @@
+import { isEvaluationId, isEvaluationKind } from '../api/kinds';
+import type { EvaluationKind, RequestEncoding } from '../api/kinds';
+import type { OnTargetError } from '../core/engine';
+
+// No vscode import here: the rules of what settings mean (and which a workspace may set) are tested on Node.
+
+export interface ConfiguredEvaluation {
+  evaluationId: number;
+  kind: EvaluationKind;
+  label?: string;
+}
+
+export type TargetSettings =
+  | { type: 'echo' }
+  | { type: 'manual' }
+  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number }
+  | {
+      type: 'http';
+      url: string;
+      method?: string;
+      /** Plain headers only; a header holding a secret is named in secretHeaders and kept in secret storage. */
+      headers?: Record<string, string>;
+      secretHeaders?: string[];
+      bodyTemplate?: string;
+      answerPath: string;
+    }
+  | { type: 'command'; command: string }
+  | { type: 'vscode-lm'; model?: string };
+
+export interface Settings {
+  baseUrl: string;
+  evaluations: ConfiguredEvaluation[];
+  target: TargetSettings;
+  concurrency: number;
+  reviewBeforeSubmit: boolean;
+  onTargetError: OnTargetError;
+  processDetailsUrl: string;
+  requestEncoding: RequestEncoding;
+  waitForGenerationSeconds: number;
+}
+
+/**
+ * Settings a cloned repository must not set in an untrusted workspace: where the token goes, what runs and
+ * how much it costs, whether a person reviews answers before they go, and what the editor opens. They come
+ * from user settings there (package.json lists the same keys as restrictedConfigurations; a test checks).
+ */
+export const RESTRICTED_SETTINGS = [
+  'baseUrl',
+  'target',
+  'processDetailsUrl',
+  'onTargetError',
+  'reviewBeforeSubmit',
+  'concurrency',
+  'waitForGenerationSeconds',
+] as const;
+
+/** What settings.ts reads from VS Code: the effective value, and the user's own (global) value. */
+export interface SettingValues {
+  effective(key: string): unknown;
+  user(key: string): unknown;
+}
+
+export const DEFAULT_PROCESS_DETAILS_URL = '{baseUrl}/evaluations/{evaluationId}';
+
+export function resolveSettings(values: SettingValues, trusted: boolean): Settings {
+  const restricted = new Set<string>(RESTRICTED_SETTINGS);
+  const get = (key: string): unknown => (trusted || !restricted.has(key) ? values.effective(key) : values.user(key));
+  const str = (key: string, fallback: string) => {
+    const v = get(key);
+    return typeof v === 'string' ? v : fallback;
+  };
+  const num = (key: string, fallback: number) => {
+    const v = get(key);
+    return typeof v === 'number' ? v : fallback;
+  };
+  return {
+    baseUrl: str('baseUrl', '').trim().replace(/\/+$/, ''),
+    evaluations: readEvaluations(get('evaluations')),
+    target: normaliseTarget(get('target')),
+    concurrency: clamp(num('concurrency', 8), 1, 256),
+    reviewBeforeSubmit: get('reviewBeforeSubmit') === true,
+    onTargetError: get('onTargetError') === 'submit' ? 'submit' : 'fail',
+    processDetailsUrl: str('processDetailsUrl', DEFAULT_PROCESS_DETAILS_URL),
+    requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
+    waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
+  };
+}
+
+function readEvaluations(value: unknown): ConfiguredEvaluation[] {
+  if (!Array.isArray(value)) return [];
+  const out: ConfiguredEvaluation[] = [];
+  for (const v of value as Array<Record<string, unknown>>) {
+    if (v && isEvaluationId(v.evaluationId) && isEvaluationKind(v.kind)) {
+      out.push({ evaluationId: v.evaluationId, kind: v.kind, ...(typeof v.label === 'string' ? { label: v.label } : {}) });
+    }
+  }
+  return out;
+}
+
+function normaliseTarget(value: unknown): TargetSettings {
+  const known = ['echo', 'manual', 'openai', 'http', 'command', 'vscode-lm'];
+  const t = value as TargetSettings | undefined;
+  return t && typeof t === 'object' && known.includes(t.type) ? t : { type: 'echo' };
+}
+
+function clamp(n: number, min: number, max: number): number {
+  return Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : min;
+}
+
+/**
+ * The service's Process Details page for an evaluation, or why it cannot be opened. Only http(s) on the base
+ * URL's own origin: openExternal hands file: and custom schemes to the operating system, and a template such
+ * as https://elsewhere/?u={baseUrl} would tell another host where the service is.
+ */
+export function processDetailsUrl(
+  template: string,
+  baseUrl: string,
+  evaluationId: number,
+  kind: EvaluationKind,
+): { url: string } | { problem: string } {
+  const text = template.replace(/\{baseUrl\}/g, baseUrl).replace(/\{evaluationId\}/g, String(evaluationId)).replace(/\{kind\}/g, kind);
+  let url: URL;
+  let base: URL;
+  try {
+    url = new URL(text);
+    base = new URL(baseUrl);
+  } catch {
+    return { problem: `evalRunner.processDetailsUrl does not make a valid URL ("${text.slice(0, 200)}").` };
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== base.origin) {
+    return { problem: `evalRunner.processDetailsUrl must lead to the service itself (${base.origin}), over http(s); it leads to ${url.protocol}//${url.host}.` };
+  }
+  return { url: url.href };
+}
