@@ -26,6 +26,8 @@ export class EvaluationSession {
   lastProgress: RunProgress | undefined;
   lastSummary: RunSummary | undefined;
   lastRunAt: number | undefined;
+  /** Journal lines skipped at the last read: unreadable or not of a known shape (never acted on). */
+  invalidLines = 0;
   private running: { drain: AbortController; hard: AbortController; done: Promise<RunSummary> } | undefined;
   private readonly listeners = new Set<() => void>();
   private fetched: PromptItem[] | undefined;
@@ -63,6 +65,7 @@ export class EvaluationSession {
   /** Rebuilds the traces from disk: the journal, then the prompts fetched last. */
   async load(): Promise<void> {
     const replay = await readJournal(this.journalFile);
+    this.invalidLines = replay.corruptLines;
     this.store = this.rebuild(replay.records);
     this.changed();
   }
@@ -166,6 +169,7 @@ export class EvaluationSession {
   private async withJournal<T>(fn: (journal: Journal) => Promise<T>): Promise<T> {
     const { journal, replay } = await openJournal(this.journalFile);
     try {
+      this.invalidLines = replay.corruptLines;
       this.store = this.rebuild(replay.records);
       return await fn(journal);
     } finally {

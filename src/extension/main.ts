@@ -30,7 +30,7 @@ export function activate(context: vscode.ExtensionContext): TestHandles | undefi
   }
 }
 
-function start(context: vscode.ExtensionContext): TestHandles {
+function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHandles {
   const ctx = new Ctx(context);
   const tree = new EvaluationsTree(ctx);
   const runs = new RunController(ctx);
@@ -48,14 +48,15 @@ function start(context: vscode.ExtensionContext): TestHandles {
     ctx,
   );
   ctx.log.info(`Eval Runner ${String(context.extension.packageJSON.version)} activated.`);
-  return {
-    ctx,
-    tree,
-    restart: () => {
-      features?.dispose();
-      return start(context);
-    },
+  // The same object across restarts, so a test holding the handles activate() returned sees the new context.
+  const out = handles ?? ({} as TestHandles);
+  out.ctx = ctx;
+  out.tree = tree;
+  out.restart = () => {
+    features?.dispose();
+    return start(context, out);
   };
+  return out;
 }
 
 export function deactivate(): void {

@@ -87,6 +87,8 @@ export class RunController implements vscode.Disposable {
     const c = s.counts;
     const line = `${ref.label}: ${c.submitted}/${s.total} submitted (${s.submittedNow} in this run), ${c.failed} failed.`;
     this.ctx.log.info(`${line} ${s.targetCalls} target calls in ${(s.durationMs / 1000).toFixed(1)} s.`);
+    const invalid = this.ctx.registry.session(ref).invalidLines;
+    if (invalid) this.ctx.log.warn(`${invalid} line(s) of the journal of ${ref.label} are unreadable or not a record Eval Runner wrote; they were skipped and nothing is submitted from them.`);
     switch (s.outcome) {
       case 'completed': {
         const choice = await vscode.window.showInformationMessage(line, 'Show Progress');
