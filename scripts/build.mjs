@@ -1,6 +1,6 @@
 // One esbuild script for every bundle. Production bundles are minified and carry no sourcemap,
 // so nothing under dist/ can leak source paths into the VSIX; --dev adds inline maps for debugging.
-import { cpSync, mkdirSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -14,6 +14,8 @@ const common = {
   sourcemap: dev ? 'inline' : false,
   legalComments: 'none',
   logLevel: 'warning',
+  // The version recorded with every run (src/core/version.ts).
+  define: { EVAL_RUNNER_VERSION: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
 };
 
 // undici carries its HTTP parser twice (WebAssembly with and without SIMD, 70 KB each) and prefers SIMD.

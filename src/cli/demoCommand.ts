@@ -1,12 +1,15 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createEchoTarget } from '../core/targets/echoTarget';
+import { createTarget, targetIdentity } from '../core/targets/targetSpec';
+import type { TargetSpec } from '../core/targets/targetSpec';
 import { startSandbox } from '../sandbox/server';
 import { parseCommandArgs } from './args';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';
 import { executeRun, interruptSignals } from './runCommand';
+
+const ECHO: TargetSpec = { type: 'echo' };
 
 export const DEMO_HELP = `Usage: eval-runner demo [--keep]
 
@@ -33,7 +36,8 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
         {
           args: { baseUrl: sandbox.baseUrl, evaluationId: evaluation.evaluationId, kind: evaluation.kind },
           token: sandbox.token,
-          target: createEchoTarget(),
+          target: createTarget(ECHO, {}, { connections: 8 }),
+          identity: targetIdentity(ECHO),
           targetTimeoutMs: 60_000,
           concurrency: 8,
           stateDir,

@@ -1,8 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
-import { exportLines, exportToFile } from '../core/exportResults';
-import { JournalLockedError, journalPath, openJournal, readJournal } from '../core/journal';
-import { LOCAL_STATES, STATE_LABELS, TraceStore } from '../core/traceStore';
+import { JournalLockedError } from '../core/journal';
+import { EvaluationSession } from '../core/session';
+import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
+import type { RunInfo } from '../core/traceStore';
 import { choiceOption, parseCommandArgs } from './args';
 import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';
@@ -67,24 +68,15 @@ export async function submitCommand(argv: string[], out: NodeJS.WritableStream):
       throw new UsageError(`Cannot read --answer-file: ${e.message}`);
     }));
   const client = clientFor(args, tokenFromEnv());
-  const path = journalPath(stateDirOf(v['state-dir']), { origin: client.origin, kind: args.kind, evaluationId: args.evaluationId });
-  let opened;
+  const session = new EvaluationSession({ origin: client.origin, kind: args.kind, evaluationId: args.evaluationId }, stateDirOf(v['state-dir']));
   try {
-    opened = await openJournal(path);
+    const result = await session.submitAnswer(client, v.trace, answer);
+    out.write(`${safeText(`Submitted trace ${JSON.stringify(v.trace)}: ${result.message} (${result.requestCode ?? 'no request code'})`)}\n`);
+    return EXIT.ok;
   } catch (error) {
-    await client.close();
     if (error instanceof JournalLockedError) throw new UsageError(error.message);
     throw error;
-  }
-  const { journal } = opened;
-  try {
-    await journal.append({ t: 'answer', id: v.trace, a: answer, at: Date.now(), by: 'user' });
-    const result = await client.submitAnswer(args.kind, args.evaluationId, v.trace, answer);
-    await journal.append({ t: 'submitted', id: v.trace, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) });
-    out.write(`${safeText(`Submitted trace ${JSON.stringify(v.trace)}: ${result.message || result.data} (${result.requestCode ?? 'no request code'})`)}\n`);
-    return EXIT.ok;
   } finally {
-    await journal.close();
     await client.close();
   }
 }
@@ -97,34 +89,52 @@ ${SERVICE_HELP}
   --json                      one JSON object
 `;
 
-async function storeFor(args: ServiceArgs, stateDir: string | undefined) {
-  const origin = new URL(args.baseUrl).origin;
-  const path = journalPath(stateDirOf(stateDir), { origin, kind: args.kind, evaluationId: args.evaluationId });
-  const replay = await readJournal(path);
-  return { path, replay, store: TraceStore.fromRecords(replay.records) };
+function sessionFor(args: ServiceArgs, stateDir: string | undefined): EvaluationSession {
+  return new EvaluationSession({ origin: new URL(args.baseUrl).origin, kind: args.kind, evaluationId: args.evaluationId }, stateDirOf(stateDir));
 }
 
 export async function statusCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, 'state-dir': { type: 'string' }, json: { type: 'boolean' } });
   if (v.help) return write(out, STATUS_HELP);
   const args = serviceArgs(v);
-  const { path, replay, store } = await storeFor(args, v['state-dir']);
-  const counts = store.snapshotCounts();
-  const failed = [...store.traces.values()].filter((t) => t.state === 'failed').map((t) => ({ traceId: t.traceId, reason: t.error }));
+  const status = await sessionFor(args, v['state-dir']).status();
   if (v.json) {
-    out.write(`${safeJson(JSON.stringify({ journal: path, total: store.total, counts, failed, tornTail: replay.tornTail, invalidLines: replay.corruptLines }))}\n`);
+    const runs = status.runs.map((r) => ({
+      runId: r.runId,
+      target: r.target,
+      startedAt: new Date(r.startedAt).toISOString(),
+      endedAt: r.endedAt === undefined ? null : new Date(r.endedAt).toISOString(),
+      ...(r.mode ? { mode: r.mode === 'reuse' ? 'mixed' : r.mode } : {}),
+      answered: r.answered,
+      submitted: r.submitted,
+      failed: r.failed,
+    }));
+    out.write(`${safeJson(JSON.stringify({ ...status, runs }))}\n`);
     return EXIT.ok;
   }
-  if (replay.records.length === 0) {
-    out.write(`No journal yet for ${args.kind} evaluation ${args.evaluationId} at ${args.baseUrl} (looked in ${path}). Start with "eval-runner run".\n`);
+  const { counts } = status;
+  if (status.total === 0 && status.runs.length === 0) {
+    out.write(`No journal yet for ${args.kind} evaluation ${args.evaluationId} at ${args.baseUrl} (looked in ${status.journal}). Start with "eval-runner run".\n`);
     return EXIT.ok;
   }
-  out.write(`${args.kind} evaluation ${args.evaluationId}: ${counts.submitted}/${store.total} submitted\n`);
+  out.write(`${args.kind} evaluation ${args.evaluationId}: ${counts.submitted}/${status.total} submitted\n`);
   for (const state of LOCAL_STATES) out.write(`  ${STATE_LABELS[state].padEnd(18)} ${counts[state]}\n`);
-  for (const f of failed.slice(0, 20)) out.write(`${safeText(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`)}\n`);
-  if (replay.corruptLines) out.write(`${invalidLinesNote(replay.corruptLines, path)}\n`);
-  out.write(`journal: ${path}\n`);
+  for (const f of status.failed.slice(0, 20)) out.write(`${safeText(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`)}\n`);
+  if (status.runs.length) out.write(`${safeText(runsTable(status.runs))}\n`);
+  if (status.invalidLines) out.write(`${invalidLinesNote(status.invalidLines, status.journal)}\n`);
+  out.write(`journal: ${status.journal}\n`);
   return EXIT.ok;
+}
+
+/** Runs, oldest first: one line each. */
+function runsTable(runs: readonly RunInfo[]): string {
+  const time = (at: number | undefined) => (at === undefined ? '–' : new Date(at).toISOString().replace('T', ' ').slice(0, 19));
+  const kind = (r: RunInfo) => (r.mode === 'reuse' ? ' (mixed)' : r.mode === 'fresh' ? ' (fresh)' : '');
+  const rows = runs.map((r) => [r.runId, time(r.startedAt), time(r.endedAt), String(r.answered), String(r.submitted), String(r.failed), `${r.target}${kind(r)}`]);
+  const head = ['run', 'started', 'ended', 'answered', 'submitted', 'failed', 'target'];
+  const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: string[]) => `  ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`;
+  return ['runs:', line(head), ...rows.map(line)].join('\n');
 }
 
 export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--bom] [--state-dir DIR]
@@ -150,17 +160,17 @@ export async function exportCommand(argv: string[], out: NodeJS.WritableStream):
   const args = serviceArgs(v);
   const format = choiceOption(v.format, 'format', ['jsonl', 'csv'] as const);
   if (v.bom && format !== 'csv') throw new UsageError('--bom is for --format csv.');
-  const { store } = await storeFor(args, v['state-dir']);
+  const session = sessionFor(args, v['state-dir']);
   const options = { bom: v.bom === true };
   if (v.out) {
-    const count = await exportToFile(store, format, v.out, options);
+    const count = await session.exportTo(format, v.out, options);
     process.stderr.write(`Exported ${count} trace(s) to ${v.out}.\n`);
     return EXIT.ok;
   }
   // To stdout: JSONL with the controls JSON leaves raw escaped (the same values); CSV byte for byte into a
   // pipe, made inert when a terminal would act on it.
   const inert = format === 'jsonl' ? safeJson : (out as NodeJS.WriteStream).isTTY ? (l: string) => `${safeText(l.slice(0, -2))}\r\n` : undefined;
-  for (const line of exportLines(store, format, options)) {
+  for (const line of await session.exportLines(format, options)) {
     if (!out.write(inert ? inert(line) : line)) await once(out, 'drain');
   }
   return EXIT.ok;

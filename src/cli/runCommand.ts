@@ -1,9 +1,11 @@
-import { runEvaluation } from '../core/engine';
 import type { OnTargetError, RunOutcome, RunSummary } from '../core/engine';
-import { JournalLockedError, journalPath, nullJournal, openJournal } from '../core/journal';
-import type { Journal } from '../core/journal';
+import { JournalLockedError } from '../core/journal';
+import type { RunMode } from '../core/runPlan';
+import { EvaluationSession } from '../core/session';
+import type { RefusedRun } from '../core/session';
 import type { Target } from '../core/targets/target';
-import { TraceStore } from '../core/traceStore';
+import type { TargetIdentity } from '../core/targets/targetSpec';
+import { TOOL_VERSION } from '../core/version';
 import type { RequestEncoding } from '../api/kinds';
 import { choiceOption, intOption, parseCommandArgs } from './args';
 import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
@@ -21,9 +23,19 @@ Lists the evaluation's prompts (robustness: waits for generation), sends each to
 every answer on disk, then submits it. Run it again to resume: journaled answers are submitted without
 calling the target again, and a finished evaluation submits nothing.
 
+Every run is recorded with its target. When the journal's answers came from another target, run does
+nothing and exits 2 until you choose:
+  --fresh                     a new run: every trace is answered again by this target and resubmitted
+  --reuse-answers             submit the journaled answers as they are; call this target only for
+                              traces without one (the run is recorded as mixed)
+
 ${SERVICE_HELP}
+  --limit N                   send at most N traces to the target in this run (a smoke test first)
+  --no-submit                 call the target and journal the answers; submit nothing (a later run with
+                              the same target submits them without calling it again)
   --concurrency N             traces handled at once (default 8)
-  --state-dir DIR             where journals live (default $XDG_STATE_HOME/eval-runner or ~/.local/state/eval-runner)
+  --state-dir DIR             where journals live (default $XDG_STATE_HOME/eval-runner or ~/.local/state/eval-runner;
+                              the editor uses the same)
   --wait-for-generation S     robustness: wait up to S seconds for the adversarial prompts (default 0: ask once)
   --on-target-error fail|submit  after 3 tries, fail the trace (default) or submit a fixed description of
                               the error ("target error: HTTP 500"; a model's refusal is an answer anyway)
@@ -33,14 +45,16 @@ ${SERVICE_HELP}
 ${TARGET_HELP}
 
 ${TOKEN_HELP}
-Exit codes: 0 all submitted · 1 failed traces · 2 usage/configuration · 3 token rejected ·
-4 service unreachable or prompts not ready · 130 interrupted (Ctrl-C once drains, twice aborts).
+Exit codes: 0 all submitted (or the --limit asked for) · 1 failed traces · 2 usage/configuration, or the
+journal's answers came from another target · 3 token rejected · 4 service unreachable or prompts not
+ready · 130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
 export interface RunRequest {
   args: ServiceArgs;
   token: string;
   target: Target;
+  identity: TargetIdentity;
   targetTimeoutMs: number;
   concurrency: number;
   stateDir: string;
@@ -50,6 +64,9 @@ export interface RunRequest {
   journal: boolean;
   json: boolean;
   label: string;
+  mode?: RunMode;
+  limit?: number;
+  holdAnswers?: boolean;
 }
 
 export interface RunIo {
@@ -59,7 +76,7 @@ export interface RunIo {
   signal?: AbortSignal;
 }
 
-const OUTCOME_EXIT: Record<RunOutcome, ExitCode> = {
+const OUTCOME_EXIT: Record<RunOutcome | 'targetChanged', ExitCode> = {
   completed: EXIT.ok,
   failedTraces: EXIT.failedTraces,
   quota: EXIT.failedTraces,
@@ -68,81 +85,101 @@ const OUTCOME_EXIT: Record<RunOutcome, ExitCode> = {
   auth: EXIT.auth,
   unreachable: EXIT.unreachable,
   notReady: EXIT.unreachable,
+  targetChanged: EXIT.usage,
 };
 
-/** One run from the command line: journal, engine, progress and summary. Shared by `run` and `demo`. */
-export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary: RunSummary; code: ExitCode }> {
+/** One run from the command line, through the core's evaluation handle. Shared by `run` and `demo`. */
+export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary: RunSummary | RefusedRun; code: ExitCode }> {
   const client = clientFor(req.args, req.token, req.encoding, req.concurrency);
-  let journal: Journal = nullJournal();
-  let store = new TraceStore();
+  const session = new EvaluationSession({ origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId }, req.stateDir, req.journal);
+  const reporter = req.json ? undefined : progressReporter(io.stderr, req.label);
   try {
-    if (req.journal) {
-      const path = journalPath(req.stateDir, { origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId });
-      let opened;
-      try {
-        opened = await openJournal(path);
-      } catch (error) {
-        if (error instanceof JournalLockedError) throw new UsageError(error.message);
-        throw error;
-      }
-      journal = opened.journal;
-      store = TraceStore.fromRecords(opened.replay.records);
-      if (opened.replay.tornTail) {
-        io.stderr.write(`Note: the journal's last line was cut short by an earlier crash; it was dropped (that trace is simply redone).\n`);
-      }
-      if (opened.replay.corruptLines) io.stderr.write(`${invalidLinesNote(opened.replay.corruptLines, path)}\n`);
-      await journal.append({
-        t: 'run',
-        at: Date.now(),
-        origin: client.origin,
-        kind: req.args.kind,
-        evaluationId: req.args.evaluationId,
-        target: req.target.description,
+    let result: RunSummary | RefusedRun;
+    try {
+      result = await session.run({
+        client,
+        target: req.target,
+        identity: req.identity,
+        tool: `eval-runner-cli ${TOOL_VERSION}`,
+        ...(req.mode ? { mode: req.mode } : {}),
+        ...(req.limit !== undefined ? { limit: req.limit } : {}),
+        ...(req.holdAnswers ? { holdAnswers: true } : {}),
+        concurrency: req.concurrency,
+        waitForGenerationMs: req.waitForGenerationMs,
+        onTargetError: req.onTargetError,
+        targetTimeoutMs: req.targetTimeoutMs,
+        ...(io.signal ? { signal: io.signal } : {}),
+        ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
+        progressIntervalMs: req.json ? 1000 : 200,
+        onReplay: (replay, path) => {
+          if (replay.tornTail) {
+            io.stderr.write(`Note: the journal's last line was cut short by an earlier crash; it was dropped (that trace is simply redone).\n`);
+          }
+          if (replay.corruptLines) io.stderr.write(`${invalidLinesNote(replay.corruptLines, path)}\n`);
+        },
+        onProgress: (p) => {
+          if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'progress', ...p }))}\n`);
+          else reporter!.update(p);
+        },
+        onLog: (level, message) => {
+          if (level !== 'info' || !req.json) {
+            reporter?.end();
+            io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);
+          }
+        },
       });
+    } catch (error) {
+      if (error instanceof JournalLockedError) throw new UsageError(error.message);
+      throw error;
     }
-    const reporter = req.json ? undefined : progressReporter(io.stderr, req.label);
-    const summary = await runEvaluation({
-      client,
-      kind: req.args.kind,
-      evaluationId: req.args.evaluationId,
-      target: req.target,
-      journal,
-      store,
-      concurrency: req.concurrency,
-      waitForGenerationMs: req.waitForGenerationMs,
-      onTargetError: req.onTargetError,
-      targetTimeoutMs: req.targetTimeoutMs,
-      ...(io.signal ? { signal: io.signal } : {}),
-      ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
-      progressIntervalMs: req.json ? 1000 : 200,
-      onProgress: (p) => {
-        if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'progress', ...p }))}\n`);
-        else reporter!.update(p);
-      },
-      onLog: (level, message) => {
-        if (level !== 'info' || !req.json) {
-          reporter?.end();
-          io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);
-        }
-      },
-    });
     reporter?.end();
+    if (result.outcome === 'targetChanged') return refused(result, req, io);
+    const summary = result;
     if (summary.outcome === 'error' && isNotFound(summary.error)) {
       summary.message = `${summary.message ?? ''}${await otherKindHint(client, req.args)}`;
     }
     let code = OUTCOME_EXIT[summary.outcome];
     if (summary.outcome === 'error' && isNotFound(summary.error)) code = EXIT.usage;
     if (summary.outcome === 'auth') summary.message = `${summary.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`;
+    if (summary.outcome === 'completed') summary.message = completedNote(session, summary, req);
     if (req.json) {
       const { error: _error, ...rest } = summary;
       io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: code, ...rest }))}\n`);
     } else io.stdout.write(`${safeText(summaryText(req.label, summary))}\n`);
     return { summary, code };
   } finally {
-    await journal.close();
     await req.target.close?.();
     await client.close();
   }
+}
+
+function refused(result: RefusedRun, req: RunRequest, io: RunIo): { summary: RefusedRun; code: ExitCode } {
+  const message = `${result.message}
+Nothing was done. Choose how to go on:
+  --fresh          answer every trace again with ${req.identity.description} and resubmit (the service keeps the last answer per trace)
+  --reuse-answers  submit the journaled answers as they are; call ${req.identity.description} only for traces without one`;
+  if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: EXIT.usage, outcome: result.outcome, message }))}\n`);
+  else io.stderr.write(`${safeText(message)}\n`);
+  return { summary: { ...result, message }, code: EXIT.usage };
+}
+
+/** What a run that ended well leaves to say: nothing to do, or what --limit and --no-submit left for later. */
+function completedNote(session: EvaluationSession, s: RunSummary, req: RunRequest): string | undefined {
+  const notes: string[] = [];
+  if (s.runId === undefined && s.counts.submitted + s.counts.skipped >= s.total && s.total > 0) {
+    const run = session.store.currentRun;
+    const by = run ? `${run.target} in run ${run.runId} at ${new Date(run.startedAt).toISOString()}` : 'an earlier run';
+    notes.push(`Nothing to do: every trace is already submitted by ${by}; --fresh answers again.`);
+  }
+  if (req.limit !== undefined && s.planned.wanted > s.planned.callTarget) {
+    notes.push(
+      `--limit ${req.limit}: ${s.planned.callTarget} of ${s.planned.wanted} trace(s) needing the target were sent; run again to go on.`,
+    );
+  }
+  if (req.holdAnswers && s.counts.answered > 0) {
+    notes.push(`--no-submit: ${s.counts.answered} answer(s) journaled and not submitted; run again with the same target to submit them.`);
+  }
+  return notes.length ? notes.join('\n') : undefined;
 }
 
 export function invalidLinesNote(count: number, path: string): string {
@@ -182,6 +219,10 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     encoding: { type: 'string' },
     'no-journal': { type: 'boolean' },
     json: { type: 'boolean' },
+    fresh: { type: 'boolean' },
+    'reuse-answers': { type: 'boolean' },
+    limit: { type: 'string' },
+    'no-submit': { type: 'boolean' },
   });
   if (v.help) {
     stdout.write(RUN_HELP);
@@ -189,7 +230,8 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   }
   const args = serviceArgs(v);
   const concurrency = intOption(v.concurrency, 'concurrency', 8, 1, 1024);
-  const request: Omit<RunRequest, 'target' | 'targetTimeoutMs'> = {
+  if (v.fresh && v['reuse-answers']) throw new UsageError('Give --fresh or --reuse-answers, not both.');
+  const request: Omit<RunRequest, 'target' | 'targetTimeoutMs' | 'identity'> = {
     args,
     token: tokenFromEnv(),
     concurrency,
@@ -200,13 +242,16 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     journal: !v['no-journal'],
     json: v.json === true,
     label: `${args.kind} ${args.evaluationId}`,
+    mode: v.fresh ? 'fresh' : v['reuse-answers'] ? 'reuse' : 'continue',
+    ...(v.limit !== undefined ? { limit: intOption(v.limit, 'limit', 0, 1) } : {}),
+    holdAnswers: v['no-submit'] === true,
   };
-  const { target, timeoutMs, warnings } = targetFromArgs(v, concurrency);
+  const { target, identity, timeoutMs, warnings } = targetFromArgs(v, concurrency);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
   try {
     const { code } = await executeRun(
-      { ...request, target, targetTimeoutMs: timeoutMs },
+      { ...request, target, identity, targetTimeoutMs: timeoutMs },
       { stdout, stderr: process.stderr, drainSignal: signals.drain.signal, signal: signals.hard.signal },
     );
     return code;

@@ -1,9 +1,8 @@
-import { createCommandTarget } from '../core/targets/commandTarget';
-import { createEchoTarget } from '../core/targets/echoTarget';
-import { createHttpTarget } from '../core/targets/httpTarget';
-import { OPENAI_API_ORIGIN, createOpenAiTarget } from '../core/targets/openaiTarget';
+import { OPENAI_API_ORIGIN } from '../core/targets/openaiTarget';
 import { plainHttpWarning } from '../core/targets/targetSecrets';
 import type { Target } from '../core/targets/target';
+import { createTarget, targetIdentity } from '../core/targets/targetSpec';
+import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core/targets/targetSpec';
 import { choiceOption, intOption, numberOption } from './args';
 import { UsageError } from './exitCodes';
 
@@ -109,56 +108,67 @@ function required(value: string | undefined, name: string, target: string): stri
 
 export interface CliTarget {
   target: Target;
+  identity: TargetIdentity;
   timeoutMs: number;
   /** Said once before the run: a credential about to cross a network in plain http. */
   warnings: string[];
 }
 
+/** The flags as a target spec and its secrets: the core builds the target (createTarget), as for the editor. */
 export function targetFromArgs(v: TargetValues, concurrency: number, env = process.env): CliTarget {
   const kind = choiceOption(v.target, 'target', TARGET_KINDS);
   const timeoutMs = intOption(v['target-timeout'], 'target-timeout', 600, 1, 86_400) * 1000;
+  const options: TargetOptions = { connections: concurrency };
+  const warnings: string[] = [];
+  let spec: TargetSpec;
+  let secrets: TargetSecrets = {};
   switch (kind) {
     case 'echo':
-      return { target: createEchoTarget(), timeoutMs, warnings: [] };
+      spec = { type: 'echo' };
+      break;
     case 'openai': {
       const baseUrl = httpUrl(required(v['openai-base-url'], 'openai-base-url', kind), 'openai-base-url');
       const { apiKey, authHint } = openAiKey(v, baseUrl, env);
-      const extra = headers(v, env);
-      const target = createOpenAiTarget({
+      spec = {
+        type: 'openai',
         baseUrl,
         model: required(v.model, 'model', kind),
-        apiKey,
-        authHint,
         ...(v['system-prompt'] ? { systemPrompt: v['system-prompt'] } : {}),
         ...(v.temperature !== undefined ? { temperature: numberOption(v.temperature, 'temperature', 1, 0, 2) } : {}),
         ...(v['max-tokens'] !== undefined ? { maxTokens: intOption(v['max-tokens'], 'max-tokens', 0, 1) } : {}),
-        headers: extra,
-        connections: concurrency,
-      });
-      const hasSecret = apiKey !== undefined || Object.keys(extra).length > 0;
-      return { target, timeoutMs, warnings: hasSecret ? compact([plainHttpWarning(baseUrl, 'The model key')]) : [] };
+      };
+      secrets = { ...(apiKey ? { apiKey } : {}), headers: headers(v, env) };
+      options.authHint = authHint;
+      if (apiKey !== undefined || Object.keys(secrets.headers!).length > 0) warnings.push(...compact([plainHttpWarning(baseUrl, 'The model key')]));
+      break;
     }
     case 'http': {
       const url = httpUrl(required(v['http-url'], 'http-url', kind), 'http-url');
-      const extra = headers(v, env);
-      const target = createHttpTarget({
+      spec = {
+        type: 'http',
         url,
         ...(v['http-method'] ? { method: v['http-method'] } : {}),
         ...(v['body-template'] ? { bodyTemplate: v['body-template'] } : {}),
         answerPath: required(v['answer-path'], 'answer-path', kind),
-        headers: extra,
-        connections: concurrency,
-      });
-      const hasSecret = Object.keys(extra).length > 0 || new URL(url).search !== '';
-      return { target, timeoutMs, warnings: hasSecret ? compact([plainHttpWarning(url, 'The HTTP target\'s headers and query')]) : [] };
+      };
+      secrets = { headers: headers(v, env) };
+      if (Object.keys(secrets.headers!).length > 0 || new URL(url).search !== '') {
+        warnings.push(...compact([plainHttpWarning(url, "The HTTP target's headers and query")]));
+      }
+      break;
     }
     case 'command':
-      return {
-        target: createCommandTarget({ command: required(v.command, 'command', kind), withhold: secretVariables(v) }),
-        timeoutMs,
-        warnings: [],
-      };
+      spec = { type: 'command', command: required(v.command, 'command', kind) };
+      options.withhold = secretVariables(v);
+      break;
   }
+  let target: Target;
+  try {
+    target = createTarget(spec, secrets, options);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  return { target, identity: targetIdentity(spec), timeoutMs, warnings };
 }
 
 function compact(list: Array<string | undefined>): string[] {

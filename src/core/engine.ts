@@ -4,7 +4,9 @@ import type { EvaluationKind } from '../api/kinds';
 import { backoffDelay, sleep } from '../api/retry';
 import type { RetryPolicy } from '../api/retry';
 import type { PromptItem } from '../api/schemas';
-import type { Journal } from './journal';
+import type { Journal, JournalRecord } from './journal';
+import { planQueue } from './runPlan';
+import type { RunPlan } from './runPlan';
 import { AdaptiveLimiter, Gate } from './limiter';
 import { TargetError } from './targets/target';
 import type { Target } from './targets/target';
@@ -28,8 +30,15 @@ export interface EngineOptions {
   targetTimeoutMs?: number;
   /** Further tries of a failing target call (rate limits aside). */
   targetRetries?: number;
-  /** Answers wait as answered until a person approves them. */
-  reviewBeforeSubmit?: boolean;
+  /** Journal answers, submit nothing: they wait as Responded (--no-submit, review before submitting). */
+  holdAnswers?: boolean;
+  /**
+   * This run's record, journaled once there is work to do (a run with nothing to do leaves no trace). With
+   * mode "fresh" it sets every journaled answer aside, so every trace goes to the target again.
+   */
+  runRecord?: Extract<JournalRecord, { t: 'run' }> & { run: string };
+  /** Send at most this many traces to the target (the first not yet answered, in list order). */
+  limit?: number;
   /** Handle only these traces (Run Trace, Retry Failed). */
   only?: ReadonlySet<string>;
   /** Use these prompts instead of listing again. */
@@ -82,6 +91,10 @@ export interface RunSummary {
   /** Time spent handling traces (after the prompts came). */
   runningMs: number;
   error: unknown;
+  /** The run's id when it had work to do and was recorded. */
+  runId: string | undefined;
+  /** What the run set out to do: traces sent to the target, those --limit left for later, answers resubmitted. */
+  planned: { callTarget: number; wanted: number; submitFirst: number };
 }
 
 // Pauses between target tries (the target is not the service: its retries are the engine's, not the API module's).
@@ -160,6 +173,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     await journal.flush();
     phase = 'done';
     options.onProgress?.(progress());
+    if (recorded) await journal.append({ t: 'end', run: recorded, at: Date.now(), outcome });
     const failed = [...store.traces.values()]
       .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
@@ -174,8 +188,12 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       durationMs: Date.now() - started,
       runningMs: runningSince ? Date.now() - runningSince : 0,
       error,
+      runId: recorded,
+      planned: { callTarget: plan?.callTarget.length ?? 0, wanted: plan?.wanted ?? 0, submitFirst: plan?.submitFirst.length ?? 0 },
     };
   };
+  let recorded: string | undefined;
+  let plan: RunPlan | undefined;
 
   // 1. The prompts.
   let prompts: readonly PromptItem[];
@@ -199,23 +217,26 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   }
   phase = 'running';
   runningSince = Date.now();
+  const listChanged = differsFromStore(store, prompts);
   const duplicates = store.setListed(prompts);
   if (duplicates.length) {
     log('warn', `The service listed ${duplicates.length} trace id(s) more than once (first: "${duplicates[0]}"); each is handled once.`);
   }
-  await journal.append({ t: 'list', at: Date.now(), total: store.listedTotal ?? prompts.length });
+  // The journal owns the prompts: the list goes in when it is new or changed, so the editor shows it without a side file.
+  if (listChanged) await journal.append({ t: 'prompts', at: Date.now(), items: [...prompts] });
 
   // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
-  const submitFirst: TraceInfo[] = [];
-  const callTarget: TraceInfo[] = [];
-  for (const info of store.traces.values()) {
-    if (options.only && !options.only.has(info.traceId)) continue;
-    if (info.prompt === undefined) continue;
-    if (info.state === 'submitted' || info.state === 'skipped') continue;
-    if (info.answer !== undefined && (info.state === 'answered' || info.failedStage === 'submit')) {
-      if (!options.reviewBeforeSubmit || info.answeredBy === 'user' || info.state === 'failed') submitFirst.push(info);
-    } else callTarget.push(info);
+  const fresh = options.runRecord?.mode === 'fresh';
+  const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit };
+  plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh });
+  if (options.runRecord && plan.submitFirst.length + plan.callTarget.length > 0) {
+    await journal.append(options.runRecord);
+    store.apply(options.runRecord);
+    recorded = options.runRecord.run;
+    // A fresh run's record has set the old answers aside: plan again over what is left.
+    if (fresh) plan = planQueue(store, planOptions);
   }
+  const { submitFirst, callTarget } = plan;
   const queue = [...submitFirst, ...callTarget];
   queued = queue.length;
   if (submitFirst.length) log('info', `Resuming: ${submitFirst.length} journaled answer(s) to submit without calling the target again.`);
@@ -369,6 +390,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       at: Date.now(),
       ms: result.ms,
       ...(result.errorAnswer ? { err: true } : {}),
+      ...(recorded ? { run: recorded } : {}),
     };
     // The answer is on disk before it is submitted (the submission awaits `durable`): a crash from here on
     // never costs a target call.
@@ -377,7 +399,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     changed(info);
     // Answers not yet on disk are what a crash would cost in target calls: never more than the window.
     if (journal.backlog > concurrency) await durable;
-    if (options.reviewBeforeSubmit) {
+    if (options.holdAnswers) {
       await durable;
       finishedNow++;
       return 'done';
@@ -468,6 +490,13 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     summary.message = `${summary.failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).`;
   }
   return summary;
+}
+
+/** True when the service's list is not the one the store already has (new, removed or changed prompts). */
+function differsFromStore(store: TraceStore, prompts: readonly PromptItem[]): boolean {
+  if (!store.promptsRecorded || store.listedTotal !== prompts.length) return true;
+  for (const { traceId, content } of prompts) if (store.get(traceId)?.prompt !== content) return true;
+  return false;
 }
 
 function classifyFatal(error: unknown): [RunOutcome, string] {

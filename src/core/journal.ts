@@ -12,10 +12,29 @@ import type { EvaluationKind } from '../api/kinds';
  * ever hand it trace ids, prompts, answers and reasons.
  */
 export type JournalRecord =
-  | { t: 'run'; at: number; origin?: string; kind?: EvaluationKind; evaluationId?: number; target?: string }
+  /**
+   * The start of a run. `run` is its id, `fp` the fingerprint of its target (see targetIdentity) and `target`
+   * its description; `mode` fresh: every answer before it is set aside; reuse: answers of another target kept.
+   * Records written before runs had identities carry only `at` and `target`.
+   */
+  | {
+      t: 'run';
+      at: number;
+      run?: string;
+      fp?: string;
+      target?: string;
+      tool?: string;
+      mode?: 'fresh' | 'reuse';
+      origin?: string;
+      kind?: EvaluationKind;
+      evaluationId?: number;
+    }
+  | { t: 'end'; run: string; at: number; outcome: string }
+  /** The service's prompt list, when it differs from the one the journal holds. */
+  | { t: 'prompts'; at: number; items: Array<{ traceId: string; content: string }> }
   | { t: 'list'; at: number; total: number }
-  /** An answer from the target (or a reviewer). `err`: the text is a refusal or error submitted as the answer. */
-  | { t: 'answer'; id: string; p?: string; a: string; at: number; ms?: number; err?: boolean; by?: 'target' | 'user' }
+  /** An answer from the target (or a reviewer) in run `run`. `err`: the text stands for a target error. */
+  | { t: 'answer'; id: string; p?: string; a: string; at: number; ms?: number; err?: boolean; by?: 'target' | 'user'; run?: string }
   | { t: 'submitted'; id: string; at: number; code?: string }
   | { t: 'failed'; id: string; p?: string; reason: string; stage: 'target' | 'submit'; at: number }
   | { t: 'skipped'; id: string; reason: string; at: number };
@@ -30,11 +49,17 @@ const recordSchema = z.discriminatedUnion('t', [
   z.object({
     t: z.literal('run'),
     at,
+    run: z.optional(z.string()),
+    fp: z.optional(z.string()),
+    target: z.optional(z.string()),
+    tool: z.optional(z.string()),
+    mode: z.optional(z.enum(['fresh', 'reuse'])),
     origin: z.optional(z.string()),
     kind: z.optional(z.enum(['benchmark', 'robustness'])),
     evaluationId: z.optional(z.number()),
-    target: z.optional(z.string()),
   }),
+  z.object({ t: z.literal('end'), run: z.string(), at, outcome: z.string() }),
+  z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
   z.object({ t: z.literal('list'), at, total: z.number() }),
   z.object({
     t: z.literal('answer'),
@@ -45,6 +70,7 @@ const recordSchema = z.discriminatedUnion('t', [
     ms: z.optional(z.number()),
     err: z.optional(z.boolean()),
     by: z.optional(z.enum(['target', 'user'])),
+    run: z.optional(z.string()),
   }),
   z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()) }),
   z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),

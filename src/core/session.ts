@@ -1,25 +1,63 @@
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import type { ApiClient } from '../api/client';
 import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
 import type { EngineOptions, RunProgress, RunSummary } from './engine';
-import { journalPath, openJournal, readJournal } from './journal';
-import type { Journal, JournalKey } from './journal';
+import { exportLines, exportToFile } from './exportResults';
+import type { ExportFormat, ExportOptions } from './exportResults';
+import { journalPath, nullJournal, openJournal, readJournal } from './journal';
+import type { Journal, JournalKey, JournalReadResult } from './journal';
+import { describeConflict, targetConflict } from './runPlan';
+import type { RunMode, TargetConflict } from './runPlan';
+import type { TargetIdentity } from './targets/targetSpec';
 import { TraceStore } from './traceStore';
+import type { RunInfo, StateCounts } from './traceStore';
 
 export type SessionKey = JournalKey;
 
-export type SessionRunOptions = Omit<EngineOptions, 'client' | 'kind' | 'evaluationId' | 'journal' | 'store' | 'signal' | 'drainSignal'> & {
+export type SessionRunOptions = Omit<
+  EngineOptions,
+  'client' | 'kind' | 'evaluationId' | 'journal' | 'store' | 'signal' | 'drainSignal' | 'runRecord' | 'prompts'
+> & {
   client: ApiClient;
-  /** Use the prompts fetched last instead of listing again (Run Trace, Retry Failed). */
+  /** Who answers: recorded with the run, compared with the target of the journaled answers. */
+  identity: TargetIdentity;
+  /** continue (the default): refuse when the journal's answers came from another target; fresh; reuse. */
+  mode?: RunMode;
+  /** The tool and version recorded with the run, e.g. "eval-runner-cli 0.2.0". */
+  tool?: string;
+  /** Use the prompts the journal holds instead of listing again (Run Trace, Retry Failed). */
   reuseFetchedPrompts?: boolean;
+  /** Cancels from outside (the CLI's Ctrl-C): drain finishes in-flight traces, abort stops at once. */
+  drainSignal?: AbortSignal;
+  signal?: AbortSignal;
+  /** Told what the journal held when it was opened (a torn last line, lines skipped). */
+  onReplay?: (replay: JournalReadResult, path: string) => void;
 };
 
+/** A run that did not start because the journal's answers came from another target. */
+export interface RefusedRun {
+  outcome: 'targetChanged';
+  conflict: TargetConflict;
+  message: string;
+}
+
+export interface EvaluationStatus {
+  journal: string;
+  total: number;
+  counts: StateCounts;
+  failed: Array<{ traceId: string; reason: string | undefined }>;
+  runs: RunInfo[];
+  tornTail: boolean;
+  invalidLines: number;
+}
+
 /**
- * One evaluation as an editor sees it: its traces (journal + last fetched prompts), its run, and the
- * single-trace operations of review. The journal is opened (and locked) only for the length of an
- * operation, so several windows can show the same evaluation.
+ * One evaluation, the one way into the core for the CLI, the extension and the tests: opened from (state
+ * dir, service origin, kind, evaluation id), it runs, submits, skips, keeps a reviewer's answer, reports
+ * status and runs, and exports. The journal is opened (and locked) only for the length of an operation, so
+ * a CLI run and several editor windows can all show the same evaluation and never write it at once.
  */
 export class EvaluationSession {
   store = new TraceStore();
@@ -28,21 +66,21 @@ export class EvaluationSession {
   lastRunAt: number | undefined;
   /** Journal lines skipped at the last read: unreadable or not of a known shape (never acted on). */
   invalidLines = 0;
-  private running: { drain: AbortController; hard: AbortController; done: Promise<RunSummary> } | undefined;
+  private tornTail = false;
+  private running: { drain: AbortController; hard: AbortController; done: Promise<RunSummary | RefusedRun> } | undefined;
   private readonly listeners = new Set<() => void>();
-  private fetched: PromptItem[] | undefined;
+  /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
+  private legacyPrompts: PromptItem[] | undefined;
 
   constructor(
     readonly key: SessionKey,
     private readonly stateDir: string,
+    /** false: keep nothing on disk (measuring the journal's own cost; no resume, no history). */
+    private readonly journaled = true,
   ) {}
 
   get journalFile(): string {
     return journalPath(this.stateDir, this.key);
-  }
-
-  get promptsFile(): string {
-    return this.journalFile.replace(/\.jsonl$/, '.prompts.json');
   }
 
   get isRunning(): boolean {
@@ -51,6 +89,10 @@ export class EvaluationSession {
 
   get hasPrompts(): boolean {
     return this.store.traces.size > 0 || (this.store.listedTotal ?? 0) > 0;
+  }
+
+  get runs(): readonly RunInfo[] {
+    return this.store.runs;
   }
 
   onDidChange(listener: () => void): () => void {
@@ -62,15 +104,28 @@ export class EvaluationSession {
     for (const l of this.listeners) l();
   }
 
-  /** Rebuilds the traces from disk: the journal, then the prompts fetched last. */
+  /** Rebuilds the traces from disk. */
   async load(): Promise<void> {
-    const replay = await readJournal(this.journalFile);
-    this.invalidLines = replay.corruptLines;
-    this.store = this.rebuild(replay.records);
+    this.absorb(await readJournal(this.journalFile));
     this.changed();
   }
 
-  async fetchPrompts(client: ApiClient, options: { signal?: AbortSignal; waitForGenerationMs?: number; onWait?: (reason: string) => void } = {}): Promise<number> {
+  /** Loads an evaluation shown before any run in this window, prompts of older versions included. */
+  async restore(): Promise<void> {
+    const replay = await readJournal(this.journalFile);
+    if (!replay.records.some((r) => r.t === 'prompts')) {
+      const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
+      this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
+    }
+    this.absorb(replay);
+    this.changed();
+  }
+
+  /** Lists the prompts and journals them (the tree shows them before any run). */
+  async fetchPrompts(
+    client: ApiClient,
+    options: { signal?: AbortSignal; waitForGenerationMs?: number; onWait?: (reason: string) => void } = {},
+  ): Promise<number> {
     const items =
       this.key.kind === 'robustness'
         ? await client.waitForPrompts(this.key.kind, this.key.evaluationId, {
@@ -79,20 +134,34 @@ export class EvaluationSession {
             onWait: (e) => options.onWait?.(e.reason),
           })
         : await client.listPrompts(this.key.kind, this.key.evaluationId, options.signal ? { signal: options.signal } : {});
-    await this.savePrompts(items);
-    if (!this.running) await this.load();
+    // A run in progress journals the list itself.
+    if (this.running) return items.length;
+    await this.withJournal(async (journal) => {
+      await journal.append({ t: 'prompts', at: Date.now(), items });
+      this.store.apply({ t: 'prompts', at: Date.now(), items });
+    });
     return items.length;
   }
 
-  /** Runs the evaluation (or only some traces) through the core engine. One run at a time. */
-  async run(options: SessionRunOptions): Promise<RunSummary> {
+  /**
+   * Runs the evaluation (or some traces) through the core engine, one run at a time. Refused, with nothing
+   * done, when the journal's answers came from another target and the mode does not say what to do with them.
+   */
+  async run(options: SessionRunOptions): Promise<RunSummary | RefusedRun> {
     if (this.running) throw new Error('This evaluation is already running.');
     const drain = new AbortController();
     const hard = new AbortController();
-    const done = this.withJournal(async (journal) => {
-      const { client, reuseFetchedPrompts, onProgress, ...rest } = options;
-      const prompts = reuseFetchedPrompts ? await this.loadPrompts() : undefined;
-      const summary = await runEvaluation({
+    const unlink = link(options.drainSignal, drain, options.signal, hard);
+    const done = this.withJournal(async (journal, replay) => {
+      options.onReplay?.(replay, this.journalFile);
+      const { client, reuseFetchedPrompts, onProgress, identity, mode = 'continue', tool, onReplay: _r, drainSignal: _d, signal: _s, ...rest } = options;
+      const conflict = targetConflict(this.store, identity, mode);
+      if (conflict) {
+        const what = `${this.key.kind} evaluation ${this.key.evaluationId}`;
+        return { outcome: 'targetChanged' as const, conflict, message: describeConflict(conflict, what) };
+      }
+      const prompts = reuseFetchedPrompts ? this.journaledPrompts() : undefined;
+      return runEvaluation({
         ...rest,
         client,
         kind: this.key.kind,
@@ -101,24 +170,35 @@ export class EvaluationSession {
         store: this.store,
         signal: hard.signal,
         drainSignal: drain.signal,
-        ...(prompts ? { prompts } : {}),
+        ...(prompts?.length ? { prompts } : {}),
+        runRecord: {
+          t: 'run',
+          at: Date.now(),
+          run: newRunId(),
+          fp: identity.fingerprint,
+          target: identity.description,
+          ...(tool ? { tool } : {}),
+          ...(mode !== 'continue' ? { mode } : {}),
+          origin: this.key.origin,
+          kind: this.key.kind,
+          evaluationId: this.key.evaluationId,
+        },
         onProgress: (p) => {
           this.lastProgress = p;
           onProgress?.(p);
           this.changed();
         },
       });
-      if (!reuseFetchedPrompts) await this.savePromptsFromStore();
-      return summary;
     });
     this.running = { drain, hard, done };
     this.lastRunAt = Date.now();
     this.changed();
     try {
       const summary = await done;
-      this.lastSummary = summary;
+      if (summary.outcome !== 'targetChanged') this.lastSummary = summary;
       return summary;
     } finally {
+      unlink();
       this.running = undefined;
       this.changed();
     }
@@ -141,8 +221,8 @@ export class EvaluationSession {
   }
 
   /** Submits one trace's answer (the given text, or the journaled one), journaling both steps. */
-  async submitAnswer(client: ApiClient, traceId: string, answer?: string): Promise<void> {
-    await this.withJournal(async (journal) => {
+  async submitAnswer(client: ApiClient, traceId: string, answer?: string): Promise<{ message: string; requestCode: string | undefined }> {
+    return this.withJournal(async (journal) => {
       const info = this.store.get(traceId);
       const text = answer ?? info?.answer;
       if (text === undefined) throw new Error(`Trace "${traceId}" has no answer to submit yet.`);
@@ -155,6 +235,7 @@ export class EvaluationSession {
       const record = { t: 'submitted' as const, id: traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
       await journal.append(record);
       this.store.apply(record);
+      return { message: result.message || result.data, requestCode: result.requestCode };
     });
   }
 
@@ -166,53 +247,60 @@ export class EvaluationSession {
     });
   }
 
-  private async withJournal<T>(fn: (journal: Journal) => Promise<T>): Promise<T> {
+  /** Local progress and history, from the journal alone (no network, no token). */
+  async status(): Promise<EvaluationStatus> {
+    await this.load();
+    const failed = [...this.store.traces.values()].filter((t) => t.state === 'failed').map((t) => ({ traceId: t.traceId, reason: t.error }));
+    return {
+      journal: this.journalFile,
+      total: this.store.total,
+      counts: this.store.snapshotCounts(),
+      failed,
+      runs: this.store.runs,
+      tornTail: this.tornTail,
+      invalidLines: this.invalidLines,
+    };
+  }
+
+  /** Every trace to a file (owner-only) or as lines; reads the journal first. */
+  async exportTo(format: ExportFormat, path: string, options: ExportOptions = {}): Promise<number> {
+    await this.load();
+    return exportToFile(this.store, format, path, options);
+  }
+
+  async exportLines(format: ExportFormat, options: ExportOptions = {}): Promise<Generator<string>> {
+    await this.load();
+    return exportLines(this.store, format, options);
+  }
+
+  private async withJournal<T>(fn: (journal: Journal, replay: JournalReadResult) => Promise<T>): Promise<T> {
+    if (!this.journaled) {
+      const replay = { records: [], tornTail: false, corruptLines: 0 };
+      this.absorb(replay);
+      return fn(nullJournal(), replay);
+    }
     const { journal, replay } = await openJournal(this.journalFile);
     try {
-      this.invalidLines = replay.corruptLines;
-      this.store = this.rebuild(replay.records);
-      return await fn(journal);
+      this.absorb(replay);
+      return await fn(journal, replay);
     } finally {
       await journal.close();
       this.changed();
     }
   }
 
-  private rebuild(records: Parameters<typeof TraceStore.fromRecords>[0]): TraceStore {
-    const store = TraceStore.fromRecords(records);
-    if (this.fetched) store.setListed(this.fetched);
-    return store;
+  private absorb(replay: JournalReadResult): void {
+    this.invalidLines = replay.corruptLines;
+    this.tornTail = replay.tornTail;
+    const store = TraceStore.fromRecords(replay.records);
+    if (!store.promptsRecorded && this.legacyPrompts) store.setListed(this.legacyPrompts);
+    this.store = store;
   }
 
-  private async loadPrompts(): Promise<PromptItem[] | undefined> {
-    if (this.fetched) return this.fetched;
-    try {
-      this.fetched = JSON.parse(await readFile(this.promptsFile, 'utf8')) as PromptItem[];
-    } catch {
-      return undefined;
-    }
-    return this.fetched;
-  }
-
-  /** Loads the prompts fetched in an earlier session (the tree shows them before any run). */
-  async restore(): Promise<void> {
-    await this.loadPrompts();
-    await this.load();
-  }
-
-  private async savePrompts(items: PromptItem[]): Promise<void> {
-    this.fetched = items;
-    await mkdir(dirname(this.promptsFile), { recursive: true, mode: 0o700 });
-    // Write then rename: a crash never leaves half a snapshot.
-    const tmp = `${this.promptsFile}.${process.pid}.tmp`;
-    await writeFile(tmp, JSON.stringify(items), { mode: 0o600 });
-    await rename(tmp, this.promptsFile);
-  }
-
-  private async savePromptsFromStore(): Promise<void> {
+  private journaledPrompts(): PromptItem[] {
     const items: PromptItem[] = [];
     for (const t of this.store.traces.values()) if (t.prompt !== undefined) items.push({ traceId: t.traceId, content: t.prompt });
-    if (items.length) await this.savePrompts(items);
+    return items;
   }
 }
 
@@ -220,3 +308,21 @@ export function sessionId(key: SessionKey): string {
   return `${key.origin}|${key.kind}|${key.evaluationId}`;
 }
 
+/** A run id people can read and sort: its start time, and a few random letters. */
+export function newRunId(now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+function link(drainFrom: AbortSignal | undefined, drain: AbortController, hardFrom: AbortSignal | undefined, hard: AbortController): () => void {
+  const onDrain = () => drain.abort();
+  const onHard = () => hard.abort();
+  if (drainFrom?.aborted) onDrain();
+  if (hardFrom?.aborted) onHard();
+  drainFrom?.addEventListener('abort', onDrain, { once: true });
+  hardFrom?.addEventListener('abort', onHard, { once: true });
+  return () => {
+    drainFrom?.removeEventListener('abort', onDrain);
+    hardFrom?.removeEventListener('abort', onHard);
+  };
+}

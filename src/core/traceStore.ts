@@ -1,5 +1,6 @@
 import type { PromptItem } from '../api/schemas';
 import type { JournalRecord } from './journal';
+import { legacyFingerprint } from './targets/targetSpec';
 
 /** Local trace states; the labels match the service's words where they mean the same thing. */
 export const LOCAL_STATES = ['pending', 'running', 'answered', 'submitted', 'failed', 'skipped'] as const;
@@ -30,6 +31,25 @@ export interface TraceInfo {
   latencyMs: number | undefined;
   answeredAt: number | undefined;
   submittedAt: number | undefined;
+  /** The run whose target (or reviewer) gave the answer. */
+  answerRun: string | undefined;
+}
+
+/** One run as the journal tells it: who answered, when, and what came of it. */
+export interface RunInfo {
+  runId: string;
+  /** The target's description (never a secret). */
+  target: string;
+  fingerprint: string;
+  mode: 'fresh' | 'reuse' | undefined;
+  tool: string | undefined;
+  startedAt: number;
+  endedAt: number | undefined;
+  outcome: string | undefined;
+  /** Answers journaled, submissions accepted and traces failed while this run was the latest. */
+  answered: number;
+  submitted: number;
+  failed: number;
 }
 
 export function emptyCounts(): StateCounts {
@@ -44,6 +64,10 @@ export class TraceStore {
   readonly traces = new Map<string, TraceInfo>();
   /** Traces in the service's last list, when known. */
   listedTotal: number | undefined;
+  /** The journal holds the service's prompt list (a prompts record), not only the prompts of answered traces. */
+  promptsRecorded = false;
+  /** Every run, oldest first. */
+  readonly runs: RunInfo[] = [];
   private readonly tally = emptyCounts();
 
   static fromRecords(records: Iterable<JournalRecord>): TraceStore {
@@ -82,8 +106,47 @@ export class TraceStore {
     return duplicates;
   }
 
+  /** The latest run: the target the journal's answers are held under now. */
+  get currentRun(): RunInfo | undefined {
+    return this.runs[this.runs.length - 1];
+  }
+
+  runById(runId: string | undefined): RunInfo | undefined {
+    return runId === undefined ? undefined : this.runs.find((r) => r.runId === runId);
+  }
+
   apply(record: JournalRecord): void {
     switch (record.t) {
+      case 'run': {
+        this.runs.push({
+          runId: record.run ?? `legacy-${this.runs.length + 1}`,
+          target: record.target ?? 'unknown target',
+          fingerprint: record.fp ?? legacyFingerprint(record.target),
+          mode: record.mode,
+          tool: record.tool,
+          startedAt: record.at,
+          endedAt: undefined,
+          outcome: undefined,
+          answered: 0,
+          submitted: 0,
+          failed: 0,
+        });
+        // A fresh run answers everything again: what came before is set aside (skips are a person's call and stay).
+        if (record.mode === 'fresh') this.setAsideAnswers();
+        return;
+      }
+      case 'end': {
+        const run = this.runById(record.run);
+        if (run) {
+          run.endedAt = record.at;
+          run.outcome = record.outcome;
+        }
+        return;
+      }
+      case 'prompts':
+        this.setListed(record.items);
+        this.promptsRecorded = true;
+        return;
       case 'list':
         this.listedTotal = record.total;
         return;
@@ -97,6 +160,9 @@ export class TraceStore {
         info.answeredAt = record.at;
         info.error = undefined;
         info.failedStage = undefined;
+        info.answerRun = record.run ?? this.currentRun?.runId;
+        const run = record.run ? this.runById(record.run) : this.currentRun;
+        if (run) run.answered++;
         this.move(info, 'answered');
         return;
       }
@@ -105,6 +171,7 @@ export class TraceStore {
         info.submittedAt = record.at;
         info.error = undefined;
         info.failedStage = undefined;
+        if (this.currentRun) this.currentRun.submitted++;
         this.move(info, 'submitted');
         return;
       }
@@ -113,6 +180,7 @@ export class TraceStore {
         if (record.p !== undefined) info.prompt ??= record.p;
         info.error = record.reason;
         info.failedStage = record.stage;
+        if (this.currentRun) this.currentRun.failed++;
         this.move(info, 'failed');
         return;
       }
@@ -124,6 +192,22 @@ export class TraceStore {
       }
       default:
         return;
+    }
+  }
+
+  private setAsideAnswers(): void {
+    for (const info of this.traces.values()) {
+      if (info.state === 'skipped') continue;
+      info.answer = undefined;
+      info.errorAnswer = false;
+      info.answeredBy = undefined;
+      info.error = undefined;
+      info.failedStage = undefined;
+      info.latencyMs = undefined;
+      info.answeredAt = undefined;
+      info.submittedAt = undefined;
+      info.answerRun = undefined;
+      this.move(info, 'pending');
     }
   }
 
@@ -148,6 +232,7 @@ export class TraceStore {
         latencyMs: undefined,
         answeredAt: undefined,
         submittedAt: undefined,
+        answerRun: undefined,
       };
       this.traces.set(traceId, info);
       this.tally.pending++;

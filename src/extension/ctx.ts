@@ -1,11 +1,9 @@
 import * as vscode from 'vscode';
 import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createCommandTarget } from '../core/targets/commandTarget';
-import { createEchoTarget } from '../core/targets/echoTarget';
-import { createHttpTarget } from '../core/targets/httpTarget';
-import { createOpenAiTarget } from '../core/targets/openaiTarget';
 import type { Target } from '../core/targets/target';
+import { createTarget, targetIdentity } from '../core/targets/targetSpec';
+import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core/targets/targetSpec';
 import { plainHttpWarning } from '../core/targets/targetSecrets';
 import { createLmTarget } from './lmTarget';
 import { createLog } from './log';
@@ -79,43 +77,47 @@ export class Ctx implements vscode.Disposable {
   askSecret = async (title: string, prompt: string): Promise<string | undefined> =>
     (await vscode.window.showInputBox({ title, prompt, password: true, ignoreFocusOut: true }))?.trim();
 
-  /** The run's target; undefined when the user cancelled a question about its secrets. */
-  async createTarget(): Promise<Target | undefined> {
+  /**
+   * The run's target and who it is (recorded with the run); undefined for the manual target or when the user
+   * cancelled a question about its secrets. The core builds it from the settings' spec, as the CLI does.
+   */
+  async createTarget(): Promise<{ target: Target; identity: TargetIdentity } | undefined> {
     const t = this.settings.target;
-    const concurrency = this.settings.concurrency;
+    const options: TargetOptions = { connections: this.settings.concurrency, lm: createLmTarget };
+    let spec: TargetSpec;
+    let secrets: TargetSecrets = {};
     switch (t.type) {
+      case 'manual':
+        return undefined;
       case 'echo':
-        return createEchoTarget();
+      case 'vscode-lm':
+        spec = t;
+        break;
       case 'openai': {
         const origin = new URL(t.baseUrl).origin;
         const apiKey = await this.modelKey(origin);
         if (apiKey === null) return undefined;
         this.warnPlainHttp(t.baseUrl, apiKey !== undefined, 'The model key');
-        return createOpenAiTarget({
-          baseUrl: t.baseUrl,
-          model: t.model,
-          apiKey,
-          authHint: `Set this endpoint's key: Eval Runner: Clear Model Key, then run again to be asked for it.`,
-          ...(t.systemPrompt ? { systemPrompt: t.systemPrompt } : {}),
-          ...(t.temperature !== undefined ? { temperature: t.temperature } : {}),
-          ...(t.maxTokens !== undefined ? { maxTokens: t.maxTokens } : {}),
-          connections: concurrency,
-        });
+        spec = t;
+        secrets = apiKey ? { apiKey } : {};
+        options.authHint = `Set this endpoint's key: Eval Runner: Clear Model Key, then run again to be asked for it.`;
+        break;
       }
       case 'http': {
         const secret = await this.secretHeaders(new URL(t.url).origin, t.secretHeaders ?? []);
         if (!secret) return undefined;
         this.warnPlainHttp(t.url, Object.keys(secret).length > 0, "The HTTP target's secret headers");
-        const { secretHeaders: _names, ...rest } = t;
-        return createHttpTarget({ ...rest, headers: { ...t.headers, ...secret }, connections: concurrency });
+        const { secretHeaders: _names, headers: plain, ...rest } = t;
+        spec = rest;
+        secrets = { headers: { ...plain, ...secret } };
+        break;
       }
       case 'command':
-        return createCommandTarget({ command: t.command, ...(workspaceDir() ? { cwd: workspaceDir()! } : {}) });
-      case 'vscode-lm':
-        return createLmTarget(t.model);
-      case 'manual':
-        return undefined;
+        spec = t;
+        if (workspaceDir()) options.cwd = workspaceDir()!;
+        break;
     }
+    return { target: createTarget(spec, secrets, options), identity: targetIdentity(spec) };
   }
 
   /** The key stored for this endpoint origin only; asked for when there is none (null: the user cancelled). */

@@ -1,5 +1,10 @@
 import * as vscode from 'vscode';
+import type { ApiClient } from '../api/client';
 import type { RunProgress, RunSummary } from '../core/engine';
+import type { RunMode } from '../core/runPlan';
+import type { EvaluationSession, RefusedRun } from '../core/session';
+import type { Target } from '../core/targets/target';
+import type { TargetIdentity } from '../core/targets/targetSpec';
 import { progressText } from '../core/progressText';
 import type { Ctx } from './ctx';
 import { errorText, showError } from './log';
@@ -8,6 +13,8 @@ import type { EvaluationRef } from './registry';
 export interface RunRequest {
   /** Only these traces (Run Trace, Retry Failed). */
   only?: ReadonlySet<string>;
+  /** How to treat answers another target gave; asked in a modal when the journal has some and this is unset. */
+  mode?: RunMode;
 }
 
 /** Runs through the core engine with a cancellable progress notification and a status bar item. */
@@ -26,19 +33,51 @@ export class RunController implements vscode.Disposable {
       void vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
       return undefined;
     }
-    const settings = this.ctx.settings;
-    if (settings.target.type === 'manual') {
+    if (this.ctx.settings.target.type === 'manual') {
       void vscode.window.showInformationMessage('The manual target has no model to call: fetch the prompts, open each trace and write its answer.');
       return undefined;
     }
     const client = await this.ctx.clientFor(ref);
     if (!client) return undefined;
-    const target = await this.ctx.createTarget();
-    if (!target) {
+    const made = await this.ctx.createTarget();
+    if (!made) {
       await client.close();
       return undefined;
     }
-    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${target.description}, concurrency ${settings.concurrency}.`);
+    try {
+      let mode: RunMode = request.mode ?? 'continue';
+      for (;;) {
+        const result = await this.runOnce(ref, session, { client, ...made, mode, only: request.only });
+        if (result?.outcome !== 'targetChanged') return result;
+        // The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers.
+        const choice = await vscode.window.showWarningMessage(
+          `${ref.label}: its answers came from another target`,
+          {
+            modal: true,
+            detail:
+              `${result.message}\n\nStart Fresh: every trace is answered again by ${made.identity.description} and resubmitted ` +
+              `(the service keeps the last answer per trace).\nReuse Answers: the journaled answers are submitted as they are; ` +
+              `${made.identity.description} answers only the traces without one (the run is recorded as mixed).`,
+          },
+          'Start Fresh',
+          'Reuse Answers',
+        );
+        if (!choice) return undefined;
+        mode = choice === 'Start Fresh' ? 'fresh' : 'reuse';
+      }
+    } finally {
+      await made.target.close?.();
+      await client.close();
+    }
+  }
+
+  private async runOnce(
+    ref: EvaluationRef,
+    session: EvaluationSession,
+    run: { client: ApiClient; target: Target; identity: TargetIdentity; mode: RunMode; only: ReadonlySet<string> | undefined },
+  ): Promise<RunSummary | RefusedRun | undefined> {
+    const settings = this.ctx.settings;
+    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${run.identity.description}, concurrency ${settings.concurrency}${run.mode === 'continue' ? '' : `, ${run.mode}`}.`);
     this.active.set(ref.id, { ref, progress: undefined });
     this.updateStatus();
     try {
@@ -48,15 +87,18 @@ export class RunController implements vscode.Disposable {
           token.onCancellationRequested(() => session.cancel());
           let reported = 0;
           return session.run({
-            client,
-            target,
+            client: run.client,
+            target: run.target,
+            identity: run.identity,
+            mode: run.mode,
+            tool: `eval-runner-vscode ${String(this.ctx.extension.extension.packageJSON.version)}`,
             concurrency: settings.concurrency,
             onTargetError: settings.onTargetError,
-            reviewBeforeSubmit: settings.reviewBeforeSubmit,
+            holdAnswers: settings.reviewBeforeSubmit,
             waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
             targetTimeoutMs: 600_000,
             progressIntervalMs: 250,
-            ...(request.only ? { only: request.only, reuseFetchedPrompts: true } : {}),
+            ...(run.only ? { only: run.only, reuseFetchedPrompts: true } : {}),
             onProgress: (p) => {
               const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
               const percent = p.total ? (100 * done) / p.total : 0;
@@ -70,7 +112,7 @@ export class RunController implements vscode.Disposable {
         },
       );
       // Reported without waiting: the command ends when the run does, not when a toast is dismissed.
-      void this.report(ref, summary);
+      if (summary.outcome !== 'targetChanged') void this.report(ref, summary);
       return summary;
     } catch (error) {
       await showError(this.ctx.log, `Running ${ref.label} failed: ${errorText(error)}`);
@@ -78,8 +120,6 @@ export class RunController implements vscode.Disposable {
     } finally {
       this.active.delete(ref.id);
       this.updateStatus();
-      await target.close?.();
-      await client.close();
     }
   }
 

@@ -65,7 +65,7 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
     assert.equal(endpointB.seen.length, 0);
 
     answer = 'sk-for-endpoint-B';
-    const targetB = (await api.ctx.createTarget())!;
+    const targetB = (await api.ctx.createTarget())!.target;
     await targetB.send('hello', CALL);
     await targetB.close?.();
     assert.equal(endpointB.seen.at(-1)!.headers.authorization, 'Bearer sk-for-endpoint-B');
@@ -73,7 +73,7 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
 
     await openai(endpointA);
     asked = [];
-    const targetA = (await api.ctx.createTarget())!;
+    const targetA = (await api.ctx.createTarget())!.target;
     await targetA.send('hello', CALL);
     await targetA.close?.();
     assert.deepEqual(asked, [], 'a stored key is not asked for again');
@@ -89,11 +89,11 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
     await api.ctx.tokens.clearModelKey(new URL(endpointB.url).origin);
     await openai(endpointB);
     answer = '';
-    const first = (await api.ctx.createTarget())!;
+    const first = (await api.ctx.createTarget())!.target;
     await first.send('hello', CALL);
     assert.equal(endpointB.seen.at(-1)!.headers.authorization, undefined);
     asked = [];
-    await (await api.ctx.createTarget())!.send('again', CALL);
+    await (await api.ctx.createTarget())!.target.send('again', CALL);
     assert.deepEqual(asked, [], 'not asked again');
   });
 
@@ -105,7 +105,7 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
     );
     await until('the target setting is read', () => api.ctx.settings.target.type === 'http');
     answer = 'hdr-value-7';
-    const target = (await api.ctx.createTarget())!;
+    const target = (await api.ctx.createTarget())!.target;
     assert.equal(await target.send('hello', CALL), 'ok');
     const seen = endpointA.seen.at(-1)!;
     assert.equal(seen.headers['x-api-key'], 'hdr-value-7');

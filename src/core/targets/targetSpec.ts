@@ -1,0 +1,123 @@
+import { createHash } from 'node:crypto';
+import { createCommandTarget } from './commandTarget';
+import { createEchoTarget } from './echoTarget';
+import { createHttpTarget } from './httpTarget';
+import { createOpenAiTarget } from './openaiTarget';
+import type { Target } from './target';
+
+/**
+ * What a user chose as the target, as both front ends parse it (CLI flags, editor settings): everything
+ * that decides the answers, and nothing secret. Keys and header values travel apart, in TargetSecrets.
+ */
+export type TargetSpec =
+  | { type: 'echo' }
+  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number }
+  | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string }
+  | { type: 'command'; command: string }
+  | { type: 'vscode-lm'; model?: string };
+
+export interface TargetSecrets {
+  /** The model key (openai). */
+  apiKey?: string;
+  /** Extra request headers (openai, http); their values are treated as secrets. */
+  headers?: Record<string, string>;
+}
+
+export interface TargetOptions {
+  connections: number;
+  /** Working directory of a command target. */
+  cwd?: string;
+  /** Variables a command target must not see (the ones holding this run's secrets). */
+  withhold?: readonly string[];
+  /** Said with a 401 or 403 from a model endpoint: how to give it the right key. */
+  authHint?: string;
+  /** The VS Code chat model target, which only the extension can build. */
+  lm?: (model: string | undefined) => Target;
+}
+
+/** Who answered, for people (no secret) and for comparison (a fingerprint of what changes answers). */
+export interface TargetIdentity {
+  description: string;
+  fingerprint: string;
+}
+
+/** The one place a target is built from a spec, for the CLI, the extension and the tests. */
+export function createTarget(spec: TargetSpec, secrets: TargetSecrets, options: TargetOptions): Target {
+  switch (spec.type) {
+    case 'echo':
+      return createEchoTarget();
+    case 'openai':
+      return createOpenAiTarget({
+        ...spec,
+        apiKey: secrets.apiKey,
+        ...(secrets.headers ? { headers: secrets.headers } : {}),
+        ...(options.authHint ? { authHint: options.authHint } : {}),
+        connections: options.connections,
+      });
+    case 'http':
+      return createHttpTarget({ ...spec, ...(secrets.headers ? { headers: secrets.headers } : {}), connections: options.connections });
+    case 'command':
+      return createCommandTarget({
+        command: spec.command,
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        ...(options.withhold ? { withhold: options.withhold } : {}),
+      });
+    case 'vscode-lm':
+      if (!options.lm) throw new TypeError('The VS Code chat model target exists only in the editor.');
+      return options.lm(spec.model);
+  }
+}
+
+/** An endpoint as it may be shown and compared: origin and path, the query's names but never its values. */
+function endpoint(url: string): string {
+  const u = new URL(url);
+  const names = [...new Set([...u.searchParams.keys()])].sort();
+  return `${u.origin}${u.pathname.replace(/\/+$/, '')}${names.length ? `?${names.map((n) => `${n}=…`).join('&')}` : ''}`;
+}
+
+export function targetIdentity(spec: TargetSpec): TargetIdentity {
+  const parts: Array<string | number | undefined> = [spec.type];
+  let description: string;
+  switch (spec.type) {
+    case 'echo':
+      description = 'echo';
+      break;
+    case 'openai': {
+      const details = [
+        spec.temperature !== undefined ? `temperature ${spec.temperature}` : undefined,
+        spec.maxTokens !== undefined ? `max tokens ${spec.maxTokens}` : undefined,
+        spec.systemPrompt ? 'system prompt' : undefined,
+      ].filter(Boolean);
+      description = `openai: ${spec.model} @ ${endpoint(spec.baseUrl)}${details.length ? `, ${details.join(', ')}` : ''}`;
+      parts.push(endpoint(spec.baseUrl), spec.model, spec.systemPrompt, spec.temperature, spec.maxTokens);
+      break;
+    }
+    case 'http': {
+      const method = (spec.method ?? 'POST').toUpperCase();
+      description = `http: ${method} ${endpoint(spec.url)}, answer at ${spec.answerPath}`;
+      parts.push(method, endpoint(spec.url), spec.bodyTemplate, spec.answerPath);
+      break;
+    }
+    case 'command':
+      description = `command: ${spec.command}`;
+      parts.push(spec.command);
+      break;
+    case 'vscode-lm':
+      description = `vscode-lm: ${spec.model ?? 'any chat model'}`;
+      parts.push(spec.model);
+      break;
+  }
+  return { description, fingerprint: fingerprintOf(parts) };
+}
+
+function fingerprintOf(parts: ReadonlyArray<string | number | undefined>): string {
+  return createHash('sha256').update(JSON.stringify(parts.map((p) => p ?? null))).digest('hex').slice(0, 16);
+}
+
+/**
+ * Runs recorded before runs had identities name their target only by a short description. Only "echo" says
+ * all there is to say; any other is a target of unknown settings, never the same as one named now.
+ */
+export function legacyFingerprint(description: string | undefined): string {
+  return description === 'echo' ? targetIdentity({ type: 'echo' }).fingerprint : `legacy:${description ?? 'unknown'}`;
+}
