@@ -1,9 +1,8 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError } from '../api/errors';
 import { EVALUATION_KINDS, otherKind } from '../api/kinds';
+import { defaultStateDir } from '../core/stateDir';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
 import { choiceOption, intOption } from './args';
 import { EXIT, UsageError } from './exitCodes';
@@ -52,8 +51,7 @@ export function tokenFromEnv(env = process.env): string {
 }
 
 export function stateDirOf(flag: string | undefined, env = process.env): string {
-  if (flag) return flag;
-  return join(env.XDG_STATE_HOME || join(homedir(), '.local', 'state'), 'eval-runner');
+  return flag || defaultStateDir(env);
 }
 
 export function clientFor(args: ServiceArgs, token: string, encoding?: RequestEncoding, connections?: number): ApiClient {

@@ -6,7 +6,8 @@ import { createTarget, targetIdentity } from '../core/targets/targetSpec';
 import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core/targets/targetSpec';
 import { plainHttpWarning } from '../core/targets/targetSecrets';
 import { createLmTarget } from './lmTarget';
-import { createLog } from './log';
+import { migrateJournals } from '../core/stateDir';
+import { createLog, errorText } from './log';
 import { EvaluationRegistry } from './registry';
 import type { EvaluationRef } from './registry';
 import { SandboxController } from './sandboxController';
@@ -25,7 +26,7 @@ export class Ctx implements vscode.Disposable {
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.tokens = new TokenStore(extension.secrets, extension.globalState);
-    this.registry = new EvaluationRegistry(extension.globalStorageUri.fsPath, () => this.settings, this.sandbox);
+    this.registry = new EvaluationRegistry(() => this.settings, this.sandbox, this.moveOldJournals());
     this.disposables.push(
       this.log,
       this.sandbox,
@@ -37,6 +38,22 @@ export class Ctx implements vscode.Disposable {
       this.sandbox.onDidChange(() => this.registry.refresh()),
     );
     this.registry.refresh();
+  }
+
+  /**
+   * Journals of versions before 0.2 lived in the editor's own storage; they move to the shared state folder
+   * once (merged with the CLI's where both ran an evaluation). Not awaited by activation.
+   */
+  private async moveOldJournals(): Promise<void> {
+    const key = 'evalRunner.journalsMoved';
+    if (this.extension.globalState.get<boolean>(key)) return;
+    try {
+      const moved = await migrateJournals(this.extension.globalStorageUri.fsPath, this.settings.stateDir);
+      if (moved) this.log.info(`Moved ${moved} journal(s) from the editor's storage to ${this.settings.stateDir}.`);
+      await this.extension.globalState.update(key, true);
+    } catch (error) {
+      this.log.error(`Could not move the journals of an older version to ${this.settings.stateDir}: ${errorText(error)}`);
+    }
   }
 
   get settings(): Settings {

@@ -1,3 +1,5 @@
+import { unwatchFile, watchFile } from 'node:fs';
+import type { Stats } from 'node:fs';
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../api/client';
 import type { EvaluationKind } from '../api/kinds';
@@ -26,11 +28,16 @@ export class EvaluationRegistry implements vscode.Disposable {
   readonly onDidChangeList = this.listEmitter.event;
   readonly onDidChangeSession = this.sessionEmitter.event;
 
+  private stateDir: string;
+
   constructor(
-    private readonly stateDir: string,
     private readonly settings: () => Settings,
     private readonly sandbox: SandboxController,
-  ) {}
+    /** Settles once journals of older versions are moved into the state folder: sessions load after it. */
+    private readonly ready: Promise<unknown>,
+  ) {
+    this.stateDir = settings().stateDir;
+  }
 
   get refs(): readonly EvaluationRef[] {
     return this.refsList;
@@ -42,6 +49,11 @@ export class EvaluationRegistry implements vscode.Disposable {
 
   refresh(): void {
     const s = this.settings();
+    if (s.stateDir !== this.stateDir) {
+      // Another history: every session reads its journal from the new folder.
+      this.stateDir = s.stateDir;
+      this.forgetSessions();
+    }
     const refs: EvaluationRef[] = [];
     const sandbox = this.sandbox.sandbox;
     if (sandbox) {
@@ -58,14 +70,24 @@ export class EvaluationRegistry implements vscode.Disposable {
   }
 
   session(ref: EvaluationRef): EvaluationSession {
-    let session = this.sessions.get(ref.id);
-    if (!session) {
-      session = new EvaluationSession({ origin: ref.origin, kind: ref.kind, evaluationId: ref.evaluationId }, this.stateDir);
-      this.sessions.set(ref.id, session);
-      this.unsubscribe.set(ref.id, session.onDidChange(() => this.sessionEmitter.fire(ref)));
-      void session.restore().catch(() => undefined);
-    }
+    const existing = this.sessions.get(ref.id);
+    if (existing) return existing;
+    const session = new EvaluationSession({ origin: ref.origin, kind: ref.kind, evaluationId: ref.evaluationId }, this.stateDir);
+    this.sessions.set(ref.id, session);
+    const off = session.onDidChange(() => this.sessionEmitter.fire(ref));
+    const unwatch = watchJournal(session);
+    this.unsubscribe.set(ref.id, () => {
+      off();
+      unwatch();
+    });
+    void this.ready.then(() => session.restore()).catch(() => undefined);
     return session;
+  }
+
+  private forgetSessions(): void {
+    for (const off of this.unsubscribe.values()) off();
+    this.sessions.clear();
+    this.unsubscribe.clear();
   }
 
   dispose(): void {
@@ -74,6 +96,23 @@ export class EvaluationRegistry implements vscode.Disposable {
     this.listEmitter.dispose();
     this.sessionEmitter.dispose();
   }
+}
+
+/**
+ * Follows a journal that another process writes (a CLI run, another window): when it changes and no run of
+ * this window holds it, the session reads it again, so the tree and Process Details show that run's progress.
+ * A stat a second, not an fs watcher: the file may not exist yet, and watchers differ between platforms.
+ */
+function watchJournal(session: EvaluationSession): () => void {
+  const path = session.journalFile;
+  let reading = false;
+  const onChange = (now: Stats, before: Stats) => {
+    if (session.isRunning || reading || (now.mtimeMs === before.mtimeMs && now.size === before.size)) return;
+    reading = true;
+    void session.load().catch(() => undefined).finally(() => (reading = false));
+  };
+  watchFile(path, { interval: 1000, persistent: false }, onChange);
+  return () => unwatchFile(path, onChange);
 }
 
 function makeRef(baseUrl: string, evaluationId: number, kind: EvaluationKind, label: string, source: EvaluationRef['source']): EvaluationRef {

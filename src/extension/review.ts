@@ -114,7 +114,12 @@ export class ReviewCodeLens implements vscode.CodeLensProvider {
     const trace = this.ctx.registry.session(target.ref).store.get(target.traceId);
     const range = new vscode.Range(0, 0, 0, 0);
     if (!trace) return [];
-    if (trace.state === 'submitted') return [new vscode.CodeLens(range, { title: '$(pass) Submitted', command: '' })];
+    const session = this.ctx.registry.session(target.ref);
+    const run = session.store.runById(trace.answerRun);
+    // Who answered: the target of the run that produced this answer, or the reviewer.
+    const by = trace.answeredBy === 'user' ? 'Edited by you' : run ? `Answered by ${run.target} · run ${run.runId}` : undefined;
+    const origin = by ? [new vscode.CodeLens(range, { title: by, command: '' })] : [];
+    if (trace.state === 'submitted') return [new vscode.CodeLens(range, { title: '$(pass) Submitted', command: '' }), ...origin];
     const approve = this.ctx.settings.reviewBeforeSubmit && trace.answeredBy === 'target';
     return [
       new vscode.CodeLens(range, {
@@ -123,6 +128,7 @@ export class ReviewCodeLens implements vscode.CodeLensProvider {
         arguments: [document.uri],
       }),
       new vscode.CodeLens(range, { title: 'Skip Trace', command: 'evalRunner.skipTrace', arguments: [document.uri] }),
+      ...origin,
     ];
   }
 }

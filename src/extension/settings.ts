@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { defaultStateDir } from '../core/stateDir';
 import { resolveSettings } from './settingsModel';
 import type { ConfiguredEvaluation, Settings, TargetSettings } from './settingsModel';
 
@@ -10,7 +11,11 @@ const SECTION = 'evalRunner';
  */
 export function readSettings(): Settings {
   const config = vscode.workspace.getConfiguration(SECTION);
-  return resolveSettings({ effective: (key) => config.get(key), user: (key) => config.inspect(key)?.globalValue }, vscode.workspace.isTrusted);
+  return resolveSettings(
+    { effective: (key) => config.get(key), user: (key) => config.inspect(key)?.globalValue },
+    vscode.workspace.isTrusted,
+    defaultStateDir(),
+  );
 }
 
 export async function writeEvaluations(evaluations: ConfiguredEvaluation[]): Promise<void> {

@@ -37,6 +37,8 @@ export interface Settings {
   processDetailsUrl: string;
   requestEncoding: RequestEncoding;
   waitForGenerationSeconds: number;
+  /** Where journals live: the CLI's folder unless set (the same history for both). */
+  stateDir: string;
 }
 
 /**
@@ -52,6 +54,7 @@ export const RESTRICTED_SETTINGS = [
   'reviewBeforeSubmit',
   'concurrency',
   'waitForGenerationSeconds',
+  'stateDir',
 ] as const;
 
 /** What settings.ts reads from VS Code: the effective value, and the user's own (global) value. */
@@ -62,7 +65,7 @@ export interface SettingValues {
 
 export const DEFAULT_PROCESS_DETAILS_URL = '{baseUrl}/evaluations/{evaluationId}';
 
-export function resolveSettings(values: SettingValues, trusted: boolean): Settings {
+export function resolveSettings(values: SettingValues, trusted: boolean, defaultStateDir: string): Settings {
   const restricted = new Set<string>(RESTRICTED_SETTINGS);
   const get = (key: string): unknown => (trusted || !restricted.has(key) ? values.effective(key) : values.user(key));
   const str = (key: string, fallback: string) => {
@@ -83,6 +86,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean): Settin
     processDetailsUrl: str('processDetailsUrl', DEFAULT_PROCESS_DETAILS_URL),
     requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
     waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
+    stateDir: str('stateDir', '').trim() || defaultStateDir,
   };
 }
 

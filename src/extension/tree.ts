@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
-import type { LocalTraceState } from '../core/traceStore';
+import type { LocalTraceState, RunInfo } from '../core/traceStore';
 import type { Ctx } from './ctx';
 import { childrenOf, contextValue, evaluationDescription, groupLabel, nodeId, PAGE_SIZE, preview } from './treeModel';
 import type { TreeNode } from './treeModel';
@@ -59,8 +59,7 @@ export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscod
         item = new vscode.TreeItem(node.ref.label, vscode.TreeItemCollapsibleState.Collapsed);
         item.description = evaluationDescription(session);
         item.iconPath = new vscode.ThemeIcon(node.ref.kind === 'benchmark' ? 'beaker' : 'shield');
-        const lastRun = session.lastRunAt ? new Date(session.lastRunAt).toLocaleString() : 'never in this window';
-        item.tooltip = `${node.ref.label}\nService: ${node.ref.baseUrl || '(base URL not set)'}\nKind: ${node.ref.kind} · id ${node.ref.evaluationId}\nLast run: ${lastRun}`;
+        item.tooltip = `${node.ref.label}\nService: ${node.ref.baseUrl || '(base URL not set)'}\nKind: ${node.ref.kind} · id ${node.ref.evaluationId}\n${runsText(session.runs)}`;
         break;
       }
       case 'group':
@@ -95,4 +94,17 @@ export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscod
     for (const s of this.subscriptions) s.dispose();
     this.emitter.dispose();
   }
+}
+
+/** The evaluation's runs for its tooltip, newest first (plain text: targets are the user's own words). */
+export function runsText(runs: readonly RunInfo[], max = 5): string {
+  if (runs.length === 0) return 'Runs: none yet';
+  const lines = runs
+    .slice(-max)
+    .reverse()
+    .map((r) => {
+      const mode = r.mode === 'reuse' ? ', mixed' : r.mode === 'fresh' ? ', fresh' : '';
+      return `  ${new Date(r.startedAt).toLocaleString()} · ${r.target}${mode} · ${r.answered} answered, ${r.submitted} submitted, ${r.failed} failed (${r.runId})`;
+    });
+  return [`Runs (${runs.length}):`, ...lines, ...(runs.length > max ? [`  …and ${runs.length - max} older`] : [])].join('\n');
 }

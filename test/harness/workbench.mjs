@@ -73,6 +73,8 @@ export async function startCodeServer(options = {}) {
         XDG_CONFIG_HOME: join(runDir, 'xdg-config'),
         XDG_DATA_HOME: join(runDir, 'xdg-data'),
         XDG_CACHE_HOME: join(runDir, 'xdg-cache'),
+        // The journals' shared state folder (the CLI's and the editor's), also kept inside the run.
+        XDG_STATE_HOME: options.env?.XDG_STATE_HOME ?? join(runDir, 'xdg-state'),
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     },

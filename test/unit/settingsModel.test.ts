@@ -26,7 +26,7 @@ const values = { effective: (k: string) => WORKSPACE[k] ?? USER[k], user: (k: st
 
 describe('settings in an untrusted workspace', () => {
   it('take every restricted setting from the user, never from the workspace', () => {
-    const s = resolveSettings(values, false);
+    const s = resolveSettings(values, false, '/state');
     assert.equal(s.baseUrl, 'https://evals.example.com');
     assert.deepEqual(s.target, { type: 'echo' });
     assert.equal(s.processDetailsUrl, '{baseUrl}/evaluations/{evaluationId}', 'the default, not the workspace file: URL');
@@ -38,7 +38,7 @@ describe('settings in an untrusted workspace', () => {
   });
 
   it('take the workspace values once the workspace is trusted', () => {
-    const s = resolveSettings(values, true);
+    const s = resolveSettings(values, true, '/state');
     assert.equal(s.baseUrl, 'https://attacker.example');
     assert.equal(s.concurrency, 256);
     assert.equal(s.reviewBeforeSubmit, false);
