@@ -18,7 +18,7 @@ export type SessionKey = JournalKey;
 
 export type SessionRunOptions = Omit<
   EngineOptions,
-  'client' | 'kind' | 'evaluationId' | 'journal' | 'store' | 'signal' | 'drainSignal' | 'runRecord' | 'prompts'
+  'client' | 'kind' | 'evaluationId' | 'journal' | 'store' | 'signal' | 'drainSignal' | 'runRecord'
 > & {
   client: ApiClient;
   /** Who answers: recorded with the run, compared with the target of the journaled answers. */
@@ -160,7 +160,7 @@ export class EvaluationSession {
         const what = `${this.key.kind} evaluation ${this.key.evaluationId}`;
         return { outcome: 'targetChanged' as const, conflict, message: describeConflict(conflict, what) };
       }
-      const prompts = reuseFetchedPrompts ? this.journaledPrompts() : undefined;
+      const prompts = reuseFetchedPrompts ? this.journaledPrompts() : rest.prompts;
       return runEvaluation({
         ...rest,
         client,

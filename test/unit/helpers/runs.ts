@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from '../../../src/api/client';
 import type { EvaluationKind } from '../../../src/api/kinds';
-import { runEvaluation } from '../../../src/core/engine';
-import type { EngineOptions, RunSummary } from '../../../src/core/engine';
-import { journalPath, openJournal } from '../../../src/core/journal';
+import type { RunSummary } from '../../../src/core/engine';
+import { EvaluationSession } from '../../../src/core/session';
+import type { SessionRunOptions } from '../../../src/core/session';
 import type { Target } from '../../../src/core/targets/target';
-import { TraceStore } from '../../../src/core/traceStore';
+import type { TraceStore } from '../../../src/core/traceStore';
 import type { Sandbox } from '../../../src/sandbox/server';
 import { FAST_RETRY } from './servers';
 
@@ -33,24 +33,33 @@ export function scriptedTarget(fn: (prompt: string, call: number, signal: AbortS
   };
 }
 
-/** One engine run against the sandbox with a journal in stateDir, the way the CLI wires it. */
+/**
+ * One run against the sandbox with a journal in stateDir, through the core's evaluation handle (the one way
+ * in that the CLI and the editor use too). The target's identity is its description.
+ */
 export async function engineRun(
   sandbox: Sandbox,
   kind: EvaluationKind,
   stateDir: string,
   target: Target,
-  extra: Partial<EngineOptions> = {},
+  extra: Partial<Omit<SessionRunOptions, 'client' | 'target' | 'identity'>> = {},
   token = sandbox.token,
 ): Promise<{ summary: RunSummary; store: TraceStore; tornTail: boolean }> {
   const client = createApiClient({ baseUrl: sandbox.baseUrl, token, retry: FAST_RETRY });
   const evaluationId = kind === 'benchmark' ? 1 : 2;
-  const { journal, replay } = await openJournal(journalPath(stateDir, { origin: client.origin, kind, evaluationId }));
-  const store = TraceStore.fromRecords(replay.records);
+  const session = new EvaluationSession({ origin: client.origin, kind, evaluationId }, stateDir);
+  let tornTail = false;
   try {
-    const summary = await runEvaluation({ client, kind, evaluationId, target, journal, store, ...extra });
-    return { summary, store, tornTail: replay.tornTail };
+    const summary = await session.run({
+      client,
+      target,
+      identity: { description: target.description, fingerprint: `test:${target.description}` },
+      onReplay: (replay) => (tornTail = replay.tornTail),
+      ...extra,
+    });
+    if (summary.outcome === 'targetChanged') throw new Error(summary.message);
+    return { summary, store: session.store, tornTail };
   } finally {
-    await journal.close();
     await client.close();
   }
 }
