@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
+import { ROOT } from '../harness/workbench.mjs';
 import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, webview } from './workbenchPage.mjs';
 
 // The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
@@ -9,6 +11,8 @@ import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quic
 const require = createRequire(import.meta.url);
 const { startSandbox } = require('../../out/src/sandbox/server.js');
 const { credentialEchoes, filesUnder } = require('../../out/test/unit/helpers/secrets.js');
+const { seedPrompts } = require('../../out/src/sandbox/seed.js');
+const CLI = join(ROOT, 'dist', 'cli.js');
 
 describe('Eval Runner in the real workbench (code-server + Chromium, VSIX installed)', function () {
   this.timeout(120_000);
@@ -246,6 +250,59 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
         for (const f of FRAGMENTS) if (text.includes(f)) leaks.push(`${f} in ${where}`);
       }
       assert.deepEqual(leaks, [], `searched ${files.length} files, ${dom.length} documents and the server's output`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+  it('runs with an identity: another target asks before it replaces answers, Start Fresh answers all again, a CLI run shows in the sidebar', async () => {
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: 12, robustnessTraces: 8, generationSeconds: 0, evaluationSeconds: 0 });
+    try {
+      wb = await openWorkbench({
+        settings: {
+          'evalRunner.baseUrl': sandbox.baseUrl,
+          'evalRunner.evaluations': [
+            { evaluationId: 1, kind: 'benchmark', label: 'Identity bench' },
+            { evaluationId: 2, kind: 'robustness', label: 'Robustness from CI' },
+          ],
+          'evalRunner.target': { type: 'echo' },
+        },
+      });
+      const { page } = wb;
+      await palette(page, 'Eval Runner: Set Token');
+      await inputBox(page, 'Token', sandbox.token, { password: true });
+      await notification(page, 'saved in secret storage');
+      await palette(page, 'Eval Runner: Run Evaluation', { pick: 'Identity bench' });
+      await notification(page, 'Identity bench: 12/12 submitted (12 in this run)', 60_000);
+
+      await palette(page, 'Eval Runner: Select Target', { pick: 'Shell command' });
+      await inputBox(page, 'Shell command', 'tr a-z A-Z');
+      await notification(page, 'Target: Shell command');
+      // The first run's "12/12 submitted" must not be mistaken for the second's.
+      await palette(page, 'Notifications: Clear All Notifications');
+      await palette(page, 'Eval Runner: Run Evaluation', { pick: 'Identity bench' });
+      const dialog = page.locator('.monaco-dialog-box');
+      await dialog.waitFor();
+      const text = await dialog.innerText();
+      assert.match(text, /its answers came from another target/);
+      assert.match(text, /echo in run .*: 12 trace\(s\), 12 submitted, 0 not yet/);
+      assert.match(text, /You asked for: command: tr a-z A-Z\./);
+      assert.equal(sandbox.stats.submissions, 12, 'nothing is sent while the question is open');
+      await shot(page, 'run-identity-question');
+      await dialog.locator('a.monaco-button', { hasText: 'Start Fresh' }).click();
+      await notification(page, 'Identity bench: 12/12 submitted (12 in this run)', 60_000);
+      assert.equal(sandbox.stats.submissions, 24, 'every trace answered again and resubmitted');
+      for (const p of seedPrompts('benchmark', 12)) assert.equal(sandbox.answerOf(1, p.traceId), p.content.toUpperCase().replace(/\r?\n$/, ''));
+
+      // The CLI, in the state folder the editor uses ($XDG_STATE_HOME/eval-runner of its process).
+      const cliRun = await new Promise((resolve) => {
+        const child = spawn(process.execPath, [CLI, 'run', '--base-url', sandbox.baseUrl, '--evaluation', '2', '--kind', 'robustness', '--target', 'echo',
+          '--state-dir', join(wb.runDir, 'xdg-state', 'eval-runner')], { env: { ...process.env, EVAL_RUNNER_TOKEN: sandbox.token }, stdio: 'ignore' });
+        child.on('close', resolve);
+      });
+      assert.equal(cliRun, 0);
+      await openView(page);
+      await treeRow(page, '8/8 submitted').waitFor({ timeout: 30_000 });
+      await shot(page, 'run-identity-cli-run-in-sidebar');
     } finally {
       await sandbox.close();
     }
