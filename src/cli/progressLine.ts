@@ -1,4 +1,4 @@
-import type { RunProgress } from '../core/engine';
+import type { RunProgress } from '../core/runState';
 import { progressText } from '../core/progressText';
 import { safeText } from './terminalText';
 

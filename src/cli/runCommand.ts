@@ -1,4 +1,6 @@
-import type { OnTargetError, RunOutcome, RunSummary } from '../core/engine';
+import type { RunSummary } from '../core/engine';
+import type { RunOutcome } from '../core/runState';
+import type { OnTargetError } from '../core/targetCalls';
 import { JournalLockedError } from '../core/journal';
 import type { RunMode } from '../core/runPlan';
 import { EvaluationSession } from '../core/session';

@@ -1,4 +1,5 @@
-import type { RunProgress, RunSummary } from './engine';
+import type { RunSummary } from './engine';
+import type { RunProgress } from './runState';
 
 export function formatDuration(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '–';

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { ApiClient } from '../api/client';
 import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
-import type { EngineOptions, RunProgress, RunSummary } from './engine';
+import type { EngineOptions, RunSummary } from './engine';
 import { exportLines, exportToFile } from './exportResults';
 import type { ExportFormat, ExportOptions } from './exportResults';
 import { journalPath, nullJournal, openJournal, readJournal } from './journal';
@@ -11,6 +11,7 @@ import type { Journal, JournalKey, JournalReadResult } from './journal';
 import { describeConflict, targetConflict } from './runPlan';
 import type { RunMode, TargetConflict } from './runPlan';
 import type { TargetIdentity } from './targets/targetSpec';
+import type { RunProgress } from './runState';
 import { TraceStore } from './traceStore';
 import type { RunInfo, StateCounts } from './traceStore';
 

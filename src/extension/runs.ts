@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import type { ApiClient } from '../api/client';
-import type { RunProgress, RunSummary } from '../core/engine';
+import type { RunSummary } from '../core/engine';
+import type { RunProgress } from '../core/runState';
 import type { RunMode } from '../core/runPlan';
 import type { EvaluationSession, RefusedRun } from '../core/session';
 import type { Target } from '../core/targets/target';

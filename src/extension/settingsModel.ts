@@ -1,6 +1,6 @@
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
-import type { OnTargetError } from '../core/engine';
+import type { OnTargetError } from '../core/targetCalls';
 
 // No vscode import here: the rules of what settings mean (and which a workspace may set) are tested on Node.
 

@@ -5,7 +5,7 @@ import { TargetError } from '../../src/core/targets/target';
 import { journalPath, parseJournal } from '../../src/core/journal';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import type { RunProgress } from '../../src/core/engine';
+import type { RunProgress } from '../../src/core/runState';
 import { engineRun, scriptedTarget, tempDir } from './helpers/runs';
 
 describe('run engine against the sandbox', () => {

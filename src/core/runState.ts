@@ -1,0 +1,112 @@
+import type { TraceStore } from './traceStore';
+
+export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'error';
+
+export interface StopReason {
+  outcome: RunOutcome;
+  message: string;
+  error?: unknown;
+}
+
+export interface RunProgress {
+  phase: 'listing' | 'waiting' | 'running' | 'done';
+  total: number;
+  counts: ReturnType<TraceStore['snapshotCounts']>;
+  /** Traces finished (submitted or failed) per second in this run. */
+  ratePerSecond: number;
+  etaSeconds: number | undefined;
+  elapsedMs: number;
+  targetConcurrency: number;
+  lastError: string | undefined;
+  waitingReason?: string;
+}
+
+export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
+
+// Each failed trace's reason goes to the log up to this many per run; past it the log would drown, and the
+// traces keep their reasons (Process Details, status, exports).
+const LOGGED_FAILURES = 20;
+
+/**
+ * What the parts of a run share: its counters and its one stop reason. A run stops for exactly one reason,
+ * the first that happens: a part halts it (token rejected, quota, service unreachable), an unexpected
+ * failure, or the user cancels (drain: finish what is in flight; abort: stop at once).
+ */
+export class RunState {
+  readonly started = Date.now();
+  runningSince = 0;
+  phase: RunProgress['phase'] = 'listing';
+  waitingReason: string | undefined;
+  lastError: string | undefined;
+  /** Traces this run set out to handle, and those finished (submitted, failed or held for review). */
+  queued = 0;
+  finishedNow = 0;
+  submittedNow = 0;
+  targetCalls = 0;
+  private reason: StopReason | undefined;
+  private failuresLogged = 0;
+
+  constructor(
+    readonly log: Log,
+    readonly hardSignal: AbortSignal,
+    private readonly drainSignal: AbortSignal | undefined,
+  ) {}
+
+  /** Stops the run for this reason, unless it is already stopping for another. */
+  halt(outcome: RunOutcome, message: string, error?: unknown): void {
+    if (this.reason) return;
+    this.reason = { outcome, message, ...(error !== undefined ? { error } : {}) };
+    if (outcome !== 'cancelled') this.log('error', message);
+  }
+
+  /** A part failed in a way nothing planned for: that is the reason reported, whatever else stopped the run. */
+  fail(error: unknown): void {
+    if (this.reason?.outcome === 'error') return;
+    const message = `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
+    this.reason = undefined;
+    this.halt('error', message, error);
+  }
+
+  /** True once a part halted the run; new traces are not taken, in-flight ones see it. */
+  get halted(): boolean {
+    return this.reason !== undefined;
+  }
+
+  /** True once the run takes no new traces, for whatever reason. */
+  get stopping(): boolean {
+    return this.reason !== undefined || this.hardSignal.aborted || this.drainSignal?.aborted === true;
+  }
+
+  /** The reason the run ended: the one a part gave, or the user's cancel; undefined when it simply finished. */
+  get stopReason(): StopReason | undefined {
+    if (this.reason) return this.reason;
+    if (this.hardSignal.aborted || this.drainSignal?.aborted) {
+      return { outcome: 'cancelled', message: 'The run was cancelled; every answer received so far is saved and the next run resumes from there.' };
+    }
+    return undefined;
+  }
+
+  logFailure(message: string): void {
+    if (++this.failuresLogged <= LOGGED_FAILURES) this.log('warn', message);
+    else if (this.failuresLogged === LOGGED_FAILURES + 1) this.log('warn', 'More traces failed; their reasons are kept with each trace, not logged one by one.');
+  }
+
+  progress(store: TraceStore, targetConcurrency: number): RunProgress {
+    const elapsedMs = Date.now() - this.started;
+    // The rate counts from the first trace, not from the wait for generation.
+    const runningMs = this.runningSince ? Date.now() - this.runningSince : 0;
+    const ratePerSecond = runningMs > 0 ? (this.finishedNow * 1000) / runningMs : 0;
+    const remaining = Math.max(0, this.queued - this.finishedNow);
+    return {
+      phase: this.phase,
+      total: store.total,
+      counts: store.snapshotCounts(),
+      ratePerSecond,
+      etaSeconds: ratePerSecond > 0 ? remaining / ratePerSecond : undefined,
+      elapsedMs,
+      targetConcurrency,
+      lastError: this.lastError,
+      ...(this.waitingReason ? { waitingReason: this.waitingReason } : {}),
+    };
+  }
+}

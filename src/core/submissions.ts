@@ -1,0 +1,135 @@
+import type { ApiClient } from '../api/client';
+import { ApiError, AuthError, isAbortError } from '../api/errors';
+import type { EvaluationKind } from '../api/kinds';
+import { backoffDelay, sleep } from '../api/retry';
+import type { RetryPolicy } from '../api/retry';
+import type { Journal } from './journal';
+import { Gate } from './limiter';
+import type { RunState } from './runState';
+import type { TraceInfo, TraceStore } from './traceStore';
+
+export interface SubmitPolicy {
+  /** Submissions in flight at most (and the in-flight window that bounds what a crash can repeat). */
+  concurrency: number;
+  /** Rounds of a submission that keeps failing for a passing reason (each with the API module's retries). */
+  rounds: number;
+  /** Consecutive submissions that cannot reach the service before the run stops. */
+  maxUnreachable: number;
+}
+
+// Between rounds of a submission that failed all of the API module's attempts for a passing reason; after
+// the last round the trace is marked failed (its answer stays journaled for the next run either way).
+const SUBMIT_ROUND_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 8_000, maxRetryAfterMs: Infinity };
+const TRANSIENT_SUBMIT_FAILURES: ReadonlySet<ApiError['reason']> = new Set(['server', 'rateLimited', 'network', 'timeout']);
+
+/**
+ * Submitting answers, beside the target calls: a trace hands its answer over and its slot takes the next
+ * prompt, so the fsync that must precede each submission never idles a target slot or a connection. At most
+ * `concurrency` submissions are in flight; a full hand-over queue holds the target slots back.
+ */
+export class Submitter {
+  private unreachableStreak = 0;
+  private readonly tasks = new Set<Promise<void>>();
+  // Answers waiting for their fsync or a free connection; a few rounds of the window hide the fsync.
+  private readonly handOverGate: Gate;
+  private readonly sendGate: Gate;
+
+  constructor(
+    private readonly client: ApiClient,
+    private readonly evaluation: { kind: EvaluationKind; evaluationId: number },
+    private readonly journal: Journal,
+    private readonly store: TraceStore,
+    private readonly run: RunState,
+    private readonly policy: SubmitPolicy,
+    private readonly changed: (info: TraceInfo) => void,
+  ) {
+    this.handOverGate = new Gate(policy.concurrency * 4);
+    this.sendGate = new Gate(policy.concurrency);
+  }
+
+  /**
+   * Takes a trace's answer; resolves once it has a place in the queue (not when it is submitted). `durable`:
+   * the answer's journal write, which the submission waits for. `done` runs when the trace leaves the queue.
+   */
+  async handOver(info: TraceInfo, durable: Promise<void> | undefined, signal: AbortSignal, done: () => void): Promise<void> {
+    await this.handOverGate.enter();
+    const task = (async () => {
+      try {
+        if (durable) await durable;
+        await this.sendGate.enter();
+        try {
+          if (!this.run.halted && !signal.aborted) await this.submit(info, signal);
+        } finally {
+          this.sendGate.leave();
+        }
+      } catch (error) {
+        this.run.fail(error);
+      } finally {
+        done();
+        this.handOverGate.leave();
+      }
+    })();
+    this.tasks.add(task);
+    void task.then(() => this.tasks.delete(task));
+  }
+
+  /** Resolves when every answer handed over is submitted or has seen the run stop. */
+  async settled(): Promise<void> {
+    while (this.tasks.size > 0) await Promise.all(this.tasks);
+  }
+
+  private async submit(info: TraceInfo, signal: AbortSignal): Promise<void> {
+    for (let round = 1; ; round++) {
+      const again = await this.submitOnce(info, signal, round < this.policy.rounds);
+      if (!again || this.run.stopping) return;
+      // The API module already retried this request; a later round outlasts a longer bad patch of the service.
+      await sleep(backoffDelay(round, SUBMIT_ROUND_BACKOFF), signal).catch(() => undefined);
+      if (signal.aborted) return;
+    }
+  }
+
+  /** One submission with the API module's retries; true when it failed transiently and may go again. */
+  private async submitOnce(info: TraceInfo, signal: AbortSignal, mayRetry: boolean): Promise<boolean> {
+    const { kind, evaluationId } = this.evaluation;
+    try {
+      const result = await this.client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal });
+      const record = { t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
+      this.unreachableStreak = 0;
+      this.run.submittedNow++;
+      this.run.finishedNow++;
+      this.store.apply(record);
+      this.changed(info);
+      // The acceptance need not hold the trace's slot until it is on disk: losing it to a crash costs one
+      // repeated submission, never an answer. The backlog stays within the in-flight window.
+      const durable = this.journal.append(record);
+      if (this.journal.backlog > this.policy.concurrency) await durable;
+      else durable.catch(() => undefined);
+      return false;
+    } catch (error) {
+      if (isAbortError(error) || signal.aborted) return false;
+      if (error instanceof AuthError) {
+        this.run.halt('auth', error.message, error);
+        return false;
+      }
+      const reason = error instanceof Error ? error.message : String(error);
+      this.run.lastError = reason;
+      const unreachable = error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout');
+      if (unreachable && ++this.unreachableStreak >= this.policy.maxUnreachable) this.run.halt('unreachable', (error as ApiError).message, error);
+      if (!unreachable) this.unreachableStreak = 0;
+      // A Retry-After beyond the API module's cap is the service asking for a long pause: not retried in this run.
+      const transient =
+        error instanceof ApiError && TRANSIENT_SUBMIT_FAILURES.has(error.reason) && (error.retryAfterMs ?? 0) <= SUBMIT_ROUND_BACKOFF.maxDelayMs;
+      if (transient && mayRetry && !this.run.halted) {
+        this.run.log('warn', `Submission of trace "${info.traceId}" failed (${reason}); trying again shortly.`);
+        return true;
+      }
+      const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
+      this.run.logFailure(`Submission of trace "${info.traceId}" failed: ${reason}`);
+      this.store.apply(record);
+      this.run.finishedNow++;
+      this.changed(info);
+      await this.journal.append(record);
+      return false;
+    }
+  }
+}

@@ -1,0 +1,97 @@
+import { backoffDelay, sleep } from '../api/retry';
+import type { RetryPolicy } from '../api/retry';
+import type { AdaptiveLimiter } from './limiter';
+import type { RunState } from './runState';
+import { TargetError } from './targets/target';
+import type { Target } from './targets/target';
+import type { TraceInfo } from './traceStore';
+
+export type OnTargetError = 'fail' | 'submit';
+
+export interface TargetCallPolicy {
+  /** Further tries of a failing target call (rate limits aside). */
+  retries: number;
+  timeoutMs: number;
+  /** A Retry-After longer than this stops the run (a quota that will not recover soon). */
+  maxRetryAfterMs: number;
+  /** Consecutive quota-worded rate limits that stop the run. */
+  maxQuotaStrikes: number;
+  /** Rate-limit retries of one trace before it fails. */
+  maxRateLimitRetries: number;
+  onError: OnTargetError;
+}
+
+export type TargetResult = { answer: string; ms: number; errorAnswer: boolean } | { fail: string } | 'stopped';
+
+// Pauses between target tries (the target is not the service: its retries are the engine's, not the API module's).
+const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
+const TARGET_FAILURE_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: Infinity };
+
+/**
+ * Calling the target for one trace: within the adaptive limiter, retrying passing failures and rate limits,
+ * stopping the whole run when the quota will not recover. Knows nothing of the journal or the service.
+ */
+export class TargetCaller {
+  private quotaStrikes = 0;
+
+  constructor(
+    private readonly target: Target,
+    private readonly limiter: AdaptiveLimiter,
+    private readonly policy: TargetCallPolicy,
+    private readonly run: RunState,
+  ) {}
+
+  async call(info: TraceInfo, signal: AbortSignal): Promise<TargetResult> {
+    let failures = 0;
+    let rateLimits = 0;
+    for (;;) {
+      if (this.run.halted) return 'stopped';
+      await this.limiter.acquire(signal);
+      const t0 = Date.now();
+      try {
+        this.run.targetCalls++;
+        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs });
+        this.limiter.release('success');
+        this.quotaStrikes = 0;
+        return { answer, ms: Date.now() - t0, errorAnswer: false };
+      } catch (error) {
+        this.limiter.release('failure');
+        if (signal.aborted) throw error;
+        const te = error instanceof TargetError ? error : new TargetError(`The target failed: ${(error as Error).message}`, 'failed');
+        this.run.lastError = te.message;
+        if (te.kind === 'rateLimited') {
+          if (this.quotaExhausted(te)) return 'stopped';
+          if (++rateLimits > this.policy.maxRateLimitRetries) return this.giveUp(info, te);
+          this.run.log('warn', `Target rate limit on trace "${info.traceId}"; concurrency now ${this.limiter.limit}.`);
+          if (te.details.retryAfterMs === undefined) await sleep(backoffDelay(rateLimits, RATE_LIMIT_BACKOFF), signal);
+          continue;
+        }
+        if (!te.retryable || ++failures > this.policy.retries) return this.giveUp(info, te);
+        await sleep(backoffDelay(failures, TARGET_FAILURE_BACKOFF), signal);
+      }
+    }
+  }
+
+  /** Slows the limiter; true (and the run halted) when the quota or rate limit will not recover soon. */
+  private quotaExhausted(te: TargetError): boolean {
+    this.limiter.rateLimited(te.details.retryAfterMs);
+    this.quotaStrikes = te.details.quota ? this.quotaStrikes + 1 : 0;
+    if (this.quotaStrikes < this.policy.maxQuotaStrikes && (te.details.retryAfterMs ?? 0) <= this.policy.maxRetryAfterMs) return false;
+    this.run.halt(
+      'quota',
+      `The target's quota or rate limit will not recover soon (${te.message}). The run stopped; answers so far are saved. Raise the quota or wait, then run again to resume.`,
+      te,
+    );
+    return true;
+  }
+
+  private giveUp(info: TraceInfo, error: TargetError): TargetResult {
+    // Fixed words, never the endpoint's text: an error body can quote a key, and this answer goes to the service.
+    // The log keeps the (redacted) reason, so a user can see why.
+    if (this.policy.onError === 'submit') {
+      this.run.logFailure(`Trace "${info.traceId}" failed at the target (${error.message}); submitting "${error.submittable}" as its answer.`);
+      return { answer: error.submittable, ms: 0, errorAnswer: true };
+    }
+    return { fail: error.message };
+  }
+}

@@ -1,0 +1,112 @@
+import assert from 'node:assert/strict';
+import { AdaptiveLimiter } from '../../src/core/limiter';
+import { planQueue, targetConflict } from '../../src/core/runPlan';
+import { RunState } from '../../src/core/runState';
+import { TargetCaller } from '../../src/core/targetCalls';
+import { TargetError } from '../../src/core/targets/target';
+import { targetIdentity } from '../../src/core/targets/targetSpec';
+import { TraceStore } from '../../src/core/traceStore';
+import { scriptedTarget } from './helpers/runs';
+
+const at = 1;
+/** t0 pending, t1 answered, t2 submitted, t3 failed at submit (answer kept), t4 failed at the target, t5 skipped. */
+function store(): TraceStore {
+  const s = new TraceStore();
+  s.setListed(['t0', 't1', 't2', 't3', 't4', 't5'].map((traceId) => ({ traceId, content: `prompt ${traceId}` })));
+  s.apply({ t: 'run', at, run: 'r1', fp: targetIdentity({ type: 'echo' }).fingerprint, target: 'echo' });
+  for (const id of ['t1', 't2', 't3']) s.apply({ t: 'answer', id, a: `answer ${id}`, at });
+  s.apply({ t: 'submitted', id: 't2', at });
+  s.apply({ t: 'failed', id: 't3', reason: 'HTTP 503', stage: 'submit', at });
+  s.apply({ t: 'failed', id: 't4', reason: 'timeout', stage: 'target', at });
+  s.apply({ t: 'skipped', id: 't5', reason: 'not applicable', at });
+  return s;
+}
+const ids = (list: Array<{ traceId: string }>) => list.map((t) => t.traceId);
+
+describe('run parts, each alone', () => {
+  describe('planQueue', () => {
+    it('submits journaled answers first, sends the rest to the target, never a submitted or skipped trace', () => {
+      const plan = planQueue(store());
+      assert.deepEqual(ids(plan.submitFirst), ['t1', 't3']);
+      assert.deepEqual(ids(plan.callTarget), ['t0', 't4']);
+    });
+    it('holds answers, limits target calls in list order, handles only the traces asked for, or ignores answers', () => {
+      assert.deepEqual(ids(planQueue(store(), { holdAnswers: true }).submitFirst), []);
+      const limited = planQueue(store(), { limit: 1 });
+      assert.deepEqual([ids(limited.callTarget), limited.wanted], [['t0'], 2]);
+      assert.deepEqual(ids(planQueue(store(), { only: new Set(['t4']) }).callTarget), ['t4']);
+      assert.deepEqual(ids(planQueue(store(), { ignoreAnswers: true }).callTarget), ['t0', 't1', 't2', 't3', 't4']);
+    });
+    it('a fresh run record sets every answer aside but the skips', () => {
+      const s = store();
+      s.apply({ t: 'run', at, run: 'r2', fp: 'other', target: 'command: x', mode: 'fresh' });
+      assert.deepEqual(ids(planQueue(s).callTarget), ['t0', 't1', 't2', 't3', 't4']);
+      assert.equal(s.get('t5')!.state, 'skipped');
+    });
+  });
+
+  describe('targetConflict', () => {
+    it('names the target that gave the journaled answers, and allows the same target, fresh and reuse', () => {
+      const command = targetIdentity({ type: 'command', command: 'tr a-z A-Z' });
+      const conflict = targetConflict(store(), command, 'continue')!;
+      assert.deepEqual(conflict.answeredBy.map((e) => [e.target, e.traces, e.submitted]), [['echo', 3, 1]]);
+      assert.equal(targetConflict(store(), targetIdentity({ type: 'echo' }), 'continue'), undefined);
+      assert.equal(targetConflict(store(), command, 'fresh'), undefined);
+      assert.equal(targetConflict(store(), command, 'reuse'), undefined);
+    });
+    it('fingerprints what changes answers and nothing secret', () => {
+      const a = targetIdentity({ type: 'openai', baseUrl: 'https://api.example/v1?key=s3cret', model: 'm', temperature: 0 });
+      assert.equal(a.description, 'openai: m @ https://api.example/v1?key=…, temperature 0');
+      assert.notEqual(a.fingerprint, targetIdentity({ type: 'openai', baseUrl: 'https://api.example/v1?key=s3cret', model: 'm', temperature: 1 }).fingerprint);
+      assert.equal(a.fingerprint, targetIdentity({ type: 'openai', baseUrl: 'https://api.example/v1?key=other', model: 'm', temperature: 0 }).fingerprint);
+    });
+  });
+
+  describe('RunState', () => {
+    it('stops for one reason: the first a part gives, an unexpected failure over it, else the user cancelling', () => {
+      const hard = new AbortController();
+      const drain = new AbortController();
+      const run = new RunState(() => undefined, hard.signal, drain.signal);
+      assert.equal(run.stopReason, undefined);
+      drain.abort();
+      assert.equal(run.stopReason!.outcome, 'cancelled');
+      run.halt('auth', 'token rejected');
+      run.halt('quota', 'later reason');
+      assert.equal(run.stopReason!.outcome, 'auth');
+      run.fail(new Error('boom'));
+      assert.deepEqual([run.stopReason!.outcome, run.stopReason!.message], ['error', 'The run failed unexpectedly: boom']);
+    });
+  });
+
+  describe('TargetCaller', () => {
+    const policy = { retries: 2, timeoutMs: 1000, maxRetryAfterMs: 60_000, maxQuotaStrikes: 3, maxRateLimitRetries: 20, onError: 'fail' as const };
+    const info = store().get('t0')!;
+    it('halts the run after three quota-worded rate limits, with its own reason', async () => {
+      const run = new RunState(() => undefined, new AbortController().signal, undefined);
+      const target = scriptedTarget(() => {
+        throw new TargetError('insufficient_quota', 'rateLimited', { quota: true, retryAfterMs: 1 });
+      });
+      const result = await new TargetCaller(target, new AdaptiveLimiter(4), policy, run).call(info, new AbortController().signal);
+      assert.equal(result, 'stopped');
+      assert.equal(run.stopReason!.outcome, 'quota');
+      assert.equal(target.total(), 3);
+    });
+    it('retries a passing failure, then gives up with the reason, or with fixed words when errors are submitted', async () => {
+      const failing = () =>
+        scriptedTarget(() => {
+          throw new TargetError('HTTP 500: secret-ish body', 'failed', { status: 500, retryable: true });
+        });
+      const run = new RunState(() => undefined, new AbortController().signal, undefined);
+      const target = failing();
+      assert.deepEqual(await new TargetCaller(target, new AdaptiveLimiter(4), { ...policy, retries: 1 }, run).call(info, new AbortController().signal), {
+        fail: 'HTTP 500: secret-ish body',
+      });
+      assert.equal(target.total(), 2);
+      const submitted = await new TargetCaller(failing(), new AdaptiveLimiter(4), { ...policy, retries: 0, onError: 'submit' }, run).call(
+        info,
+        new AbortController().signal,
+      );
+      assert.deepEqual(submitted, { answer: 'target error: HTTP 500', ms: 0, errorAnswer: true });
+    });
+  });
+});
