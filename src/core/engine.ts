@@ -294,7 +294,7 @@ class TraceHandler {
       return 'done';
     }
     if ('fail' in result) {
-      const record = { t: 'failed' as const, id: info.traceId, p: info.prompt, reason: result.fail, stage: 'target' as const, at: Date.now() };
+      const record = { t: 'failed' as const, id: info.traceId, reason: result.fail, stage: 'target' as const, at: Date.now() };
       this.run.logFailure(`Trace "${info.traceId}" failed at the target: ${result.fail}`);
       await this.journal.append(record);
       this.store.apply(record);
@@ -302,10 +302,10 @@ class TraceHandler {
       this.changed(info);
       return 'done';
     }
+    // No copy of the prompt: the journal's prompts record, written before any answer, holds it.
     const record = {
       t: 'answer' as const,
       id: info.traceId,
-      p: info.prompt!,
       a: result.answer,
       at: Date.now(),
       ms: result.ms,

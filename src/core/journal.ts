@@ -142,9 +142,38 @@ function parseLine(line: string): JournalRecord | undefined {
   } catch {
     return undefined;
   }
+  // The two records a run writes per trace and the prompt list, checked by hand (100k-trace journals replay in
+  // a fraction of the time); zod, the schema of record, checks every other line.
+  if (isPlainAnswer(value) || isPlainSubmitted(value) || isPlainPrompts(value)) return value;
   const parsed = recordSchema.safeParse(value);
   // The parsed copy drops unknown fields; records written by a newer version keep their known meaning.
   return parsed.success ? (parsed.data as JournalRecord) : undefined;
+}
+
+type Loose = Record<string, unknown>;
+const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === undefined || typeof v === type;
+
+function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'answer' }> {
+  const r = v as Loose;
+  return (
+    typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
+    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.err, 'boolean') &&
+    optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
+  );
+}
+
+function isPlainPrompts(v: unknown): v is Extract<JournalRecord, { t: 'prompts' }> {
+  const r = v as Loose;
+  if (typeof v !== 'object' || v === null || r.t !== 'prompts' || typeof r.at !== 'number' || !Array.isArray(r.items)) return false;
+  for (const item of r.items as Loose[]) {
+    if (typeof item !== 'object' || item === null || typeof item.traceId !== 'string' || item.traceId === '' || typeof item.content !== 'string') return false;
+  }
+  return true;
+}
+
+function isPlainSubmitted(v: unknown): v is Extract<JournalRecord, { t: 'submitted' }> {
+  const r = v as Loose;
+  return typeof v === 'object' && v !== null && r.t === 'submitted' && typeof r.id === 'string' && r.id !== '' && typeof r.at === 'number' && optional(r.code, 'string');
 }
 
 export interface OpenJournalOptions {

@@ -47,11 +47,16 @@ describe('crash: SIGKILL at 20 random moments of a 5,000-trace run', function ()
         const text = existsSync(path) ? readFileSync(path, 'utf8') : '';
         const { records, corruptLines } = parseJournal(text);
         assert.equal(corruptLines, 0, 'a SIGKILL can tear the last line only');
+        // The journal holds the prompt list; each journaled answer's prompt is frozen at its calls so far.
+        const promptOf = new Map<string, string>();
         for (const rec of records) {
-          if (rec.t === 'answer' && rec.p !== undefined) frozen.set(rec.p, sandbox.stats.modelCallsByPrompt.get(rec.p) ?? 0);
+          if (rec.t === 'prompts') for (const item of rec.items) promptOf.set(item.traceId, item.content);
+          const prompt = rec.t === 'answer' ? rec.p ?? promptOf.get(rec.id) : undefined;
+          if (prompt !== undefined) frozen.set(prompt, sandbox.stats.modelCallsByPrompt.get(prompt) ?? 0);
         }
       }
       assert.equal(killed, kills);
+      assert.ok(frozen.size > 0, 'journaled answers were found, so the check below checks something');
       const final = await cli(args, env);
       assert.equal(final.code, 0, final.stdout + final.stderr);
       const summary = sandbox.summary(1)!;
