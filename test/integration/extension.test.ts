@@ -8,17 +8,11 @@ import type { EvaluationRef } from '../../src/extension/registry';
 import type { TreeNode } from '../../src/extension/treeModel';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
+import { until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
 
-async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('the extension against the sandbox, in the real extension host', () => {
   let api: TestHandles;

@@ -7,18 +7,12 @@ import { journalPath } from '../../src/core/journal';
 import type { TestHandles } from '../../src/extension/main';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
+import { until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
 const CLI = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
-async function until(what: string, check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 describe('one history for the CLI and the editor', () => {
   let api: TestHandles;

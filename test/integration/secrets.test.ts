@@ -3,18 +3,12 @@ import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import { json, scriptedServer } from '../unit/helpers/servers';
 import type { ScriptedServer } from '../unit/helpers/servers';
+import { until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
 const CALL = { signal: new AbortController().signal, timeoutMs: 5_000 };
 
-async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('secrets in the editor: each bound to the origin it was given for', () => {
   let api: TestHandles;
