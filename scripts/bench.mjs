@@ -1,6 +1,6 @@
 // npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
 // bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
-//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,scale,journal,extension,webview]
+//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,scale,journal,extension,webview]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -166,6 +166,42 @@ if (wanted('latency')) {
     results.figures.latency = { traces: 2000, concurrency: 32, latencyMs: 100, runMs: r.summary.durationMs, idealMs, overIdeal: r.summary.durationMs / idealMs, processWallMs: r.wallMs };
   } finally {
     await sb.stop();
+  }
+}
+
+// 4b. A hosted model's rate limit: an OpenAI-compatible echo model behind a token bucket (429, Retry-After: 1).
+if (wanted('ratelimit')) {
+  const { startRateLimitedModel } = require(join(ROOT, 'out', 'test', 'harness', 'rateLimitedModel.js'));
+  const rows = [
+    { name: '100 req/s, 200 ms, 2,000 prompts', perSecond: 100, latencyMs: 200, prompts: 2000, headers: false },
+    { name: 'the same with x-ratelimit-* headers', perSecond: 100, latencyMs: 200, prompts: 2000, headers: true },
+    { name: '50 req/s, 1 s (a slow model), 600 prompts', perSecond: 50, latencyMs: 1000, prompts: 600, headers: false },
+  ];
+  say('4b. rate-limited model: token bucket, 429 with Retry-After: 1, concurrency 64');
+  results.figures.ratelimit = [];
+  for (const row of rows) {
+    const sb = await sandboxProcess(['--benchmark-traces', String(row.prompts)]);
+    const model = await startRateLimitedModel(row);
+    try {
+      const r = await cliRun(
+        runArgs(sb, ['--target', 'openai', '--openai-base-url', `${model.url}/v1`, '--model', 'echo', '--api-key-env', 'BENCH_KEY', '--concurrency', '64', '--state-dir', tempDir()]),
+        { EVAL_RUNNER_TOKEN: sb.token, BENCH_KEY: 'unused' },
+      );
+      const idealMs = (row.prompts / row.perSecond) * 1000;
+      const runningMs = r.summary.runningMs;
+      results.figures.ratelimit.push({
+        ...row,
+        runMs: runningMs,
+        idealMs,
+        goodput: row.prompts / (runningMs / 1000) / row.perSecond,
+        rejected: model.stats.rejected,
+        rejectedShare: model.stats.rejected / (model.stats.admitted + model.stats.rejected),
+        lost: row.prompts - r.summary.counts.submitted,
+      });
+    } finally {
+      await model.close();
+      await sb.stop();
+    }
   }
 }
 
@@ -338,6 +374,13 @@ const TARGETS = [
   ['client', 'client run, echo, 20k traces, c=64', f.client && `${fmt(f.client.tracesPerSecond)} traces/s · ${f.client.ratioToCeiling?.toFixed(2)}× ceiling · ${f.client.cpuMsPerTrace.toFixed(3)} CPU ms/trace`, '≥ 0.7× ceiling', f.client?.ratioToCeiling >= 0.7],
   ['naive', 'naive sequential fetch loop', f.naive && `${fmt(f.naive.tracesPerSecond)} traces/s · client ${f.naive.clientOverNaive?.toFixed(1)}× faster`, '≥ 10×', f.naive?.clientOverNaive >= 10],
   ['latency', '100 ms target, 2,000 traces, c=32', f.latency && `${fmt(f.latency.runMs)} ms vs ideal ${fmt(f.latency.idealMs)} ms = ${f.latency.overIdeal.toFixed(3)}×`, '≤ 1.15× ideal', f.latency?.overIdeal <= 1.15],
+  ...(f.ratelimit ?? []).map((r) => [
+    'ratelimit',
+    `rate limit: ${r.name}`,
+    `${fmt(r.runMs)} ms vs ideal ${fmt(r.idealMs)} ms · goodput ${r.goodput.toFixed(2)} · ${r.rejected} × 429 (${(r.rejectedShare * 100).toFixed(1)} %) · ${r.lost} lost`,
+    'goodput ≥ 0.9, none lost',
+    r.goodput >= 0.9 && r.lost === 0,
+  ]),
   ['scale', '100k: list + validate', f.scale && `${f.scale.listValidateMs.toFixed(1)} ms (${(f.scale.listBytes / 2 ** 20).toFixed(1)} MiB)`, '≤ 150 ms', f.scale?.listValidateMs <= 150],
   ['scale', '100k: whole run peak RSS', f.scale && `${f.scale.peakRssMB.toFixed(0)} MB (${fmt(f.scale.tracesPerSecond)} traces/s)`, '≤ 300 MB', f.scale?.peakRssMB <= 300],
   ['scale', '100k: journal size · resume', f.scale && `${(f.scale.journalBytes / 2 ** 20).toFixed(1)} MiB · resume ${fmt(f.scale.resumeMs)} ms (process ${fmt(f.scale.resumeProcessWallMs)} ms, ${f.scale.resumeSubmitted} resubmitted)`, ''],

@@ -36,6 +36,8 @@ ${SERVICE_HELP}
   --no-submit                 call the target and journal the answers; submit nothing (a later run with
                               the same target submits them without calling it again)
   --concurrency N             traces handled at once (default 8)
+  --max-rpm N                 at most N target requests a minute (your quota); the pace is learned under it
+                              from the endpoint's rate-limit headers and 429s either way
   --state-dir DIR             where journals live (default $XDG_STATE_HOME/eval-runner or ~/.local/state/eval-runner;
                               the editor uses the same)
   --wait-for-generation S     robustness: wait up to S seconds for the adversarial prompts (default 0: ask once)
@@ -69,6 +71,7 @@ export interface RunRequest {
   mode?: RunMode;
   limit?: number;
   holdAnswers?: boolean;
+  maxRequestsPerMinute?: number;
 }
 
 export interface RunIo {
@@ -106,6 +109,7 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
         ...(req.mode ? { mode: req.mode } : {}),
         ...(req.limit !== undefined ? { limit: req.limit } : {}),
         ...(req.holdAnswers ? { holdAnswers: true } : {}),
+        ...(req.maxRequestsPerMinute ? { maxRequestsPerMinute: req.maxRequestsPerMinute } : {}),
         concurrency: req.concurrency,
         waitForGenerationMs: req.waitForGenerationMs,
         onTargetError: req.onTargetError,
@@ -225,6 +229,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     'reuse-answers': { type: 'boolean' },
     limit: { type: 'string' },
     'no-submit': { type: 'boolean' },
+    'max-rpm': { type: 'string' },
   });
   if (v.help) {
     stdout.write(RUN_HELP);
@@ -247,6 +252,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     mode: v.fresh ? 'fresh' : v['reuse-answers'] ? 'reuse' : 'continue',
     ...(v.limit !== undefined ? { limit: intOption(v.limit, 'limit', 0, 1) } : {}),
     holdAnswers: v['no-submit'] === true,
+    ...(v['max-rpm'] !== undefined ? { maxRequestsPerMinute: intOption(v['max-rpm'], 'max-rpm', 0, 1) } : {}),
   };
   const { target, identity, timeoutMs, warnings } = targetFromArgs(v, concurrency);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);

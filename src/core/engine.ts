@@ -3,7 +3,7 @@ import { ApiError, AuthError, NotReadyError, isAbortError } from '../api/errors'
 import type { EvaluationKind } from '../api/kinds';
 import type { PromptItem } from '../api/schemas';
 import type { Journal, JournalRecord } from './journal';
-import { AdaptiveLimiter } from './limiter';
+import { RateScheduler } from './rateScheduler';
 import { planQueue } from './runPlan';
 import type { RunPlan } from './runPlan';
 import { RunState } from './runState';
@@ -39,6 +39,8 @@ export interface EngineOptions {
   runRecord?: Extract<JournalRecord, { t: 'run' }> & { run: string };
   /** Send at most this many traces to the target (the first not yet answered, in list order). */
   limit?: number;
+  /** A fixed cap on target requests per minute (--max-rpm); the pace is learned under it. */
+  maxRequestsPerMinute?: number;
   /** Handle only these traces (Run Trace, Retry Failed). */
   only?: ReadonlySet<string>;
   /** Use these prompts instead of listing again. */
@@ -93,20 +95,28 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   const concurrency = Math.max(1, options.concurrency ?? 8);
   const hardSignal = options.signal ?? new AbortController().signal;
   const run = new RunState(options.onLog ?? (() => undefined), hardSignal, options.drainSignal);
-  const limiter = new AdaptiveLimiter(concurrency);
+  const targetPace = new RateScheduler({
+    concurrency,
+    ...(options.maxRequestsPerMinute ? { maxPerSecond: options.maxRequestsPerMinute / 60 } : {}),
+  });
+  // The service's pace: unpaced until it answers 429, then the same learning as the target's.
+  const servicePace = new RateScheduler({ concurrency, initialPerSecond: Infinity });
+  const pacing = () => ({ concurrency, target: targetPace.holdingBack, service: servicePace.holdingBack });
   const changed = (info: TraceInfo) => options.onTraceChange?.(info);
   // Progress is sampled on a timer, never per trace: 100,000 traces do not mean 100,000 events.
   const ticker = options.onProgress
-    ? setInterval(() => options.onProgress!(run.progress(store, limiter.limit)), options.progressIntervalMs ?? 250)
+    ? setInterval(() => options.onProgress!(run.progress(store, pacing())), options.progressIntervalMs ?? 250)
     : undefined;
   let recorded: string | undefined;
   let plan: RunPlan | undefined;
 
   const finish = async (stop = run.stopReason): Promise<RunSummary> => {
     if (ticker) clearInterval(ticker);
+    targetPace.dispose();
+    servicePace.dispose();
     await journal.flush();
     run.phase = 'done';
-    options.onProgress?.(run.progress(store, limiter.limit));
+    options.onProgress?.(run.progress(store, pacing()));
     const failed = [...store.traces.values()]
       .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
@@ -159,7 +169,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // 3. Call the target and submit, `concurrency` traces at a time.
   const caller = new TargetCaller(
     options.target,
-    limiter,
+    targetPace,
     {
       retries: options.targetRetries ?? 2,
       timeoutMs: options.targetTimeoutMs ?? 600_000,
@@ -178,6 +188,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     run,
     { concurrency, rounds: Math.max(1, options.submitRounds ?? SUBMIT_ROUNDS), maxUnreachable: options.maxUnreachable ?? 3 },
     changed,
+    servicePace,
   );
   const traces = new TraceHandler(caller, submitter, journal, store, run, concurrency, options.holdAnswers === true, recorded, changed);
   let next = 0;

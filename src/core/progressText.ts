@@ -18,7 +18,20 @@ export function progressText(label: string, p: RunProgress): string {
   if (c.failed) parts.push(`${c.failed} failed`);
   if (c.skipped) parts.push(`${c.skipped} skipped`);
   parts.push(`${p.ratePerSecond.toFixed(1)}/s`, `ETA ${formatDuration(p.etaSeconds)}`);
-  return `${label}: ${parts.join(' · ')}`;
+  const held = heldBack(p);
+  return `${label}: ${parts.join(' · ')}${held ? ` · ${held}` : ''}`;
+}
+
+/** What holds a run back, when a rate limit does: "waiting for the model's rate limit: 48 req/s". */
+export function heldBack(p: RunProgress): string | undefined {
+  const held: string[] = [];
+  if (p.targetRateLimit !== undefined) held.push(`waiting for the model's rate limit: ${formatRate(p.targetRateLimit)} req/s`);
+  if (p.serviceRateLimit !== undefined) held.push(`waiting for the service's rate limit: ${formatRate(p.serviceRateLimit)} req/s`);
+  return held.length ? held.join(' · ') : undefined;
+}
+
+function formatRate(perSecond: number): string {
+  return perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1);
 }
 
 export function summaryText(label: string, s: RunSummary): string {

@@ -19,6 +19,10 @@ export interface RunProgress {
   targetConcurrency: number;
   lastError: string | undefined;
   waitingReason?: string;
+  /** The pace (requests/s) when the target's rate limit holds the run back. */
+  targetRateLimit?: number;
+  /** The same for submissions held back by the service's rate limit. */
+  serviceRateLimit?: number;
 }
 
 export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
@@ -43,6 +47,8 @@ export class RunState {
   finishedNow = 0;
   submittedNow = 0;
   targetCalls = 0;
+  /** Target calls answered with a rate limit. */
+  rateLimited = 0;
   private reason: StopReason | undefined;
   private failuresLogged = 0;
 
@@ -91,7 +97,7 @@ export class RunState {
     else if (this.failuresLogged === LOGGED_FAILURES + 1) this.log('warn', 'More traces failed; their reasons are kept with each trace, not logged one by one.');
   }
 
-  progress(store: TraceStore, targetConcurrency: number): RunProgress {
+  progress(store: TraceStore, pacing: { concurrency: number; target?: number | undefined; service?: number | undefined }): RunProgress {
     const elapsedMs = Date.now() - this.started;
     // The rate counts from the first trace, not from the wait for generation.
     const runningMs = this.runningSince ? Date.now() - this.runningSince : 0;
@@ -104,9 +110,11 @@ export class RunState {
       ratePerSecond,
       etaSeconds: ratePerSecond > 0 ? remaining / ratePerSecond : undefined,
       elapsedMs,
-      targetConcurrency,
+      targetConcurrency: pacing.concurrency,
       lastError: this.lastError,
       ...(this.waitingReason ? { waitingReason: this.waitingReason } : {}),
+      ...(pacing.target !== undefined ? { targetRateLimit: pacing.target } : {}),
+      ...(pacing.service !== undefined ? { serviceRateLimit: pacing.service } : {}),
     };
   }
 }

@@ -5,6 +5,7 @@ import { backoffDelay, sleep } from '../api/retry';
 import type { RetryPolicy } from '../api/retry';
 import type { Journal } from './journal';
 import { Gate } from './limiter';
+import type { RateScheduler } from './rateScheduler';
 import type { RunState } from './runState';
 import type { TraceInfo, TraceStore } from './traceStore';
 
@@ -32,7 +33,6 @@ export class Submitter {
   private readonly tasks = new Set<Promise<void>>();
   // Answers waiting for their fsync or a free connection; a few rounds of the window hide the fsync.
   private readonly handOverGate: Gate;
-  private readonly sendGate: Gate;
 
   constructor(
     private readonly client: ApiClient,
@@ -42,9 +42,10 @@ export class Submitter {
     private readonly run: RunState,
     private readonly policy: SubmitPolicy,
     private readonly changed: (info: TraceInfo) => void,
+    /** At most `concurrency` submissions in flight, paced down when the service answers 429. */
+    private readonly pace: RateScheduler,
   ) {
     this.handOverGate = new Gate(policy.concurrency * 4);
-    this.sendGate = new Gate(policy.concurrency);
   }
 
   /**
@@ -56,12 +57,7 @@ export class Submitter {
     const task = (async () => {
       try {
         if (durable) await durable;
-        await this.sendGate.enter();
-        try {
-          if (!this.run.halted && !signal.aborted) await this.submit(info, signal);
-        } finally {
-          this.sendGate.leave();
-        }
+        if (!this.run.halted && !signal.aborted) await this.submit(info, signal);
       } catch (error) {
         this.run.fail(error);
       } finally {
@@ -90,46 +86,67 @@ export class Submitter {
 
   /** One submission with the API module's retries; true when it failed transiently and may go again. */
   private async submitOnce(info: TraceInfo, signal: AbortSignal, mayRetry: boolean): Promise<boolean> {
-    const { kind, evaluationId } = this.evaluation;
     try {
-      const result = await this.client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal });
-      const record = { t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
-      this.unreachableStreak = 0;
-      this.run.submittedNow++;
-      this.run.finishedNow++;
-      this.store.apply(record);
-      this.changed(info);
-      // The acceptance need not hold the trace's slot until it is on disk: losing it to a crash costs one
-      // repeated submission, never an answer. The backlog stays within the in-flight window.
-      const durable = this.journal.append(record);
-      if (this.journal.backlog > this.policy.concurrency) await durable;
-      else durable.catch(() => undefined);
-      return false;
-    } catch (error) {
-      if (isAbortError(error) || signal.aborted) return false;
-      if (error instanceof AuthError) {
-        this.run.halt('auth', error.message, error);
-        return false;
-      }
-      const reason = error instanceof Error ? error.message : String(error);
-      this.run.lastError = reason;
-      const unreachable = error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout');
-      if (unreachable && ++this.unreachableStreak >= this.policy.maxUnreachable) this.run.halt('unreachable', (error as ApiError).message, error);
-      if (!unreachable) this.unreachableStreak = 0;
-      // A Retry-After beyond the API module's cap is the service asking for a long pause: not retried in this run.
-      const transient =
-        error instanceof ApiError && TRANSIENT_SUBMIT_FAILURES.has(error.reason) && (error.retryAfterMs ?? 0) <= SUBMIT_ROUND_BACKOFF.maxDelayMs;
-      if (transient && mayRetry && !this.run.halted) {
-        this.run.log('warn', `Submission of trace "${info.traceId}" failed (${reason}); trying again shortly.`);
-        return true;
-      }
-      const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
-      this.run.logFailure(`Submission of trace "${info.traceId}" failed: ${reason}`);
-      this.store.apply(record);
-      this.run.finishedNow++;
-      this.changed(info);
-      await this.journal.append(record);
+      await this.pace.acquire(signal);
+    } catch {
       return false;
     }
+    const t0 = Date.now();
+    let admitted = true;
+    try {
+      await this.accepted(info, signal);
+      return false;
+    } catch (error) {
+      admitted = !(error instanceof ApiError && error.reason === 'rateLimited');
+      return await this.rejected(info, signal, mayRetry, error);
+    } finally {
+      this.pace.release(admitted, Date.now() - t0);
+    }
+  }
+
+  private async accepted(info: TraceInfo, signal: AbortSignal): Promise<void> {
+    const { kind, evaluationId } = this.evaluation;
+    const result = await this.client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal });
+    const record = { t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
+    this.unreachableStreak = 0;
+    this.run.submittedNow++;
+    this.run.finishedNow++;
+    this.store.apply(record);
+    this.changed(info);
+    // The acceptance need not hold the trace's slot until it is on disk: losing it to a crash costs one
+    // repeated submission, never an answer. The backlog stays within the in-flight window.
+    const durable = this.journal.append(record);
+    if (this.journal.backlog > this.policy.concurrency) await durable;
+    else durable.catch(() => undefined);
+  }
+
+  /** A submission that failed: halt, retry later, or mark the trace failed (true: go again). */
+  private async rejected(info: TraceInfo, signal: AbortSignal, mayRetry: boolean, error: unknown): Promise<boolean> {
+    if (isAbortError(error) || signal.aborted) return false;
+    if (error instanceof AuthError) {
+      this.run.halt('auth', error.message, error);
+      return false;
+    }
+    const reason = error instanceof Error ? error.message : String(error);
+    this.run.lastError = reason;
+    // The service's own rate limit slows the submitters, as the target's slows the target calls.
+    if (error instanceof ApiError && error.reason === 'rateLimited') this.pace.rateLimited();
+    const unreachable = error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout');
+    if (unreachable && ++this.unreachableStreak >= this.policy.maxUnreachable) this.run.halt('unreachable', (error as ApiError).message, error);
+    if (!unreachable) this.unreachableStreak = 0;
+    // A Retry-After beyond the API module's cap is the service asking for a long pause: not retried in this run.
+    const transient =
+      error instanceof ApiError && TRANSIENT_SUBMIT_FAILURES.has(error.reason) && (error.retryAfterMs ?? 0) <= SUBMIT_ROUND_BACKOFF.maxDelayMs;
+    if (transient && mayRetry && !this.run.halted) {
+      this.run.log('warn', `Submission of trace "${info.traceId}" failed (${reason}); trying again shortly.`);
+      return true;
+    }
+    const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
+    this.run.logFailure(`Submission of trace "${info.traceId}" failed: ${reason}`);
+    this.store.apply(record);
+    this.run.finishedNow++;
+    this.changed(info);
+    await this.journal.append(record);
+    return false;
   }
 }

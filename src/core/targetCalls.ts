@@ -1,6 +1,6 @@
 import { backoffDelay, sleep } from '../api/retry';
 import type { RetryPolicy } from '../api/retry';
-import type { AdaptiveLimiter } from './limiter';
+import type { RateInfo, RateScheduler } from './rateScheduler';
 import type { RunState } from './runState';
 import { TargetError } from './targets/target';
 import type { Target } from './targets/target';
@@ -28,15 +28,16 @@ const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 50
 const TARGET_FAILURE_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 250, maxDelayMs: 5_000, maxRetryAfterMs: Infinity };
 
 /**
- * Calling the target for one trace: within the adaptive limiter, retrying passing failures and rate limits,
- * stopping the whole run when the quota will not recover. Knows nothing of the journal or the service.
+ * Calling the target for one trace: paced by the rate scheduler, retrying passing failures and rate limits
+ * (each after its own Retry-After), stopping the whole run when the quota will not recover. Knows nothing of
+ * the journal or the service.
  */
 export class TargetCaller {
   private quotaStrikes = 0;
 
   constructor(
     private readonly target: Target,
-    private readonly limiter: AdaptiveLimiter,
+    private readonly scheduler: RateScheduler,
     private readonly policy: TargetCallPolicy,
     private readonly run: RunState,
   ) {}
@@ -46,24 +47,31 @@ export class TargetCaller {
     let rateLimits = 0;
     for (;;) {
       if (this.run.halted) return 'stopped';
-      await this.limiter.acquire(signal);
+      await this.scheduler.acquire(signal);
       const t0 = Date.now();
+      let rateInfo: RateInfo | undefined;
+      const onRateInfo = (i: RateInfo) => (rateInfo = i);
       try {
         this.run.targetCalls++;
-        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs });
-        this.limiter.release('success');
+        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo });
+        this.scheduler.release(true, Date.now() - t0, rateInfo);
         this.quotaStrikes = 0;
         return { answer, ms: Date.now() - t0, errorAnswer: false };
       } catch (error) {
-        this.limiter.release('failure');
+        const limited = error instanceof TargetError && error.kind === 'rateLimited';
+        this.scheduler.release(!limited, Date.now() - t0, rateInfo);
         if (signal.aborted) throw error;
         const te = error instanceof TargetError ? error : new TargetError(`The target failed: ${(error as Error).message}`, 'failed');
         this.run.lastError = te.message;
         if (te.kind === 'rateLimited') {
+          this.run.rateLimited++;
           if (this.quotaExhausted(te)) return 'stopped';
           if (++rateLimits > this.policy.maxRateLimitRetries) return this.giveUp(info, te);
-          this.run.log('warn', `Target rate limit on trace "${info.traceId}"; concurrency now ${this.limiter.limit}.`);
-          if (te.details.retryAfterMs === undefined) await sleep(backoffDelay(rateLimits, RATE_LIMIT_BACKOFF), signal);
+          if (this.scheduler.rateLimited(rateInfo)) {
+            this.run.log('warn', `The target is rate-limiting; pacing at ${this.scheduler.perSecond.toFixed(1)} requests/s.`);
+          }
+          // This request waits its own Retry-After; the others keep the (lowered) pace.
+          await sleep(te.details.retryAfterMs ?? backoffDelay(rateLimits, RATE_LIMIT_BACKOFF), signal);
           continue;
         }
         if (!te.retryable || ++failures > this.policy.retries) return this.giveUp(info, te);
@@ -72,9 +80,8 @@ export class TargetCaller {
     }
   }
 
-  /** Slows the limiter; true (and the run halted) when the quota or rate limit will not recover soon. */
+  /** True (and the run halted) when the quota or rate limit will not recover soon. */
   private quotaExhausted(te: TargetError): boolean {
-    this.limiter.rateLimited(te.details.retryAfterMs);
     this.quotaStrikes = te.details.quota ? this.quotaStrikes + 1 : 0;
     if (this.quotaStrikes < this.policy.maxQuotaStrikes && (te.details.retryAfterMs ?? 0) <= this.policy.maxRetryAfterMs) return false;
     this.run.halt(

@@ -5,6 +5,7 @@ import type { LocalTraceState, TraceInfo } from '../core/traceStore';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
+import { heldBack } from '../core/progressText';
 import { preview } from './treeModel';
 import { panelStateSchema, webviewMessageSchema } from './webviewProtocol';
 import type { HostMessage, RowTuple } from './webviewProtocol';
@@ -202,7 +203,8 @@ class ProgressPanel {
       ratePerSecond: p?.ratePerSecond ?? 0,
       etaSeconds: p?.etaSeconds ?? null,
       lastError: p?.lastError ?? s.lastSummary?.message ?? null,
-      waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : null,
+      // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
+      waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p ? heldBack(p) ?? null : null,
     });
   }
 

@@ -96,6 +96,7 @@ export class RunController implements vscode.Disposable {
             concurrency: settings.concurrency,
             onTargetError: settings.onTargetError,
             holdAnswers: settings.reviewBeforeSubmit,
+            ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
             waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
             targetTimeoutMs: 600_000,
             progressIntervalMs: 250,

@@ -39,6 +39,8 @@ export interface Settings {
   waitForGenerationSeconds: number;
   /** Where journals live: the CLI's folder unless set (the same history for both). */
   stateDir: string;
+  /** A cap on target requests per minute; undefined: learned from the endpoint. */
+  maxRequestsPerMinute: number | undefined;
 }
 
 /**
@@ -55,6 +57,7 @@ export const RESTRICTED_SETTINGS = [
   'concurrency',
   'waitForGenerationSeconds',
   'stateDir',
+  'maxRequestsPerMinute',
 ] as const;
 
 /** What settings.ts reads from VS Code: the effective value, and the user's own (global) value. */
@@ -87,6 +90,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
     requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
     waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
     stateDir: str('stateDir', '').trim() || defaultStateDir,
+    maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,
   };
 }
 

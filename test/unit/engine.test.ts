@@ -105,7 +105,7 @@ describe('run engine against the sandbox', () => {
     assert.equal(target.calls.get(store.get('adv-0000')!.prompt!), 1, 'a refusal is not retried');
   });
 
-  it('halves the target concurrency on a 429 and still completes the run', async () => {
+  it('paces the target down on a 429 (saying so), retries that trace after its Retry-After, and completes the run', async () => {
     let limited = false;
     const target = scriptedTarget(async () => {
       await new Promise((r) => setTimeout(r, 2));
@@ -119,7 +119,8 @@ describe('run engine against the sandbox', () => {
     const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 8, onLog: (_l, m) => logs.push(m) });
     assert.equal(summary.outcome, 'completed');
     assert.equal(summary.counts.submitted, 25);
-    assert.ok(logs.some((l) => /rate limit .*concurrency now 4/.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /The target is rate-limiting; pacing at \d+(\.\d)? requests\/s\./.test(l)), logs.join('\n'));
+    assert.equal(target.total(), 26, 'one call per trace, and one more for the trace that was refused');
   });
 
   it('logs why each trace failed, up to a cap, so Show Logs explains a partial run', async () => {

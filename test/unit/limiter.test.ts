@@ -1,51 +1,97 @@
 import assert from 'node:assert/strict';
-import { AdaptiveLimiter } from '../../src/core/limiter';
+import { RateScheduler, parseRateHeaders, parseResetDuration } from '../../src/core/rateScheduler';
 
-describe('adaptive concurrency limiter', () => {
-  const never = new AbortController().signal;
+const never = new AbortController().signal;
+const tick = () => new Promise((r) => setImmediate(r));
 
-  it('halves on a rate limit (once per cool-down), never below 1, and grows back additively', () => {
-    const limiter = new AdaptiveLimiter(8, 0);
-    limiter.rateLimited(undefined);
-    assert.equal(limiter.limit, 4);
-    limiter.rateLimited(undefined);
-    limiter.rateLimited(undefined);
-    limiter.rateLimited(undefined);
-    assert.equal(limiter.limit, 1);
-    // One more per `limit` successes.
-    for (let i = 0; i < 1; i++) limiter.release('success');
-    assert.equal(limiter.limit, 2);
-    limiter.release('success');
-    assert.equal(limiter.limit, 2);
-    limiter.release('success');
-    assert.equal(limiter.limit, 3);
-  });
-
-  it('counts a burst of rate limits once within the cool-down', () => {
-    const limiter = new AdaptiveLimiter(8, 60_000);
-    for (let i = 0; i < 5; i++) limiter.rateLimited(undefined);
-    assert.equal(limiter.limit, 4);
-  });
-
-  it('admits at most `limit` holders; a release admits the next', async () => {
-    const limiter = new AdaptiveLimiter(2);
-    await limiter.acquire(never);
-    await limiter.acquire(never);
+describe('rate scheduler', () => {
+  it('admits at most `concurrency` calls; a release admits the next', async () => {
+    const pace = new RateScheduler({ concurrency: 2, initialPerSecond: 10_000 });
+    await pace.acquire(never);
+    await pace.acquire(never);
     let third = false;
-    const pending = limiter.acquire(never).then(() => (third = true));
-    await new Promise((r) => setImmediate(r));
+    const pending = pace.acquire(never).then(() => (third = true));
+    await tick();
     assert.equal(third, false);
-    limiter.release('success');
+    pace.release(true, 5);
     await pending;
     assert.equal(third, true);
+    pace.dispose();
   });
 
-  it('pauses everyone for the Retry-After, and a cancel ends the wait', async () => {
-    const limiter = new AdaptiveLimiter(4);
-    limiter.rateLimited(60_000);
+  it('spaces starts evenly at its pace: no burst', async () => {
+    const pace = new RateScheduler({ concurrency: 64, initialPerSecond: 50 });
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 6 }, () => pace.acquire(never).then(() => starts.push(performance.now()))));
+    const gaps = starts.slice(1).map((t, i) => t - starts[i]!);
+    // 50 per second: a start every 20 ms (the timer may be late, never early by more than its millisecond).
+    for (const gap of gaps) assert.ok(gap >= 18, `gap ${gap.toFixed(1)} ms`);
+    pace.dispose();
+  });
+
+  it('drops to just under what was admitted on a 429, once per round trip; a known cap is never passed', async () => {
+    const pace = new RateScheduler({ concurrency: 64, initialPerSecond: 200 });
+    // 20 starts at 200/s (100 ms; 640 ms calls keep the pace there), none refused: 200/s admitted, so the
+    // pace drops to 0.9 of it at most.
+    for (let i = 0; i < 20; i++) {
+      await pace.acquire(never);
+      pace.release(true, 640);
+    }
+    assert.equal(pace.rateLimited(), true);
+    assert.ok(pace.perSecond <= 180 && pace.perSecond > 100, `${pace.perSecond}`);
+    const after = pace.perSecond;
+    assert.equal(pace.rateLimited(), false, 'a burst of 429s counts once');
+    assert.equal(pace.perSecond, after);
+    pace.dispose();
+    const capped = new RateScheduler({ concurrency: 64, maxPerSecond: 2 });
+    assert.equal(capped.perSecond, 2);
+  });
+
+  it('starts at the pace the endpoint announces, a little under it', () => {
+    const pace = new RateScheduler({ concurrency: 64 });
+    pace.observe({ requestsPerSecond: 100 });
+    assert.equal(pace.perSecond, 95);
+    const capped = new RateScheduler({ concurrency: 64, maxPerSecond: 10 });
+    capped.observe({ requestsPerSecond: 100 });
+    assert.equal(capped.perSecond, 10, '--max-rpm stays the cap');
+  });
+
+  it('a cancel ends the wait', async () => {
+    const pace = new RateScheduler({ concurrency: 1, initialPerSecond: 1000 });
+    await pace.acquire(never);
     const controller = new AbortController();
-    const pending = limiter.acquire(controller.signal);
+    const pending = pace.acquire(controller.signal);
     controller.abort();
     await assert.rejects(pending, (e: Error) => e.name === 'AbortError');
+    pace.dispose();
+  });
+});
+
+describe('rate-limit headers', () => {
+  it("reads OpenAI's, Anthropic's and the IETF fields", () => {
+    assert.deepEqual(parseRateHeaders({ 'x-ratelimit-limit-requests': '6000', 'x-ratelimit-remaining-requests': '0', 'x-ratelimit-reset-requests': '6m0s' }), {
+      requestsPerSecond: 100,
+      remaining: 0,
+      resetMs: 360_000,
+    });
+    assert.deepEqual(parseRateHeaders({ 'anthropic-ratelimit-requests-limit': '3000', 'anthropic-ratelimit-requests-remaining': '12' }), {
+      requestsPerSecond: 50,
+      remaining: 12,
+    });
+    assert.deepEqual(parseRateHeaders({ 'ratelimit-policy': '100;w=60', ratelimit: 'limit=100, remaining=7, reset=3' }), {
+      requestsPerSecond: 100 / 60,
+      remaining: 7,
+      resetMs: 3000,
+    });
+    assert.equal(parseRateHeaders({ 'ratelimit-policy': '"default";q=20;w=1' })?.requestsPerSecond, 20);
+    assert.equal(parseRateHeaders({ 'content-type': 'application/json' }), undefined);
+  });
+
+  it('reads reset durations such as 12ms, 1s, 6m0s', () => {
+    assert.equal(parseResetDuration('12ms'), 12);
+    assert.equal(parseResetDuration('1s'), 1000);
+    assert.equal(parseResetDuration('6m0s'), 360_000);
+    assert.equal(parseResetDuration('1h2m3.5s'), 3_723_500);
+    assert.equal(parseResetDuration('soon'), undefined);
   });
 });

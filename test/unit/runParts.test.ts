@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { AdaptiveLimiter } from '../../src/core/limiter';
+import { RateScheduler } from '../../src/core/rateScheduler';
 import { planQueue, targetConflict } from '../../src/core/runPlan';
 import { RunState } from '../../src/core/runState';
 import { TargetCaller } from '../../src/core/targetCalls';
@@ -86,7 +86,7 @@ describe('run parts, each alone', () => {
       const target = scriptedTarget(() => {
         throw new TargetError('insufficient_quota', 'rateLimited', { quota: true, retryAfterMs: 1 });
       });
-      const result = await new TargetCaller(target, new AdaptiveLimiter(4), policy, run).call(info, new AbortController().signal);
+      const result = await new TargetCaller(target, new RateScheduler({ concurrency: 4, initialPerSecond: 1000 }), policy, run).call(info, new AbortController().signal);
       assert.equal(result, 'stopped');
       assert.equal(run.stopReason!.outcome, 'quota');
       assert.equal(target.total(), 3);
@@ -98,11 +98,11 @@ describe('run parts, each alone', () => {
         });
       const run = new RunState(() => undefined, new AbortController().signal, undefined);
       const target = failing();
-      assert.deepEqual(await new TargetCaller(target, new AdaptiveLimiter(4), { ...policy, retries: 1 }, run).call(info, new AbortController().signal), {
+      assert.deepEqual(await new TargetCaller(target, new RateScheduler({ concurrency: 4, initialPerSecond: 1000 }), { ...policy, retries: 1 }, run).call(info, new AbortController().signal), {
         fail: 'HTTP 500: secret-ish body',
       });
       assert.equal(target.total(), 2);
-      const submitted = await new TargetCaller(failing(), new AdaptiveLimiter(4), { ...policy, retries: 0, onError: 'submit' }, run).call(
+      const submitted = await new TargetCaller(failing(), new RateScheduler({ concurrency: 4, initialPerSecond: 1000 }), { ...policy, retries: 0, onError: 'submit' }, run).call(
         info,
         new AbortController().signal,
       );

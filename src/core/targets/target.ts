@@ -1,3 +1,5 @@
+import type { RateInfo } from '../rateScheduler';
+
 /** What every target adapter implements: one prompt in, one answer out, or a TargetError. */
 export interface Target {
   /** Short description for logs and the journal, never holding a secret. */
@@ -9,6 +11,8 @@ export interface Target {
 export interface TargetCallOptions {
   signal: AbortSignal;
   timeoutMs: number;
+  /** Told what the endpoint's rate-limit headers say, on every answer that has them (429s included). */
+  onRateInfo?: (info: RateInfo) => void;
 }
 
 export type TargetErrorKind = 'rateLimited' | 'timeout' | 'failed' | 'refused';

@@ -4,6 +4,7 @@ import { parseRetryAfter } from '../../api/retry';
 import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
 import type { TargetCallOptions } from './target';
 import { redactSecrets } from './targetSecrets';
+import { parseRateHeaders } from '../rateScheduler';
 
 export interface TargetHttpRequest {
   method: string;
@@ -47,6 +48,8 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
       throw new TargetError(`${what} could not be reached${code ? ` [${code}]` : ''}`, 'failed', { retryable: true, cause: 'unreachable' });
     }
     const status = res.statusCode;
+    const rateInfo = parseRateHeaders(res.headers);
+    if (rateInfo) options.onRateInfo?.(rateInfo);
     // Endpoints echo keys, headers and URLs ("invalid key sk-…"), in error pages and in 200s that are not JSON
     // alike: whatever they say is redacted before any of it can be quoted.
     // (An answer parsed from valid JSON is the model's, kept as it is; only quoted text is redacted.)
