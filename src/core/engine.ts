@@ -73,6 +73,8 @@ export interface RunSummary {
   counts: StateCounts;
   submittedNow: number;
   targetCalls: number;
+  /** Target calls answered with a rate limit (each retried after its Retry-After). */
+  rateLimitedCalls: number;
   failed: Array<{ traceId: string; reason: string }>;
   durationMs: number;
   /** Time spent handling traces (after the prompts came). */
@@ -131,6 +133,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       counts: store.snapshotCounts(),
       submittedNow: run.submittedNow,
       targetCalls: run.targetCalls,
+      rateLimitedCalls: run.rateLimited,
       failed,
       durationMs: Date.now() - run.started,
       runningMs: run.runningSince ? Date.now() - run.runningSince : 0,

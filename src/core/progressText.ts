@@ -39,7 +39,7 @@ export function summaryText(label: string, s: RunSummary): string {
   const rate = s.runningMs > 0 ? ((s.submittedNow * 1000) / s.runningMs).toFixed(1) : '0';
   const lines = [
     `${label}: ${c.submitted}/${s.total} submitted (${s.submittedNow} now), ${c.failed} failed, ${c.skipped} skipped, ` +
-      `${s.targetCalls} target calls, ${(s.durationMs / 1000).toFixed(1)} s (${rate} traces/s)`,
+      `${s.targetCalls} target calls${s.rateLimitedCalls ? ` (${s.rateLimitedCalls} rate-limited)` : ''}, ${(s.durationMs / 1000).toFixed(1)} s (${rate} traces/s)`,
   ];
   for (const f of s.failed.slice(0, 20)) lines.push(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`);
   if (s.failed.length > 20) lines.push(`  …and ${s.failed.length - 20} more (see "status" or "export")`);

@@ -78,10 +78,6 @@ export class RateScheduler {
     return this.limited && this.pacedSince !== undefined && performance.now() - this.pacedSince > 200 ? this.rate : undefined;
   }
 
-  get concurrency(): number {
-    return this.options.concurrency;
-  }
-
   async acquire(signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw abortReason(signal);
     if (this.waiters.length === 0 && this.tryStart()) return;

@@ -41,7 +41,7 @@ export class TokenStore {
 
   async setModelKey(origin: string, key: string): Promise<void> {
     await this.secrets.store(MODEL_KEY_PREFIX + origin, key);
-    await this.state.update(KEYED_ORIGINS, [...new Set([...this.keyedOrigins(), origin])]);
+    await this.state.update(KEYED_ORIGINS, [...new Set([...this.list(KEYED_ORIGINS), origin])]);
   }
 
   isKeyless(origin: string): boolean {
@@ -54,16 +54,12 @@ export class TokenStore {
 
   async clearModelKey(origin: string): Promise<void> {
     await this.secrets.delete(MODEL_KEY_PREFIX + origin);
-    await this.state.update(KEYED_ORIGINS, this.keyedOrigins().filter((o) => o !== origin));
+    await this.state.update(KEYED_ORIGINS, this.list(KEYED_ORIGINS).filter((o) => o !== origin));
     await this.state.update(KEYLESS_ORIGINS, this.list(KEYLESS_ORIGINS).filter((o) => o !== origin));
     for (const name of this.secretHeaderNames(origin)) await this.secrets.delete(headerKey(origin, name));
   }
 
   /** Endpoint origins that have a model key or secret headers stored, or are marked keyless. */
-  keyedOrigins(): string[] {
-    return this.list(KEYED_ORIGINS);
-  }
-
   knownOrigins(): string[] {
     return [...new Set([...this.list(KEYED_ORIGINS), ...this.list(KEYLESS_ORIGINS)])];
   }
@@ -76,7 +72,7 @@ export class TokenStore {
     await this.secrets.store(headerKey(origin, name), value);
     const headers = `${KEYED_ORIGINS}:headers:${origin}`;
     await this.state.update(headers, [...new Set([...this.secretHeaderNames(origin), name.toLowerCase()])]);
-    await this.state.update(KEYED_ORIGINS, [...new Set([...this.keyedOrigins(), origin])]);
+    await this.state.update(KEYED_ORIGINS, [...new Set([...this.list(KEYED_ORIGINS), origin])]);
   }
 
   private secretHeaderNames(origin: string): string[] {
