@@ -172,12 +172,16 @@ if (wanted('latency')) {
 // 4b. A hosted model's rate limit: an OpenAI-compatible echo model behind a token bucket (429, Retry-After: 1).
 if (wanted('ratelimit')) {
   const { startRateLimitedModel } = require(join(ROOT, 'out', 'test', 'harness', 'rateLimitedModel.js'));
-  const rows = [
-    { name: '100 req/s, 200 ms, 2,000 prompts', perSecond: 100, latencyMs: 200, prompts: 2000, headers: false },
-    { name: 'the same with x-ratelimit-* headers', perSecond: 100, latencyMs: 200, prompts: 2000, headers: true },
-    { name: '50 req/s, 1 s (a slow model), 600 prompts', perSecond: 50, latencyMs: 1000, prompts: 600, headers: false },
-  ];
-  say('4b. rate-limited model: token bucket, 429 with Retry-After: 1, concurrency 64');
+  // Each row twice: a bucket that holds a second's worth of requests, and a strict one that holds a tenth
+  // (bursts are punished at once).
+  const rows = [1, 0.1].flatMap((burstSeconds) =>
+    [
+      { name: '100 req/s, 200 ms, 2,000 prompts', perSecond: 100, latencyMs: 200, prompts: 2000, headers: false },
+      { name: 'the same with x-ratelimit-* headers', perSecond: 100, latencyMs: 200, prompts: 2000, headers: true },
+      { name: '50 req/s, 1 s (a slow model), 600 prompts', perSecond: 50, latencyMs: 1000, prompts: 600, headers: false },
+    ].map((row) => ({ ...row, burstSeconds, name: `${row.name}, ${burstSeconds} s burst` })),
+  );
+  say('4b. rate-limited model: token bucket (1 s and 0.1 s of burst), 429 with Retry-After: 1, concurrency 64');
   results.figures.ratelimit = [];
   for (const row of rows) {
     const sb = await sandboxProcess(['--benchmark-traces', String(row.prompts)]);

@@ -22,8 +22,8 @@ export interface RateSchedulerOptions {
 }
 
 // On a 429 the pace drops to just under what the endpoint admitted lately, at most once per round trip (a
-// burst of rejections is one signal); after a quiet window it climbs by a twentieth per window, never past a
-// known limit. Under a limit the endpoint announced, the pace stays this far below it (clocks differ).
+// burst of rejections is one signal); after a quiet window it climbs by a twentieth per round trip, never past
+// a known limit. Under a limit the endpoint announced, the pace stays this far below it (clocks differ).
 const DECREASE_TO = 0.9;
 const INCREASE_BY = 1.05;
 const HEADER_MARGIN = 0.95;
@@ -65,7 +65,9 @@ export class RateScheduler {
   constructor(private readonly options: RateSchedulerOptions) {
     this.ceiling = options.maxPerSecond ?? Infinity;
     this.limited = options.maxPerSecond !== undefined;
-    this.rate = Math.min(this.ceiling, options.initialPerSecond ?? 2 * this.concurrencyBound());
+    // Before any answer: the concurrency spread over the assumed second, so a slow model's bucket is not hit
+    // with every slot at once; the first answers lift it to what their latency allows.
+    this.rate = Math.min(this.ceiling, options.initialPerSecond ?? this.concurrencyBound());
   }
 
   /** The pace now, requests per second. */
@@ -171,9 +173,10 @@ export class RateScheduler {
   }
 
   private maybeIncrease(now: number): void {
-    // Up only when the pace is what holds calls back, a window after the last limit, once per window.
+    // Up only when the pace is what holds calls back, a window after the last limit, once per round trip.
     const window = this.windowMs();
-    if (this.pacedSince === undefined || now - this.lastLimited < window || now - this.lastIncrease < window) return;
+    const roundTrip = Math.max(250, this.latencyMs);
+    if (this.pacedSince === undefined || now - this.lastLimited < window || now - this.lastIncrease < roundTrip) return;
     this.lastIncrease = now;
     this.rate = Math.min(this.ceiling, this.rate * INCREASE_BY);
   }

@@ -9,6 +9,8 @@ export interface RateLimitedModelOptions {
   latencyMs: number;
   /** Send OpenAI's x-ratelimit-* headers on every answer. */
   headers?: boolean;
+  /** How many seconds' worth of requests the bucket holds (its burst); default 1. */
+  burstSeconds?: number;
 }
 
 export interface RateLimitedModel {
@@ -22,7 +24,7 @@ export interface RateLimitedModel {
  * answers 429 with Retry-After: 1. For the benchmark's rate-limited rows and the reliability suite.
  */
 export async function startRateLimitedModel(options: RateLimitedModelOptions): Promise<RateLimitedModel> {
-  const capacity = options.perSecond;
+  const capacity = Math.max(1, options.perSecond * (options.burstSeconds ?? 1));
   let tokens = capacity;
   let refilledAt = performance.now();
   const stats = { admitted: 0, rejected: 0, byPrompt: new Map<string, number>() };
