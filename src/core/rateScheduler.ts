@@ -219,9 +219,10 @@ export class RateScheduler {
 }
 
 /**
- * Reads the rate-limit headers hosted APIs send: OpenAI's x-ratelimit-limit-requests (per minute) and
- * -remaining-requests, Anthropic's anthropic-ratelimit-requests-limit and -remaining, and the IETF
- * RateLimit-Policy ("100;w=60" or with a quoted name, q=100;w=60) and RateLimit (remaining=/r=) fields.
+ * Reads the rate-limit headers hosted APIs send: OpenAI's x-ratelimit-limit-requests (per minute),
+ * -remaining-requests and -reset-requests, Anthropic's anthropic-ratelimit-requests-limit, -remaining and
+ * -reset, the -tokens variants of both (no tokens left: wait for their reset), and the IETF RateLimit-Policy
+ * ("100;w=60" or with a quoted name, q=100;w=60) and RateLimit (remaining=/r=, reset=/t=) fields.
  * Header names are lower case (as undici gives them). undefined when none is there.
  */
 export function parseRateHeaders(headers: Record<string, string | string[] | undefined>): RateInfo | undefined {
@@ -253,8 +254,16 @@ export function parseRateHeaders(headers: Record<string, string | string[] | und
   }
   const openAiReset = parseResetDuration(first('x-ratelimit-reset-requests'));
   if (openAiReset !== undefined) info.resetMs = openAiReset;
-  const anthropicReset = first('anthropic-ratelimit-requests-reset');
-  if (anthropicReset && !Number.isNaN(Date.parse(anthropicReset))) info.resetMs = Math.max(0, Date.parse(anthropicReset) - Date.now());
+  const untilDate = (v: string | undefined) => (v && !Number.isNaN(Date.parse(v)) ? Math.max(0, Date.parse(v) - Date.now()) : undefined);
+  const anthropicReset = untilDate(first('anthropic-ratelimit-requests-reset'));
+  if (anthropicReset !== undefined) info.resetMs = anthropicReset;
+  // Tokens run out too: with none left, the next request waits for the tokens' reset like a request limit's.
+  const tokensLeft = num(first('x-ratelimit-remaining-tokens')) ?? num(first('anthropic-ratelimit-tokens-remaining'));
+  if (tokensLeft === 0) {
+    info.remaining = 0;
+    const tokensReset = parseResetDuration(first('x-ratelimit-reset-tokens')) ?? untilDate(first('anthropic-ratelimit-tokens-reset'));
+    if (tokensReset !== undefined) info.resetMs = Math.max(info.resetMs ?? 0, tokensReset);
+  }
   return info.requestsPerSecond !== undefined || info.remaining !== undefined ? info : undefined;
 }
 

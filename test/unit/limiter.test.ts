@@ -84,6 +84,8 @@ describe('rate-limit headers', () => {
       resetMs: 3000,
     });
     assert.equal(parseRateHeaders({ 'ratelimit-policy': '"default";q=20;w=1' })?.requestsPerSecond, 20);
+    assert.deepEqual(parseRateHeaders({ 'x-ratelimit-remaining-tokens': '0', 'x-ratelimit-reset-tokens': '1.5s' }), { remaining: 0, resetMs: 1500 });
+    assert.equal(parseRateHeaders({ 'x-ratelimit-remaining-tokens': '5000' }), undefined, 'tokens left: nothing to do');
     assert.equal(parseRateHeaders({ 'content-type': 'application/json' }), undefined);
   });
 
