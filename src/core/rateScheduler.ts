@@ -54,11 +54,11 @@ export class RateScheduler {
   private lastLimited = -Infinity;
   private lastIncrease = -Infinity;
   /**
-   * Start times of calls, and of those the endpoint refused, the last few windows. Starts less refusals is what
-   * it admitted: known at once, where admitted answers come back a round trip later.
+   * Calls started, and those the endpoint refused, over the last seconds. Starts less refusals is what it
+   * admitted: known at once, where admitted answers come back a round trip later.
    */
-  private starts: number[] = [];
-  private refused: number[] = [];
+  private readonly starts = new SlidingCount();
+  private readonly refused = new SlidingCount();
   private pacedSince: number | undefined;
   private firstStart: number | undefined;
 
@@ -68,6 +68,17 @@ export class RateScheduler {
     // Before any answer: the concurrency spread over the assumed second, so a slow model's bucket is not hit
     // with every slot at once; the first answers lift it to what their latency allows.
     this.rate = Math.min(this.ceiling, options.initialPerSecond ?? this.concurrencyBound());
+  }
+
+  /** True once a 429, a limit header or a cap says there is a limit to keep under. */
+  get isLimited(): boolean {
+    return this.limited;
+  }
+
+  /** A call started outside acquire() (an endpoint not paced yet): counted for the first 429's estimate. */
+  noteStart(now = performance.now()): void {
+    this.firstStart ??= now;
+    this.starts.add(now);
   }
 
   /** The pace now, requests per second. */
@@ -118,8 +129,7 @@ export class RateScheduler {
   /** A 429: slow down to just under what the endpoint admitted lately (once per round trip; true when it did). */
   rateLimited(info?: RateInfo): boolean {
     const now = performance.now();
-    this.refused.push(now);
-    if (this.refused.length > 4096) this.refused = this.refused.slice(-2048);
+    this.refused.add(now);
     this.lastLimited = now;
     this.limited = true;
     if (info) this.observe(info);
@@ -127,7 +137,9 @@ export class RateScheduler {
     this.lastDecrease = now;
     const admittedRate = this.admittedPerSecond(now);
     // What was admitted is the best estimate of the limit; never more than the pace that just failed.
-    this.rate = Math.max(MIN_PER_SECOND, Math.min(this.rate, admittedRate > 0 ? admittedRate : this.rate / 2) * DECREASE_TO);
+    // With nothing admitted lately: half the pace, or one a second for an endpoint that was not paced at all.
+    const estimate = admittedRate > 0 ? admittedRate : Number.isFinite(this.rate) ? this.rate / 2 : 1;
+    this.rate = Math.max(MIN_PER_SECOND, Math.min(this.rate, estimate) * DECREASE_TO);
     return true;
   }
 
@@ -163,13 +175,7 @@ export class RateScheduler {
     // Early in a run the window is what has passed since the first call, not more.
     const window = Math.min(this.windowMs(), now - (this.firstStart ?? now));
     if (window <= 0) return 0;
-    const from = now - window;
-    const since = (times: number[]) => {
-      let count = 0;
-      for (let i = times.length - 1; i >= 0 && times[i]! >= from; i--) count++;
-      return count;
-    };
-    return Math.max(0, since(this.starts) - since(this.refused)) / (window / 1000);
+    return Math.max(0, this.starts.since(now, window) - this.refused.since(now, window)) / (window / 1000);
   }
 
   private maybeIncrease(now: number): void {
@@ -190,9 +196,7 @@ export class RateScheduler {
     if (this.nextStartAt - now >= 1) return false;
     // Evenly spaced starts; time with nothing to send does not bank a burst.
     this.nextStartAt = Math.max(now, this.nextStartAt) + 1000 / this.rate;
-    this.firstStart ??= now;
-    this.starts.push(now);
-    if (this.starts.length > 8192) this.starts = this.starts.slice(-4096);
+    this.noteStart(now);
     this.active++;
     return true;
   }
@@ -215,6 +219,31 @@ export class RateScheduler {
         Math.max(0, this.nextStartAt - performance.now()),
       );
     }
+  }
+}
+
+/** Events per 50 ms slot over the last 6.4 s: O(1) to count and to ask, nothing allocated per event. */
+class SlidingCount {
+  private static readonly SLOT_MS = 50;
+  private readonly slots = new Float64Array(128);
+  private readonly stamps = new Float64Array(128).fill(-1);
+
+  add(now: number): void {
+    const slot = Math.floor(now / SlidingCount.SLOT_MS);
+    const i = slot % 128;
+    if (this.stamps[i] !== slot) {
+      this.stamps[i] = slot;
+      this.slots[i] = 0;
+    }
+    this.slots[i]!++;
+  }
+
+  since(now: number, windowMs: number): number {
+    const last = Math.floor(now / SlidingCount.SLOT_MS);
+    const first = Math.floor((now - Math.min(windowMs, 127 * SlidingCount.SLOT_MS)) / SlidingCount.SLOT_MS);
+    let count = 0;
+    for (let slot = first; slot <= last; slot++) if (this.stamps[slot % 128] === slot) count += this.slots[slot % 128]!;
+    return count;
   }
 }
 

@@ -33,6 +33,7 @@ export class Submitter {
   private readonly tasks = new Set<Promise<void>>();
   // Answers waiting for their fsync or a free connection; a few rounds of the window hide the fsync.
   private readonly handOverGate: Gate;
+  private readonly sendGate: Gate;
 
   constructor(
     private readonly client: ApiClient,
@@ -42,10 +43,11 @@ export class Submitter {
     private readonly run: RunState,
     private readonly policy: SubmitPolicy,
     private readonly changed: (info: TraceInfo) => void,
-    /** At most `concurrency` submissions in flight, paced down when the service answers 429. */
+    /** Paces submissions once the service has answered 429 (until then only `concurrency` bounds them). */
     private readonly pace: RateScheduler,
   ) {
     this.handOverGate = new Gate(policy.concurrency * 4);
+    this.sendGate = new Gate(policy.concurrency);
   }
 
   /**
@@ -57,7 +59,12 @@ export class Submitter {
     const task = (async () => {
       try {
         if (durable) await durable;
-        if (!this.run.halted && !signal.aborted) await this.submit(info, signal);
+        await this.sendGate.enter();
+        try {
+          if (!this.run.halted && !signal.aborted) await this.submit(info, signal);
+        } finally {
+          this.sendGate.leave();
+        }
       } catch (error) {
         this.run.fail(error);
       } finally {
@@ -86,11 +93,15 @@ export class Submitter {
 
   /** One submission with the API module's retries; true when it failed transiently and may go again. */
   private async submitOnce(info: TraceInfo, signal: AbortSignal, mayRetry: boolean): Promise<boolean> {
-    try {
-      await this.pace.acquire(signal);
-    } catch {
-      return false;
-    }
+    // The service is paced only once it has asked for it; until then a start is only counted (cheap, no wait).
+    const paced = this.pace.isLimited;
+    if (paced) {
+      try {
+        await this.pace.acquire(signal);
+      } catch {
+        return false;
+      }
+    } else this.pace.noteStart();
     const t0 = Date.now();
     let admitted = true;
     try {
@@ -100,7 +111,7 @@ export class Submitter {
       admitted = !(error instanceof ApiError && error.reason === 'rateLimited');
       return await this.rejected(info, signal, mayRetry, error);
     } finally {
-      this.pace.release(admitted, Date.now() - t0);
+      if (paced) this.pace.release(admitted, Date.now() - t0);
     }
   }
 
