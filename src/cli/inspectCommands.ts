@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
+import { truncate } from '../api/errors';
 import { JournalLockedError } from '../core/journal';
 import { EvaluationSession } from '../core/session';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
@@ -71,7 +72,9 @@ export async function submitCommand(argv: string[], out: NodeJS.WritableStream):
   const session = new EvaluationSession({ origin: client.origin, kind: args.kind, evaluationId: args.evaluationId }, stateDirOf(v['state-dir']));
   try {
     const result = await session.submitAnswer(client, v.trace, answer);
-    out.write(`${safeText(`Submitted trace ${JSON.stringify(v.trace)}: ${result.message} (${result.requestCode ?? 'no request code'})`)}\n`);
+    // The service's words, capped: a success text is not a place for a megabyte.
+    const said = truncate(result.message, 300);
+    out.write(`${safeText(`Submitted trace ${JSON.stringify(v.trace)}: ${said} (${result.requestCode ?? 'no request code'})`)}\n`);
     return EXIT.ok;
   } catch (error) {
     if (error instanceof JournalLockedError) throw new UsageError(error.message);

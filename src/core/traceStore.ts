@@ -68,6 +68,8 @@ export class TraceStore {
   promptsRecorded = false;
   /** Every run, oldest first. */
   readonly runs: RunInfo[] = [];
+  // Answers name their run: looked up once per replayed answer, so by key, not by scanning every run.
+  private readonly runIndex = new Map<string, RunInfo>();
   private readonly tally = emptyCounts();
 
   static fromRecords(records: Iterable<JournalRecord>): TraceStore {
@@ -112,13 +114,13 @@ export class TraceStore {
   }
 
   runById(runId: string | undefined): RunInfo | undefined {
-    return runId === undefined ? undefined : this.runs.find((r) => r.runId === runId);
+    return runId === undefined ? undefined : this.runIndex.get(runId);
   }
 
   apply(record: JournalRecord): void {
     switch (record.t) {
       case 'run': {
-        this.runs.push({
+        const run: RunInfo = {
           runId: record.run ?? `legacy-${this.runs.length + 1}`,
           target: record.target ?? 'unknown target',
           fingerprint: record.fp ?? legacyFingerprint(record.target),
@@ -130,7 +132,9 @@ export class TraceStore {
           answered: 0,
           submitted: 0,
           failed: 0,
-        });
+        };
+        this.runs.push(run);
+        this.runIndex.set(run.runId, run);
         // A fresh run answers everything again: what came before is set aside (skips are a person's call and stay).
         if (record.mode === 'fresh') this.setAsideAnswers();
         return;

@@ -1,5 +1,4 @@
-import { unwatchFile, watchFile } from 'node:fs';
-import type { Stats } from 'node:fs';
+import { stat } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../api/client';
 import type { EvaluationKind } from '../api/kinds';
@@ -106,13 +105,31 @@ export class EvaluationRegistry implements vscode.Disposable {
 function watchJournal(session: EvaluationSession): () => void {
   const path = session.journalFile;
   let reading = false;
-  const onChange = (now: Stats, before: Stats) => {
-    if (session.isRunning || reading || (now.mtimeMs === before.mtimeMs && now.size === before.size)) return;
+  // A 100k-trace journal takes a good part of a second to read: the next read waits ten times as long as the
+  // last one took, so following another process's run never costs this window more than a tenth of a core.
+  let notBefore = 0;
+  // Compared with what was last read (not with the last look), so a change seen while waiting is read later.
+  let seen = '';
+  const look = () => {
+    if (session.isRunning || reading || Date.now() < notBefore) return;
     reading = true;
-    void session.load().catch(() => undefined).finally(() => (reading = false));
+    const started = Date.now();
+    void stat(path)
+      .then(async (now) => {
+        const key = `${now.mtimeMs}:${now.size}`;
+        if (key === seen) return;
+        seen = key;
+        await session.load();
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        reading = false;
+        notBefore = Date.now() + 10 * (Date.now() - started);
+      });
   };
-  watchFile(path, { interval: 1000, persistent: false }, onChange);
-  return () => unwatchFile(path, onChange);
+  const timer = setInterval(look, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
 }
 
 function makeRef(baseUrl: string, evaluationId: number, kind: EvaluationKind, label: string, source: EvaluationRef['source']): EvaluationRef {

@@ -57,6 +57,7 @@ export class TokenStore {
     await this.state.update(KEYED_ORIGINS, this.list(KEYED_ORIGINS).filter((o) => o !== origin));
     await this.state.update(KEYLESS_ORIGINS, this.list(KEYLESS_ORIGINS).filter((o) => o !== origin));
     for (const name of this.secretHeaderNames(origin)) await this.secrets.delete(headerKey(origin, name));
+    await this.state.update(`${KEYED_ORIGINS}:headers:${origin}`, undefined);
   }
 
   /** Endpoint origins that have a model key or secret headers stored, or are marked keyless. */
