@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
 import { JournalLockedError } from '../core/journal';
+import { describeStats, runStats } from '../core/runStats';
 import { EvaluationSession } from '../core/session';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { RunInfo } from '../core/traceStore';
@@ -111,6 +112,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
       answered: r.answered,
       submitted: r.submitted,
       failed: r.failed,
+      ...runStats(r),
     }));
     out.write(`${safeJson(JSON.stringify({ ...status, runs }))}\n`);
     return EXIT.ok;
@@ -124,6 +126,12 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
   for (const state of LOCAL_STATES) out.write(`  ${STATE_LABELS[state].padEnd(18)} ${counts[state]}\n`);
   for (const f of status.failed.slice(0, 20)) out.write(`${safeText(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`)}\n`);
   if (status.runs.length) out.write(`${safeText(runsTable(status.runs))}\n`);
+  for (const r of status.runs) {
+    const stats = runStats(r);
+    const said = describeStats(stats);
+    if (said) out.write(`${safeText(`  ${r.runId}: ${said}`)}\n`);
+    for (const [reason, n] of Object.entries(stats.errors).slice(0, 5)) out.write(`${safeText(`    ${n} × ${reason}`)}\n`);
+  }
   if (status.invalidLines) out.write(`${invalidLinesNote(status.invalidLines, status.journal)}\n`);
   out.write(`journal: ${status.journal}\n`);
   return EXIT.ok;

@@ -23,6 +23,7 @@ export const TARGET_OPTIONS = {
   'http-method': { type: 'string' },
   'body-template': { type: 'string' },
   'answer-path': { type: 'string' },
+  'usage-path': { type: 'string' },
   command: { type: 'string' },
 } as const;
 
@@ -38,6 +39,7 @@ export const TARGET_HELP = `Targets (--target):
     --http-url URL              (required)   --http-method M (default POST)
     --body-template JSON        {{prompt}} is replaced, JSON-escaped (default {"prompt": "{{prompt}}"})
     --answer-path PATH          e.g. choices.0.message.content (required)
+    --usage-path PATH           where the token usage is, e.g. usage (prompt_tokens, completion_tokens)
   command                     a shell command per prompt: prompt on stdin, answer on stdout
     --command CMD               (required)
   --header 'Name: value'      extra request header for openai/http (repeatable; shows in process lists:
@@ -150,6 +152,7 @@ export function targetFromArgs(v: TargetValues, concurrency: number, env = proce
         ...(v['http-method'] ? { method: v['http-method'] } : {}),
         ...(v['body-template'] ? { bodyTemplate: v['body-template'] } : {}),
         answerPath: required(v['answer-path'], 'answer-path', kind),
+        ...(v['usage-path'] ? { usagePath: v['usage-path'] } : {}),
       };
       secrets = { headers: headers(v, env) };
       if (Object.keys(secrets.headers!).length > 0 || new URL(url).search !== '') {

@@ -323,6 +323,8 @@ class TraceHandler {
       a: result.answer,
       at: Date.now(),
       ms: result.ms,
+      ...(result.usage?.promptTokens !== undefined ? { tp: result.usage.promptTokens } : {}),
+      ...(result.usage?.completionTokens !== undefined ? { tc: result.usage.completionTokens } : {}),
       ...(result.errorAnswer ? { err: true } : {}),
       ...(this.runId ? { run: this.runId } : {}),
     };

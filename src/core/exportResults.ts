@@ -5,16 +5,40 @@ import type { TraceInfo, TraceStore } from './traceStore';
 
 export type ExportFormat = 'jsonl' | 'csv';
 
-const COLUMNS = ['traceId', 'prompt', 'answer', 'state', 'errorAnswer', 'latencyMs', 'answeredAt', 'submittedAt', 'error'] as const;
+const COLUMNS = [
+  'traceId',
+  'prompt',
+  'answer',
+  'state',
+  'errorAnswer',
+  'runId',
+  'target',
+  'latencyMs',
+  'promptTokens',
+  'completionTokens',
+  'rating',
+  'note',
+  'answeredAt',
+  'submittedAt',
+  'error',
+] as const;
 
-function row(t: TraceInfo): Record<(typeof COLUMNS)[number], string | number | boolean | null> {
+function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], string | number | boolean | null> {
+  const run = store.runById(t.answerRun);
   return {
     traceId: t.traceId,
     prompt: t.prompt ?? null,
     answer: t.answer ?? null,
     state: t.state,
     errorAnswer: t.errorAnswer,
+    runId: t.answerRun ?? null,
+    // The run's target answered, unless a reviewer wrote the answer.
+    target: t.answeredBy === 'user' ? 'reviewer' : run?.target ?? null,
     latencyMs: t.latencyMs ?? null,
+    promptTokens: t.promptTokens ?? null,
+    completionTokens: t.completionTokens ?? null,
+    rating: t.rating ?? null,
+    note: t.note ?? null,
     answeredAt: t.answeredAt ? new Date(t.answeredAt).toISOString() : null,
     submittedAt: t.submittedAt ? new Date(t.submittedAt).toISOString() : null,
     error: t.error ?? null,
@@ -42,7 +66,7 @@ export interface ExportOptions {
 export function* exportLines(store: TraceStore, format: ExportFormat, options: ExportOptions = {}): Generator<string> {
   if (format === 'csv') yield `${options.bom ? '\uFEFF' : ''}${COLUMNS.join(',')}\r\n`;
   for (const trace of store.traces.values()) {
-    const r = row(trace);
+    const r = row(trace, store);
     yield format === 'jsonl' ? `${JSON.stringify(r)}\n` : `${COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`;
   }
 }

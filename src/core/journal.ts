@@ -34,7 +34,22 @@ export type JournalRecord =
   | { t: 'prompts'; at: number; items: Array<{ traceId: string; content: string }> }
   | { t: 'list'; at: number; total: number }
   /** An answer from the target (or a reviewer) in run `run`. `err`: the text stands for a target error. */
-  | { t: 'answer'; id: string; p?: string; a: string; at: number; ms?: number; err?: boolean; by?: 'target' | 'user'; run?: string }
+  | {
+      t: 'answer';
+      id: string;
+      p?: string;
+      a: string;
+      at: number;
+      /** The target's latency and, where it reported them, the prompt's and the answer's tokens. */
+      ms?: number;
+      tp?: number;
+      tc?: number;
+      err?: boolean;
+      by?: 'target' | 'user';
+      run?: string;
+    }
+  /** A reviewer's verdict on the trace's current answer (local only, never sent); no rating clears it. */
+  | { t: 'verdict'; id: string; at: number; rating?: 'good' | 'bad'; note?: string }
   | { t: 'submitted'; id: string; at: number; code?: string }
   | { t: 'failed'; id: string; p?: string; reason: string; stage: 'target' | 'submit'; at: number }
   | { t: 'skipped'; id: string; reason: string; at: number };
@@ -68,11 +83,14 @@ const recordSchema = z.discriminatedUnion('t', [
     a: z.string(),
     at,
     ms: z.optional(z.number()),
+    tp: z.optional(z.number()),
+    tc: z.optional(z.number()),
     err: z.optional(z.boolean()),
     by: z.optional(z.enum(['target', 'user'])),
     run: z.optional(z.string()),
   }),
   z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()) }),
+  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(['good', 'bad'])), note: z.optional(z.string()) }),
   z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
   z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
 ]);
@@ -157,7 +175,7 @@ function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'answer' }>
   const r = v as Loose;
   return (
     typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
-    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.err, 'boolean') &&
+    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') &&
     optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
   );
 }

@@ -4,6 +4,8 @@ import type { ApiClient } from '../api/client';
 import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
 import type { EngineOptions, RunSummary } from './engine';
+import { compareRuns } from './compareRuns';
+import type { ComparedTrace } from './compareRuns';
 import { exportLines, exportToFile } from './exportResults';
 import type { ExportFormat, ExportOptions } from './exportResults';
 import { journalPath, nullJournal, openJournal, readJournal } from './journal';
@@ -16,6 +18,9 @@ import { TraceStore } from './traceStore';
 import type { RunInfo, StateCounts } from './traceStore';
 
 export type SessionKey = JournalKey;
+
+/** A reviewer's note is a line or two, not a document. */
+export const MAX_NOTE_LENGTH = 2000;
 
 export type SessionRunOptions = Omit<
   EngineOptions,
@@ -221,14 +226,23 @@ export class EvaluationSession {
     });
   }
 
-  /** Submits one trace's answer (the given text, or the journaled one), journaling both steps. */
-  async submitAnswer(client: ApiClient, traceId: string, answer?: string): Promise<{ message: string; requestCode: string | undefined }> {
+  /**
+   * Submits one trace's answer (the given text, or the journaled one), journaling both steps. `fromRun`: the
+   * text is that run's answer (Compare Runs), journaled as its target's, not as the reviewer's.
+   */
+  async submitAnswer(
+    client: ApiClient,
+    traceId: string,
+    answer?: string,
+    fromRun?: string,
+  ): Promise<{ message: string; requestCode: string | undefined }> {
     return this.withJournal(async (journal) => {
       const info = this.store.get(traceId);
       const text = answer ?? info?.answer;
       if (text === undefined) throw new Error(`Trace "${traceId}" has no answer to submit yet.`);
       if (answer !== undefined && answer !== info?.answer) {
-        const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), by: 'user' as const };
+        const by = fromRun && this.store.runById(fromRun) ? { run: fromRun } : { by: 'user' as const };
+        const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), ...by };
         await journal.append(record);
         this.store.apply(record);
       }
@@ -238,6 +252,25 @@ export class EvaluationSession {
       this.store.apply(record);
       return { message: result.message || result.data, requestCode: result.requestCode };
     });
+  }
+
+  /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
+  async setVerdict(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
+    await this.withJournal(async (journal) => {
+      if (!this.store.get(traceId)) throw new Error(`Trace "${traceId}" is not in this evaluation.`);
+      const text = note?.trim().slice(0, MAX_NOTE_LENGTH);
+      const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}) };
+      await journal.append(record);
+      this.store.apply(record);
+    });
+  }
+
+  /** Every trace's answers in two runs, from the journal (no service call). */
+  async compare(runA: string, runB: string): Promise<ComparedTrace[]> {
+    const replay = await readJournal(this.journalFile);
+    this.absorb(replay);
+    this.changed();
+    return compareRuns(replay.records, runA, runB);
   }
 
   async skip(traceId: string, reason: string): Promise<void> {

@@ -3,7 +3,7 @@ import type { RetryPolicy } from '../api/retry';
 import type { RateInfo, RateScheduler } from './rateScheduler';
 import type { RunState } from './runState';
 import { TargetError } from './targets/target';
-import type { Target } from './targets/target';
+import type { Target, TargetUsage } from './targets/target';
 import type { TraceInfo } from './traceStore';
 
 export type OnTargetError = 'fail' | 'submit';
@@ -21,7 +21,7 @@ export interface TargetCallPolicy {
   onError: OnTargetError;
 }
 
-export type TargetResult = { answer: string; ms: number; errorAnswer: boolean } | { fail: string } | 'stopped';
+export type TargetResult = { answer: string; ms: number; errorAnswer: boolean; usage?: TargetUsage } | { fail: string } | 'stopped';
 
 // Pauses between target tries (the target is not the service: its retries are the engine's, not the API module's).
 const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
@@ -51,12 +51,14 @@ export class TargetCaller {
       const t0 = Date.now();
       let rateInfo: RateInfo | undefined;
       const onRateInfo = (i: RateInfo) => (rateInfo = i);
+      let usage: TargetUsage | undefined;
+      const onUsage = (u: TargetUsage) => (usage = u);
       try {
         this.run.targetCalls++;
-        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo });
+        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage });
         this.scheduler.release(true, Date.now() - t0, rateInfo);
         this.quotaStrikes = 0;
-        return { answer, ms: Date.now() - t0, errorAnswer: false };
+        return { answer, ms: Date.now() - t0, errorAnswer: false, ...(usage ? { usage } : {}) };
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
         this.scheduler.release(!limited, Date.now() - t0, rateInfo);

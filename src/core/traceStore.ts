@@ -1,5 +1,6 @@
 import type { PromptItem } from '../api/schemas';
 import type { JournalRecord } from './journal';
+import { errorGroup } from './runStats';
 import { legacyFingerprint } from './targets/targetSpec';
 
 /** Local trace states; the labels match the service's words where they mean the same thing. */
@@ -33,6 +34,12 @@ export interface TraceInfo {
   submittedAt: number | undefined;
   /** The run whose target (or reviewer) gave the answer. */
   answerRun: string | undefined;
+  /** Tokens the answer cost, where the target reported them. */
+  promptTokens: number | undefined;
+  completionTokens: number | undefined;
+  /** A reviewer's verdict on the current answer and note (local only); cleared when the answer changes. */
+  rating: 'good' | 'bad' | undefined;
+  note: string | undefined;
 }
 
 /** One run as the journal tells it: who answered, when, and what came of it. */
@@ -50,6 +57,15 @@ export interface RunInfo {
   answered: number;
   submitted: number;
   failed: number;
+  /** The latencies of the target's answers in this run (ms), for its percentiles (see runStats). */
+  latencies: number[];
+  promptTokens: number;
+  completionTokens: number;
+  /** Answers whose target reported tokens. */
+  usageReported: number;
+  /** Failures and submitted target errors, by reason group. */
+  errors: Record<string, number>;
+  lastAnswerAt: number | undefined;
 }
 
 export function emptyCounts(): StateCounts {
@@ -132,6 +148,12 @@ export class TraceStore {
           answered: 0,
           submitted: 0,
           failed: 0,
+          latencies: [],
+          promptTokens: 0,
+          completionTokens: 0,
+          usageReported: 0,
+          errors: {},
+          lastAnswerAt: undefined,
         };
         this.runs.push(run);
         this.runIndex.set(run.runId, run);
@@ -157,7 +179,14 @@ export class TraceStore {
       case 'answer': {
         const info = this.ensure(record.id);
         info.prompt ??= record.p;
+        // A verdict is about one answer: a changed answer needs a new one.
+        if (info.answer !== record.a) {
+          info.rating = undefined;
+          info.note = undefined;
+        }
         info.answer = record.a;
+        info.promptTokens = record.tp;
+        info.completionTokens = record.tc;
         info.errorAnswer = record.err ?? false;
         info.answeredBy = record.by ?? 'target';
         info.latencyMs = record.ms;
@@ -166,8 +195,15 @@ export class TraceStore {
         info.failedStage = undefined;
         info.answerRun = record.run ?? this.currentRun?.runId;
         const run = record.run ? this.runById(record.run) : this.currentRun;
-        if (run) run.answered++;
+        if (run) this.count(run, record);
         this.move(info, 'answered');
+        return;
+      }
+      case 'verdict': {
+        const info = this.traces.get(record.id);
+        if (!info) return;
+        info.rating = record.rating;
+        info.note = record.note || undefined;
         return;
       }
       case 'submitted': {
@@ -184,7 +220,11 @@ export class TraceStore {
         if (record.p !== undefined) info.prompt ??= record.p;
         info.error = record.reason;
         info.failedStage = record.stage;
-        if (this.currentRun) this.currentRun.failed++;
+        if (this.currentRun) {
+          this.currentRun.failed++;
+          const group = errorGroup(record.reason);
+          this.currentRun.errors[group] = (this.currentRun.errors[group] ?? 0) + 1;
+        }
         this.move(info, 'failed');
         return;
       }
@@ -199,6 +239,19 @@ export class TraceStore {
     }
   }
 
+  private count(run: RunInfo, record: Extract<JournalRecord, { t: 'answer' }>): void {
+    run.answered++;
+    if (record.by === 'user') return;
+    if (record.err) run.errors[record.a] = (run.errors[record.a] ?? 0) + 1;
+    else if (record.ms !== undefined) run.latencies.push(record.ms);
+    if (record.tp !== undefined || record.tc !== undefined) {
+      run.usageReported++;
+      run.promptTokens += record.tp ?? 0;
+      run.completionTokens += record.tc ?? 0;
+    }
+    run.lastAnswerAt = record.at;
+  }
+
   private setAsideAnswers(): void {
     for (const info of this.traces.values()) {
       if (info.state === 'skipped') continue;
@@ -211,6 +264,10 @@ export class TraceStore {
       info.answeredAt = undefined;
       info.submittedAt = undefined;
       info.answerRun = undefined;
+      info.promptTokens = undefined;
+      info.completionTokens = undefined;
+      info.rating = undefined;
+      info.note = undefined;
       this.move(info, 'pending');
     }
   }
@@ -237,6 +294,10 @@ export class TraceStore {
         answeredAt: undefined,
         submittedAt: undefined,
         answerRun: undefined,
+        promptTokens: undefined,
+        completionTokens: undefined,
+        rating: undefined,
+        note: undefined,
       };
       this.traces.set(traceId, info);
       this.tally.pending++;

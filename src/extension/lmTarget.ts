@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { TargetError } from '../core/targets/target';
-import type { Target } from '../core/targets/target';
+import type { Target, TargetCallOptions } from '../core/targets/target';
 
 /** A VS Code chat model (vscode.lm) as a target; consent and quota errors become target errors. */
 export function createLmTarget(modelId: string | undefined): Target {
@@ -34,6 +34,7 @@ export function createLmTarget(modelId: string | undefined): Target {
         );
         let text = '';
         for await (const part of response.text) text += part;
+        await reportTokens(model, prompt, text, call, cts.token);
         return text;
       } catch (error) {
         if (call.signal.aborted) throw error;
@@ -56,4 +57,21 @@ export function createLmTarget(modelId: string | undefined): Target {
       }
     },
   };
+}
+
+/** The chat model's own count of the prompt's and answer's tokens, where its provider can count (best effort). */
+async function reportTokens(
+  model: vscode.LanguageModelChat,
+  prompt: string,
+  answer: string,
+  call: TargetCallOptions,
+  token: vscode.CancellationToken,
+): Promise<void> {
+  if (!call.onUsage) return;
+  try {
+    const [promptTokens, completionTokens] = await Promise.all([model.countTokens(prompt, token), model.countTokens(answer, token)]);
+    call.onUsage({ promptTokens, completionTokens });
+  } catch {
+    // A provider that cannot count leaves the run's token figures absent, never wrong.
+  }
 }

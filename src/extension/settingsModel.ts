@@ -23,6 +23,8 @@ export type TargetSettings =
       secretHeaders?: string[];
       bodyTemplate?: string;
       answerPath: string;
+      /** Where the token usage is in the JSON response (optional). */
+      usagePath?: string;
     }
   | { type: 'command'; command: string }
   | { type: 'vscode-lm'; model?: string };

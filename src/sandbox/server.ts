@@ -208,6 +208,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         object: 'chat.completion',
         model: 'sandbox-echo',
         choices: [{ index: 0, message: { role: 'assistant', content: prompt }, finish_reason: 'stop' }],
+        // Tokens as a real endpoint reports them; here one per word, so tests can check the sums.
+        usage: { prompt_tokens: wordCount(prompt), completion_tokens: wordCount(prompt), total_tokens: 2 * wordCount(prompt) },
       },
     };
   }
@@ -331,4 +333,9 @@ function parseForm(contentType: string, body: Buffer): Map<string, string> | 'un
     return (boundary && parseMultipart(body, boundary)) || 'malformed';
   }
   return 'unsupported';
+}
+
+/** The sandbox model's token count: one per whitespace-separated word. */
+export function wordCount(text: string): number {
+  return text.split(/\s+/).filter(Boolean).length;
 }

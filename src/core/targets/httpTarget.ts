@@ -1,4 +1,4 @@
-import { TargetError } from './target';
+import { readUsage, TargetError } from './target';
 import type { Target } from './target';
 import { createTargetAgent, pickPath, targetRequest } from './targetHttp';
 import { targetSecrets } from './targetSecrets';
@@ -11,6 +11,8 @@ export interface HttpTargetOptions {
   bodyTemplate?: string;
   /** Where the answer sits in the JSON response, e.g. choices.0.message.content. */
   answerPath: string;
+  /** Where the token usage sits, e.g. usage: an object with prompt_tokens/completion_tokens (or input_/output_tokens). */
+  usagePath?: string;
   connections?: number;
 }
 
@@ -33,6 +35,8 @@ export function createHttpTarget(options: HttpTargetOptions): Target {
       const escaped = JSON.stringify(prompt).slice(1, -1);
       const body = method === 'GET' || method === 'HEAD' ? undefined : template.split('{{prompt}}').join(escaped);
       const json = await targetRequest(agent, { method, url: options.url, headers, body, secrets }, what, call);
+      const usage = options.usagePath ? readUsage(pickPath(json, options.usagePath)) : undefined;
+      if (usage) call.onUsage?.(usage);
       const answer = pickPath(json, options.answerPath);
       if (typeof answer === 'string') return answer;
       if (answer === undefined || answer === null) {

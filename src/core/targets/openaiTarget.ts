@@ -1,4 +1,4 @@
-import { TargetError } from './target';
+import { readUsage, TargetError } from './target';
 import type { Target } from './target';
 import { createTargetAgent, pickPath, targetRequest } from './targetHttp';
 import { targetSecrets } from './targetSecrets';
@@ -44,6 +44,8 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
         ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
       });
       const json = await targetRequest(agent, { method: 'POST', url, headers, body, secrets, ...(authHint ? { authHint } : {}) }, what, call);
+      const usage = readUsage(pickPath(json, 'usage'));
+      if (usage) call.onUsage?.(usage);
       const message = pickPath(json, 'choices.0.message') as { content?: unknown; refusal?: unknown } | undefined;
       if (typeof message?.content === 'string') return message.content;
       // A model's refusal is its answer (robustness evaluations want exactly that).

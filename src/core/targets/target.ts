@@ -13,6 +13,30 @@ export interface TargetCallOptions {
   timeoutMs: number;
   /** Told what the endpoint's rate-limit headers say, on every answer that has them (429s included). */
   onRateInfo?: (info: RateInfo) => void;
+  /** Told the tokens the answer cost, where the target reports them (OpenAI-style `usage`, a usage path). */
+  onUsage?: (usage: TargetUsage) => void;
+}
+
+/** Tokens one answer cost, as the target reports them. */
+export interface TargetUsage {
+  promptTokens?: number;
+  completionTokens?: number;
+}
+
+const MAX_TOKENS_REPORTED = 100_000_000;
+
+/**
+ * Reads a usage object an endpoint returned (hostile until checked): OpenAI's prompt_tokens/completion_tokens,
+ * or input_tokens/output_tokens (Anthropic-style); only whole non-negative numbers within reason are kept.
+ */
+export function readUsage(value: unknown): TargetUsage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const count = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= MAX_TOKENS_REPORTED ? x : undefined);
+  const promptTokens = count(v.prompt_tokens) ?? count(v.input_tokens);
+  const completionTokens = count(v.completion_tokens) ?? count(v.output_tokens);
+  if (promptTokens === undefined && completionTokens === undefined) return undefined;
+  return { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}) };
 }
 
 export type TargetErrorKind = 'rateLimited' | 'timeout' | 'failed' | 'refused';

@@ -12,7 +12,7 @@ import type { Target } from './target';
 export type TargetSpec =
   | { type: 'echo' }
   | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number }
-  | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string }
+  | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string; usagePath?: string }
   | { type: 'command'; command: string }
   | { type: 'vscode-lm'; model?: string };
 

@@ -1,0 +1,56 @@
+import type { RunInfo } from './traceStore';
+
+/** What a run cost and how it went, summarised from its journaled answers and failures. */
+export interface RunStats {
+  /** Latency of the target's answers (nearest-rank percentiles); absent when the run has none. */
+  latencyMs?: { p50: number; p95: number; max: number };
+  /** Token totals; absent when the target reported none. */
+  tokens?: { prompt: number; completion: number };
+  /** Failures and submitted target errors, by reason. */
+  errors: Record<string, number>;
+  /** Answers per second between the run's start and its last answer. */
+  tracesPerSecond?: number;
+}
+
+/** The nearest-rank percentile (q in 0..1) of values sorted ascending. */
+export function percentile(sorted: ArrayLike<number>, q: number): number {
+  if (sorted.length === 0) return NaN;
+  const rank = Math.max(1, Math.ceil(q * sorted.length));
+  return sorted[Math.min(sorted.length, rank) - 1]!;
+}
+
+export function runStats(run: RunInfo): RunStats {
+  const stats: RunStats = { errors: { ...run.errors } };
+  if (run.latencies.length > 0) {
+    // A typed array sorts numerically and fast (100k latencies in a few ms, so a live header can afford it).
+    const sorted = Float64Array.from(run.latencies).sort();
+    stats.latencyMs = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted[sorted.length - 1]! };
+  }
+  if (run.usageReported > 0) stats.tokens = { prompt: run.promptTokens, completion: run.completionTokens };
+  if (run.lastAnswerAt !== undefined && run.lastAnswerAt > run.startedAt && run.latencies.length > 0) {
+    stats.tracesPerSecond = Math.round((run.latencies.length / ((run.lastAnswerAt - run.startedAt) / 1000)) * 10) / 10;
+  }
+  return stats;
+}
+
+/** A failure's reason as a group: the words before its details (the first colon), capped. */
+export function errorGroup(reason: string): string {
+  const colon = reason.indexOf(': ');
+  const head = colon > 10 ? reason.slice(0, colon) : reason;
+  return head.length > 80 ? `${head.slice(0, 79)}…` : head;
+}
+
+/** "p50 120 ms · p95 340 ms · max 1.2 s · 12,345 + 6,789 tokens" for headers and terminals. */
+export function describeStats(stats: RunStats): string {
+  const parts: string[] = [];
+  if (stats.latencyMs) parts.push(`latency p50 ${ms(stats.latencyMs.p50)} · p95 ${ms(stats.latencyMs.p95)} · max ${ms(stats.latencyMs.max)}`);
+  if (stats.tokens) parts.push(`tokens ${stats.tokens.prompt.toLocaleString('en-US')} prompt + ${stats.tokens.completion.toLocaleString('en-US')} completion`);
+  if (stats.tracesPerSecond !== undefined) parts.push(`${stats.tracesPerSecond} traces/s`);
+  const errors = Object.values(stats.errors).reduce((a, b) => a + b, 0);
+  if (errors) parts.push(`${errors} error(s)`);
+  return parts.join(' · ');
+}
+
+function ms(value: number): string {
+  return value >= 10_000 ? `${(value / 1000).toFixed(1)} s` : `${Math.round(value)} ms`;
+}
