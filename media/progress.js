@@ -8,7 +8,6 @@
   let firstMessageMarked = false;
   const vscode = acquireVsCodeApi();
   const ROW_HEIGHT = 26;
-  const OVERSCAN = 10;
   const ICONS = { pending: 'circle-outline', running: 'sync', answered: 'comment', submitted: 'pass', failed: 'error', skipped: 'debug-step-over' };
   // State names and labels come from the host (src/core/traceStore.ts owns them).
   const STATES = document.getElementById('app').dataset.states.split(',');
@@ -17,19 +16,19 @@
   const saved = vscode.getState() || {};
   let refId = saved.refId || '';
   let stateFilter = saved.stateFilter || 'all';
+  let verdictFilter = saved.verdictFilter || 'all';
   let search = saved.search || '';
+  let sortKey = saved.sortKey || 'trace';
+  let sortDirection = saved.sortDirection || 1;
+  let showDetails = saved.showDetails === true;
+  let activeKey;
   let rows = [];
   let index = new Map();
   let view = [];
   let started = performance.now();
   let reportedRender = false;
 
-  function el(tag, className, text) {
-    const node = document.createElement(tag);
-    if (className) node.className = className;
-    if (text !== undefined) node.textContent = text;
-    return node;
-  }
+  const el = EvalRunnerGrid.el;
   function icon(name, extra) {
     return el('span', `codicon codicon-${name}${extra ? ` ${extra}` : ''}`);
   }
@@ -66,8 +65,9 @@
     chips.append(chip);
   }
   const stats = el('div', 'stats');
+  const runStats = el('div', 'run-stats');
   const lastError = el('div', 'last-error');
-  summary.append(percent, bar, chips, stats, lastError);
+  summary.append(percent, bar, chips, stats, runStats, lastError);
 
   const toolbar = el('div', 'toolbar');
   const filterSelect = el('select', 'filter');
@@ -75,50 +75,165 @@
   filterSelect.append(new Option('All states', 'all'));
   for (const s of STATES) filterSelect.append(new Option(LABELS[s], s));
   filterSelect.value = stateFilter;
+  const verdictSelect = el('select', 'filter verdict-filter');
+  verdictSelect.setAttribute('aria-label', 'Filter by verdict');
+  for (const [value, text] of [['all', 'All verdicts'], ['good', 'Good'], ['bad', 'Bad'], ['none', 'Not judged']]) verdictSelect.append(new Option(text, value));
+  verdictSelect.value = verdictFilter;
   const searchInput = el('input', 'search');
   searchInput.type = 'search';
-  searchInput.placeholder = 'Search trace id, prompt or answer';
+  searchInput.placeholder = 'Search trace id, prompt, answer or note';
   searchInput.setAttribute('aria-label', 'Search traces');
   searchInput.value = search;
+  const detailsToggle = el('label', 'toggle');
+  const detailsBox = el('input');
+  detailsBox.type = 'checkbox';
+  detailsBox.checked = showDetails;
+  detailsToggle.append(detailsBox, el('span', '', ' Full text'));
   const shown = el('span', 'shown');
-  toolbar.append(filterSelect, searchInput, shown);
+  shown.setAttribute('aria-live', 'polite');
+  toolbar.append(filterSelect, verdictSelect, searchInput, detailsToggle, shown);
 
-  const table = el('div', 'table');
-  table.setAttribute('role', 'grid');
-  const head = el('div', 'row head');
-  head.setAttribute('role', 'row');
-  for (const [cls, text] of [['c-state', 'State'], ['c-id', 'Trace'], ['c-prompt', 'Prompt'], ['c-answer', 'Answer'], ['c-ms', 'Latency'], ['c-error', 'Error']]) {
-    const cell = el('div', `cell ${cls}`, text);
-    cell.setAttribute('role', 'columnheader');
-    head.append(cell);
+  const VERDICT_ICONS = { good: 'thumbsup', bad: 'thumbsdown' };
+  const COLUMNS = [
+    { key: 'state', title: 'State', className: 'c-state', sortable: true },
+    { key: 'trace', title: 'Trace', className: 'c-id', sortable: true },
+    { key: 'prompt', title: 'Prompt', className: 'c-prompt' },
+    { key: 'answer', title: 'Answer', className: 'c-answer' },
+    { key: 'latency', title: 'Latency', className: 'c-ms', sortable: true },
+    { key: 'verdict', title: 'Verdict', className: 'c-verdict', sortable: true },
+    { key: 'error', title: 'Error', className: 'c-error' },
+  ];
+  function actionButton(name, label, message, pressed) {
+    const button = el('button', `icon-button${pressed ? ' pressed' : ''}`);
+    button.append(icon(name));
+    button.tabIndex = -1;
+    button.title = label;
+    button.setAttribute('aria-label', label);
+    button.setAttribute('aria-pressed', pressed ? 'true' : 'false');
+    button.addEventListener('click', () => vscode.postMessage(message));
+    return button;
   }
-  const viewport = el('div', 'viewport');
-  viewport.tabIndex = 0;
-  const spacer = el('div', 'spacer');
-  const body = el('div', 'body');
-  viewport.append(spacer, body);
-  const empty = el('div', 'empty', 'No traces yet: run the evaluation or fetch its prompts.');
-  table.append(head, viewport, empty);
-  app.append(header, summary, toolbar, table);
+  const grid = EvalRunnerGrid.createGrid({
+    label: 'Traces',
+    columns: COLUMNS,
+    rowHeight: ROW_HEIGHT,
+    empty: 'No traces yet: run the evaluation or fetch its prompts.',
+    keyOf: (r) => r[0],
+    rowClass: (r) => `state-${r[1]}${r[6] ? ` verdict-${r[6]}` : ''}`,
+    rowLabel: (r) =>
+      [r[0], LABELS[r[1]], r[4] === null ? '' : `${r[4]} ms`, r[6] ? `rated ${r[6]}` : '', r[5] ? `error: ${r[5]}` : ''].filter(Boolean).join(', '),
+    cell(r, column, node) {
+      switch (column.key) {
+        case 'state':
+          node.append(icon(ICONS[r[1]], r[1] === 'running' ? 'codicon-modifier-spin' : ''), el('span', '', ` ${LABELS[r[1]]}`));
+          break;
+        case 'trace':
+          node.textContent = r[0];
+          node.title = r[0];
+          break;
+        case 'prompt':
+          node.textContent = r[2];
+          break;
+        case 'answer':
+          node.textContent = r[3];
+          break;
+        case 'latency':
+          node.textContent = r[4] === null ? '' : `${r[4]} ms`;
+          break;
+        case 'verdict':
+          if (r[3] === '' && !r[6]) break;
+          node.append(
+            actionButton('thumbsup', `Mark ${r[0]} good`, { type: 'verdict', traceId: r[0], rating: r[6] === 'good' ? null : 'good' }, r[6] === 'good'),
+            actionButton('thumbsdown', `Mark ${r[0]} bad`, { type: 'verdict', traceId: r[0], rating: r[6] === 'bad' ? null : 'bad' }, r[6] === 'bad'),
+            actionButton(r[7] ? 'note' : 'comment', r[7] ? `Note: ${r[7]}` : `Add a note to ${r[0]}`, { type: 'note', traceId: r[0] }, !!r[7]),
+          );
+          break;
+        case 'error':
+          node.textContent = r[5] || '';
+          break;
+      }
+    },
+    onOpen: (r) => vscode.postMessage({ type: 'openTrace', traceId: r[0] }),
+    onActive: (r) => {
+      activeKey = r[0];
+      if (showDetails) requestDetails();
+    },
+    onSort: (key) => {
+      sortDirection = sortKey === key ? -sortDirection : 1;
+      sortKey = key;
+      persist();
+      recompute();
+    },
+    // Keys on the active row: g good, b bad, n note (the grid owns arrows, Page Up/Down, Home/End and Enter).
+    onKey(e, r) {
+      if (e.ctrlKey || e.metaKey || e.altKey) return false;
+      if (e.key === 'g' || e.key === 'b') {
+        const rating = e.key === 'g' ? 'good' : 'bad';
+        vscode.postMessage({ type: 'verdict', traceId: r[0], rating: r[6] === rating ? null : rating });
+        return true;
+      }
+      if (e.key === 'n') {
+        vscode.postMessage({ type: 'note', traceId: r[0] });
+        return true;
+      }
+      return false;
+    },
+  });
+  const details = el('section', 'details');
+  details.setAttribute('aria-label', 'Full prompt and answer of the active trace');
+  details.setAttribute('aria-live', 'polite');
+  const detailsTitle = el('h2', 'details-title');
+  const detailsPrompt = el('pre', 'details-text');
+  const detailsAnswer = el('pre', 'details-text');
+  const detailsNote = el('div', 'details-note');
+  details.append(detailsTitle, el('h3', '', 'Prompt'), detailsPrompt, el('h3', '', 'Answer'), detailsAnswer, detailsNote);
+  details.hidden = !showDetails;
+  app.append(header, summary, toolbar, grid.element, details);
 
   function persist() {
-    vscode.setState({ refId, stateFilter, search });
+    vscode.setState({ refId, stateFilter, verdictFilter, search, sortKey, sortDirection, showDetails });
   }
 
   function matches(r) {
     if (stateFilter !== 'all' && r[1] !== stateFilter) return false;
+    if (verdictFilter !== 'all' && (r[6] || 'none') !== verdictFilter) return false;
     if (!search) return true;
     const q = search.toLowerCase();
-    return r[0].toLowerCase().includes(q) || r[2].toLowerCase().includes(q) || r[3].toLowerCase().includes(q);
+    return r[0].toLowerCase().includes(q) || r[2].toLowerCase().includes(q) || r[3].toLowerCase().includes(q) || (!!r[7] && r[7].toLowerCase().includes(q));
   }
 
+  const STATE_ORDER = new Map(STATES.map((s, i) => [s, i]));
+  const VERDICT_ORDER = { good: 0, bad: 1 };
+  function comparator() {
+    const d = sortDirection;
+    switch (sortKey) {
+      case 'state':
+        return (a, b) => d * (STATE_ORDER.get(a[1]) - STATE_ORDER.get(b[1]));
+      case 'latency':
+        // Traces without a latency last, whichever the direction.
+        return (a, b) => (a[4] === null ? (b[4] === null ? 0 : 1) : b[4] === null ? -1 : d * (a[4] - b[4]));
+      case 'verdict':
+        return (a, b) => d * ((VERDICT_ORDER[a[6]] ?? 2) - (VERDICT_ORDER[b[6]] ?? 2));
+      case 'trace':
+        return d > 0 ? null : 'reverse';
+      default:
+        return null;
+    }
+  }
+
+  let viewPos = new Map();
   function recompute() {
     view = [];
-    for (let i = 0; i < rows.length; i++) if (matches(rows[i])) view.push(i);
-    spacer.style.height = `${view.length * ROW_HEIGHT}px`;
+    for (let i = 0; i < rows.length; i++) if (matches(rows[i])) view.push(rows[i]);
+    const compare = comparator();
+    if (compare === 'reverse') view.reverse();
+    else if (compare) view.sort(compare); // stable: ties keep the service's list order
+    viewPos = new Map();
+    for (let i = 0; i < view.length; i++) viewPos.set(view[i][0], i);
+    grid.setSort(sortKey, sortDirection);
+    grid.setRows(view);
     shown.textContent = `${view.length.toLocaleString()} of ${rows.length.toLocaleString()} traces`;
-    empty.hidden = rows.length > 0;
-    render();
+    grid.setEmpty(rows.length ? 'No trace matches the filters.' : 'No traces yet: run the evaluation or fetch its prompts.');
   }
 
   /** Runs fn once the next frame has been painted (a task queued from rAF runs after that paint). */
@@ -126,59 +241,20 @@
     requestAnimationFrame(() => setTimeout(fn, 0));
   }
 
-  let frame = 0;
-  function render() {
-    frame = 0;
-    const top = viewport.scrollTop;
-    const height = viewport.clientHeight || 600;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - OVERSCAN);
-    const last = Math.min(view.length, Math.ceil((top + height) / ROW_HEIGHT) + OVERSCAN);
-    const fragment = document.createDocumentFragment();
-    for (let v = first; v < last; v++) {
-      const r = rows[view[v]];
-      const line = el('div', `row state-${r[1]}`);
-      line.setAttribute('role', 'row');
-      line.style.transform = `translateY(${v * ROW_HEIGHT}px)`;
-      line.dataset.traceId = r[0];
-      line.tabIndex = -1;
-      const state = el('div', 'cell c-state');
-      state.append(icon(ICONS[r[1]], r[1] === 'running' ? 'codicon-modifier-spin' : ''), el('span', '', ` ${LABELS[r[1]]}`));
-      line.append(
-        state,
-        el('div', 'cell c-id', r[0]),
-        el('div', 'cell c-prompt', r[2]),
-        el('div', 'cell c-answer', r[3]),
-        el('div', 'cell c-ms', r[4] === null ? '' : `${r[4]} ms`),
-        el('div', 'cell c-error', r[5] || ''),
-      );
-      line.title = r[5] ? `${r[0]}: ${r[5]}` : r[0];
-      fragment.append(line);
-    }
-    body.replaceChildren(fragment);
+  let detailsTimer = 0;
+  function requestDetails() {
+    clearTimeout(detailsTimer);
+    detailsTimer = setTimeout(() => {
+      if (activeKey !== undefined) vscode.postMessage({ type: 'details', traceId: activeKey });
+    }, 80);
   }
-  function renderSoon() {
-    if (!frame) frame = requestAnimationFrame(render);
-  }
+  detailsBox.addEventListener('change', () => {
+    showDetails = detailsBox.checked;
+    details.hidden = !showDetails;
+    persist();
+    if (showDetails) requestDetails();
+  });
 
-  viewport.addEventListener('scroll', renderSoon, { passive: true });
-  window.addEventListener('resize', renderSoon);
-  body.addEventListener('click', (e) => {
-    const line = e.target.closest('.row');
-    if (line) vscode.postMessage({ type: 'openTrace', traceId: line.dataset.traceId });
-  });
-  viewport.addEventListener('keydown', (e) => {
-    const current = document.activeElement && document.activeElement.closest ? document.activeElement.closest('.row') : null;
-    if (e.key === 'Enter' && current) vscode.postMessage({ type: 'openTrace', traceId: current.dataset.traceId });
-    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      const lines = [...body.children];
-      const at = current ? lines.indexOf(current) : -1;
-      const next = lines[Math.max(0, Math.min(lines.length - 1, at + (e.key === 'ArrowDown' ? 1 : -1)))];
-      if (next) {
-        next.focus();
-        e.preventDefault();
-      }
-    }
-  });
   let searchTimer = 0;
   searchInput.addEventListener('input', () => {
     clearTimeout(searchTimer);
@@ -197,6 +273,11 @@
     recompute();
     afterPaint(() => performance.measure('evalRunner:filter', { start: t0, detail: { shown: view.length } }));
   });
+  verdictSelect.addEventListener('change', () => {
+    verdictFilter = verdictSelect.value;
+    persist();
+    recompute();
+  });
   runButton.addEventListener('click', () => vscode.postMessage({ type: 'run' }));
   cancelButton.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
   serviceLink.addEventListener('click', () => vscode.postMessage({ type: 'openProcessDetails' }));
@@ -212,6 +293,7 @@
     if (m.running) parts.push(`${m.ratePerSecond.toFixed(1)} traces/s`, m.etaSeconds === null ? 'ETA –' : `ETA ${Math.ceil(m.etaSeconds)} s`);
     if (m.waiting) parts.push(m.waiting);
     stats.textContent = parts.join(' · ');
+    runStats.textContent = m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '';
     lastError.textContent = m.lastError ? `Last error: ${m.lastError}` : '';
     runButton.hidden = m.running;
     cancelButton.hidden = !m.running;
@@ -258,15 +340,26 @@
         }
       }
     } else if (m.type === 'update') {
-      let membership = false;
+      let reorder = sortKey !== 'trace';
       for (const r of m.rows) {
         const i = index.get(r[0]);
         if (i === undefined) continue;
-        if (matches(rows[i]) !== matches(r)) membership = true;
+        if (matches(rows[i]) !== matches(r)) reorder = true;
         rows[i] = r;
+        const v = viewPos.get(r[0]);
+        if (v !== undefined) view[v] = r;
       }
-      if (membership) recompute();
-      else renderSoon();
+      // Rows change in place when neither the filters nor the order move them: the grid repaints the nodes in
+      // view and the active row, focus and scroll position stay where they are.
+      if (reorder) recompute();
+      else grid.changed();
+      if (showDetails && m.rows.some((r) => r[0] === activeKey)) requestDetails();
+    } else if (m.type === 'details') {
+      if (m.traceId !== activeKey) return;
+      detailsTitle.textContent = m.traceId;
+      detailsPrompt.textContent = m.prompt;
+      detailsAnswer.textContent = m.answer === null ? '(no answer yet)' : m.answer;
+      detailsNote.textContent = m.note ? `Note: ${m.note}` : '';
     } else if (m.type === 'progress') {
       progress(m);
     }

@@ -23,6 +23,8 @@ export class Ctx implements vscode.Disposable {
   readonly registry: EvaluationRegistry;
   private settingsCache: Settings | undefined;
   private readonly disposables: vscode.Disposable[] = [];
+  /** What the sidebar has selected (set once the tree view exists): a keybinding acts on it. */
+  treeSelection: () => readonly unknown[] = () => [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
     this.tokens = new TokenStore(extension.secrets, extension.globalState);

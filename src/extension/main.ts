@@ -2,7 +2,8 @@ import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { Ctx } from './ctx';
 import { ProgressPanels } from './progressPanel';
-import { REVIEW_SCHEME, ReviewCodeLens, ReviewFileSystem } from './review';
+import { ComparePanels } from './comparePanel';
+import { REVIEW_SCHEME, ReviewCodeLens, ReviewContext, ReviewFileSystem } from './review';
 import { RunController } from './runs';
 import { EvaluationsTree } from './tree';
 
@@ -10,6 +11,8 @@ import { EvaluationsTree } from './tree';
 export interface TestHandles {
   ctx: Ctx;
   tree: EvaluationsTree;
+  compare: ComparePanels;
+  runs: RunController;
   /** Disposes everything and activates again on the same storage: a window reload, in-process. */
   restart(): TestHandles;
 }
@@ -36,12 +39,19 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
   const runs = new RunController(ctx);
   const panels = new ProgressPanels(ctx);
   const review = new ReviewFileSystem(ctx);
+  const compare = new ComparePanels(ctx);
+  const lenses = new ReviewCodeLens(ctx);
+  const view = vscode.window.createTreeView('evalRunner.evaluations', { treeDataProvider: tree, showCollapseAll: true });
+  ctx.treeSelection = () => view.selection;
   features = vscode.Disposable.from(
-    ...registerCommands(ctx, { tree, runs, panels }),
-    vscode.window.createTreeView('evalRunner.evaluations', { treeDataProvider: tree, showCollapseAll: true }),
+    ...registerCommands(ctx, { tree, runs, panels, compare }),
+    view,
     vscode.workspace.registerFileSystemProvider(REVIEW_SCHEME, review, { isCaseSensitive: true }),
-    vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME, pattern: '**/answer.txt' }, new ReviewCodeLens(ctx)),
+    vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME, pattern: '**/answer.txt' }, lenses),
+    lenses,
+    new ReviewContext(ctx),
     review,
+    compare,
     panels,
     runs,
     tree,
@@ -52,6 +62,8 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
   const out = handles ?? ({} as TestHandles);
   out.ctx = ctx;
   out.tree = tree;
+  out.compare = compare;
+  out.runs = runs;
   out.restart = () => {
     features?.dispose();
     return start(context, out);

@@ -6,6 +6,8 @@ import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
 import { heldBack } from '../core/progressText';
+import { describeStats, runStats } from '../core/runStats';
+import { errorText, showError } from './log';
 import { preview } from './treeModel';
 import { panelStateSchema, webviewMessageSchema } from './webviewProtocol';
 import type { HostMessage, RowTuple } from './webviewProtocol';
@@ -49,7 +51,7 @@ export class ProgressPanels implements vscode.Disposable {
   private attach(panel: vscode.WebviewPanel, ref: EvaluationRef): void {
     panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')] };
     panel.title = `Process Details: ${ref.label}`;
-    panel.iconPath = vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media', 'evalRunner.svg');
+    panel.iconPath = tabIcon(this.ctx.extension.extensionUri);
     const p = new ProgressPanel(this.ctx, panel, ref);
     this.panels.set(ref.id, p);
     panel.onDidDispose(() => {
@@ -123,6 +125,29 @@ class ProgressPanel {
       case 'rendered':
         this.ctx.log.debug(`Process Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
         return;
+      case 'verdict': {
+        const trace = this.session.store.get(message.traceId);
+        if (trace?.answer !== undefined) void this.judge(message.traceId, message.rating ?? undefined, trace.note);
+        return;
+      }
+      case 'note':
+        if (this.session.store.get(message.traceId)) void vscode.commands.executeCommand('evalRunner.editNote', this.ref.id, message.traceId);
+        return;
+      case 'details': {
+        const trace = this.session.store.get(message.traceId);
+        if (trace) {
+          this.post({ type: 'details', traceId: trace.traceId, prompt: trace.prompt ?? '', answer: trace.answer ?? null, note: trace.note ?? null });
+        }
+        return;
+      }
+    }
+  }
+
+  private async judge(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
+    try {
+      await this.session.setVerdict(traceId, rating, note);
+    } catch (error) {
+      await showError(this.ctx.log, `Keeping the verdict on ${traceId} failed: ${errorText(error)}`);
     }
   }
 
@@ -205,7 +230,14 @@ class ProgressPanel {
       lastError: p?.lastError ?? s.lastSummary?.message ?? null,
       // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p ? heldBack(p) ?? null : null,
+      run: this.runLine(),
     });
+  }
+
+  // The latest run's figures, recomputed at most once per update (sorting 100k latencies takes a few ms).
+  private runLine(): { runId: string; target: string; stats: string } | null {
+    const run = this.session.store.currentRun;
+    return run ? { runId: run.runId, target: run.target, stats: describeStats(runStats(run)) } : null;
   }
 
   private html(): string {
@@ -231,6 +263,7 @@ class ProgressPanel {
 </head>
 <body>
 <div id="app" data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"></div>
+<script nonce="${nonce}" src="${media('grid.js').toString()}"></script>
 <script nonce="${nonce}" src="${media('progress.js').toString()}"></script>
 </body>
 </html>`;
@@ -248,11 +281,28 @@ function escapeAttribute(text: string): string {
 }
 
 function signature(t: TraceInfo): string {
-  return `${t.state}|${t.answeredAt ?? ''}|${t.error ?? ''}`;
+  return `${t.state}|${t.answeredAt ?? ''}|${t.error ?? ''}|${t.rating ?? ''}|${t.note ?? ''}`;
 }
 
 function row(t: TraceInfo): RowTuple {
-  return [t.traceId, t.state as LocalTraceState, preview(t.prompt, 120), preview(t.answer, 120), t.latencyMs ?? null, t.error ?? null];
+  return [
+    t.traceId,
+    t.state as LocalTraceState,
+    preview(t.prompt, 120),
+    preview(t.answer, 120),
+    t.latencyMs ?? null,
+    t.error ?? null,
+    t.rating ?? null,
+    t.note ? preview(t.note, 200) : null,
+  ];
+}
+
+/** The tab's icon, drawn for light and dark themes. */
+export function tabIcon(extensionUri: vscode.Uri): { light: vscode.Uri; dark: vscode.Uri } {
+  return {
+    light: vscode.Uri.joinPath(extensionUri, 'media', 'tab-light.svg'),
+    dark: vscode.Uri.joinPath(extensionUri, 'media', 'tab-dark.svg'),
+  };
 }
 
 function pageOrProblem(page: ReturnType<typeof processDetailsUrl>): string {

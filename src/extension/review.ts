@@ -10,22 +10,32 @@ export interface ReviewTarget {
   part: 'prompt' | 'answer';
 }
 
-/** Readable in tabs and breadcrumbs: /<evaluation label>/<trace id>/answer.txt; the evaluation key rides in the query. */
+/**
+ * Readable in tabs and breadcrumbs: /<evaluation label>/<trace id>/answer.txt, both as they are (a "/" in
+ * them shown as "∕", so the path keeps its three parts); what the document is rides in the query.
+ */
 export function reviewUri(ref: EvaluationRef, traceId: string, part: 'prompt' | 'answer'): vscode.Uri {
   return vscode.Uri.from({
     scheme: REVIEW_SCHEME,
-    path: `/${encodeURIComponent(ref.label)}/${encodeURIComponent(traceId)}/${part}.txt`,
-    query: new URLSearchParams({ ref: ref.id }).toString(),
+    path: `/${shown(ref.label)}/${shown(traceId)}/${part}.txt`,
+    query: new URLSearchParams({ ref: ref.id, trace: traceId }).toString(),
   });
+}
+
+function shown(text: string): string {
+  // Path separators and controls would split or garble the breadcrumb; everything else stays as written.
+  return text.replace(/[/\\]/g, '\u2215').replace(/[\u0000-\u001f\u007f]/g, ' ') || '_';
 }
 
 export function parseReviewUri(ctx: Ctx, uri: vscode.Uri): ReviewTarget | undefined {
   if (uri.scheme !== REVIEW_SCHEME) return undefined;
-  const [, traceId, file] = uri.path.split('/').filter(Boolean);
-  const refId = new URLSearchParams(uri.query).get('ref');
+  const file = uri.path.split('/').pop();
+  const query = new URLSearchParams(uri.query);
+  const refId = query.get('ref');
+  const traceId = query.get('trace');
   if (!refId || !traceId || (file !== 'prompt.txt' && file !== 'answer.txt')) return undefined;
   const ref = ctx.registry.find(refId);
-  return ref ? { ref, traceId: decodeURIComponent(traceId), part: file === 'prompt.txt' ? 'prompt' : 'answer' } : undefined;
+  return ref ? { ref, traceId, part: file === 'prompt.txt' ? 'prompt' : 'answer' } : undefined;
 }
 
 /**
@@ -47,17 +57,19 @@ export class ReviewFileSystem implements vscode.FileSystemProvider, vscode.Dispo
     });
   }
 
-  private resolve(uri: vscode.Uri) {
+  private async resolve(uri: vscode.Uri) {
     const target = parseReviewUri(this.ctx, uri);
     if (!target) throw vscode.FileSystemError.FileNotFound(uri);
     const session = this.ctx.registry.session(target.ref);
+    // A session made a moment ago (settings changed, a window restored its tabs) may not have read its journal yet.
+    if (!session.store.get(target.traceId)) await session.load();
     const trace = session.store.get(target.traceId);
     if (!trace) throw vscode.FileSystemError.FileNotFound(uri);
     return { target, session, trace };
   }
 
-  stat(uri: vscode.Uri): vscode.FileStat {
-    const { target, trace } = this.resolve(uri);
+  async stat(uri: vscode.Uri): Promise<vscode.FileStat> {
+    const { target, trace } = await this.resolve(uri);
     const text = target.part === 'prompt' ? trace.prompt ?? '' : trace.answer ?? '';
     const readonly = target.part === 'prompt' || trace.state === 'submitted' || trace.state === 'running';
     return {
@@ -69,13 +81,13 @@ export class ReviewFileSystem implements vscode.FileSystemProvider, vscode.Dispo
     };
   }
 
-  readFile(uri: vscode.Uri): Uint8Array {
-    const { target, trace } = this.resolve(uri);
+  async readFile(uri: vscode.Uri): Promise<Uint8Array> {
+    const { target, trace } = await this.resolve(uri);
     return Buffer.from(target.part === 'prompt' ? trace.prompt ?? '' : trace.answer ?? '', 'utf8');
   }
 
   async writeFile(uri: vscode.Uri, content: Uint8Array): Promise<void> {
-    const { target, session, trace } = this.resolve(uri);
+    const { target, session, trace } = await this.resolve(uri);
     if (target.part === 'prompt') throw vscode.FileSystemError.NoPermissions('The prompt is read-only.');
     if (trace.state === 'submitted') throw vscode.FileSystemError.NoPermissions('This answer is already submitted.');
     await session.saveAnswer(target.traceId, Buffer.from(content).toString('utf8'));
@@ -104,39 +116,115 @@ export class ReviewFileSystem implements vscode.FileSystemProvider, vscode.Dispo
   }
 }
 
-/** "Submit Response" / "Approve and Submit" above an answer that is not submitted yet. */
-export class ReviewCodeLens implements vscode.CodeLensProvider {
-  constructor(private readonly ctx: Ctx) {}
+/**
+ * Above an answer: Submit (or Approve and Submit) while it is not submitted, Skip, the reviewer's verdict and
+ * note, the way to the previous and next trace, and who answered.
+ */
+export class ReviewCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
+  private readonly emitter = new vscode.EventEmitter<void>();
+  readonly onDidChangeCodeLenses = this.emitter.event;
+  private readonly subscription: vscode.Disposable;
+
+  constructor(private readonly ctx: Ctx) {
+    this.subscription = ctx.registry.onDidChangeSession(() => this.emitter.fire());
+  }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
     const target = parseReviewUri(this.ctx, document.uri);
     if (!target || target.part !== 'answer') return [];
-    const trace = this.ctx.registry.session(target.ref).store.get(target.traceId);
-    const range = new vscode.Range(0, 0, 0, 0);
-    if (!trace) return [];
     const session = this.ctx.registry.session(target.ref);
+    const trace = session.store.get(target.traceId);
+    if (!trace) return [];
+    const range = new vscode.Range(0, 0, 0, 0);
+    const lens = (title: string, command = '', ...args: unknown[]) => new vscode.CodeLens(range, { title, command, arguments: args });
     const run = session.store.runById(trace.answerRun);
     // Who answered: the target of the run that produced this answer, or the reviewer.
     const by = trace.answeredBy === 'user' ? 'Edited by you' : run ? `Answered by ${run.target} · run ${run.runId}` : undefined;
-    const origin = by ? [new vscode.CodeLens(range, { title: by, command: '' })] : [];
-    if (trace.state === 'submitted') return [new vscode.CodeLens(range, { title: '$(pass) Submitted', command: '' }), ...origin];
-    const approve = this.ctx.settings.reviewBeforeSubmit && trace.answeredBy === 'target';
-    return [
-      new vscode.CodeLens(range, {
-        title: approve ? '$(check) Approve and Submit' : '$(cloud-upload) Submit Response',
-        command: 'evalRunner.submitResponse',
-        arguments: [document.uri],
-      }),
-      new vscode.CodeLens(range, { title: 'Skip Trace', command: 'evalRunner.skipTrace', arguments: [document.uri] }),
-      ...origin,
+    const lenses: vscode.CodeLens[] = [];
+    if (trace.state === 'submitted') lenses.push(lens('$(pass) Submitted'));
+    else {
+      const approve = this.ctx.settings.reviewBeforeSubmit && trace.answeredBy === 'target';
+      lenses.push(lens(approve ? '$(check) Approve and Submit' : '$(cloud-upload) Submit Response', 'evalRunner.submitResponse', document.uri));
+      lenses.push(lens('Skip Trace', 'evalRunner.skipTrace', document.uri));
+    }
+    if (trace.answer !== undefined) {
+      lenses.push(lens(trace.rating === 'good' ? '$(thumbsup) Good ✓' : '$(thumbsup) Good', 'evalRunner.markGood', document.uri));
+      lenses.push(lens(trace.rating === 'bad' ? '$(thumbsdown) Bad ✓' : '$(thumbsdown) Bad', 'evalRunner.markBad', document.uri));
+      lenses.push(lens(trace.note ? `$(note) Note: ${oneLine(trace.note, 60)}` : '$(note) Add Note', 'evalRunner.editNote', document.uri));
+    }
+    lenses.push(lens('$(arrow-left) Previous', 'evalRunner.previousTrace', document.uri), lens('Next $(arrow-right)', 'evalRunner.nextTrace', document.uri));
+    if (by) lenses.push(lens(by));
+    return lenses;
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.emitter.dispose();
+  }
+}
+
+function oneLine(text: string, max: number): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** The language of review documents: plain text whose long lines wrap (a configuration default in package.json). */
+export const REVIEW_LANGUAGE = 'evalrunner-review';
+
+/**
+ * Context keys for the active review editor, so its title bar and keybindings offer only what can act:
+ * evalRunner.reviewSubmittable (an answer not yet submitted) and evalRunner.reviewRating (good, bad or none).
+ * Also gives every review document its wrapping language, however it was opened (a restored tab included).
+ */
+export class ReviewContext implements vscode.Disposable {
+  private readonly subscriptions: vscode.Disposable[];
+
+  constructor(private readonly ctx: Ctx) {
+    this.subscriptions = [
+      vscode.window.onDidChangeActiveTextEditor(() => this.update()),
+      ctx.registry.onDidChangeSession(() => this.update()),
+      vscode.workspace.onDidOpenTextDocument((d) => void this.wrap(d)),
     ];
+    for (const d of vscode.workspace.textDocuments) void this.wrap(d);
+    this.update();
+  }
+
+  private async wrap(document: vscode.TextDocument): Promise<void> {
+    if (document.uri.scheme === REVIEW_SCHEME && document.languageId !== REVIEW_LANGUAGE) {
+      await vscode.languages.setTextDocumentLanguage(document, REVIEW_LANGUAGE).then(undefined, () => undefined);
+    }
+  }
+
+  private update(): void {
+    const uri = vscode.window.activeTextEditor?.document.uri;
+    const target = uri ? parseReviewUri(this.ctx, uri) : undefined;
+    const trace = target ? this.ctx.registry.session(target.ref).store.get(target.traceId) : undefined;
+    const submittable = target?.part === 'answer' && trace !== undefined && trace.state !== 'submitted' && trace.state !== 'running';
+    void vscode.commands.executeCommand('setContext', 'evalRunner.reviewSubmittable', submittable);
+    void vscode.commands.executeCommand('setContext', 'evalRunner.reviewRating', trace?.rating ?? '');
+  }
+
+  dispose(): void {
+    for (const s of this.subscriptions) s.dispose();
   }
 }
 
 /** Prompt on the left, answer on the right. */
-export async function openReview(ref: EvaluationRef, traceId: string): Promise<void> {
-  const prompt = await vscode.workspace.openTextDocument(reviewUri(ref, traceId, 'prompt'));
-  await vscode.window.showTextDocument(prompt, { viewColumn: vscode.ViewColumn.One, preview: false });
-  const answer = await vscode.workspace.openTextDocument(reviewUri(ref, traceId, 'answer'));
-  await vscode.window.showTextDocument(answer, { viewColumn: vscode.ViewColumn.Two, preview: false });
+export async function openReview(ref: EvaluationRef, traceId: string, options: { preview?: boolean } = {}): Promise<void> {
+  const open = async (part: 'prompt' | 'answer') => {
+    const document = await vscode.workspace.openTextDocument(reviewUri(ref, traceId, part));
+    return document.languageId === REVIEW_LANGUAGE ? document : vscode.languages.setTextDocumentLanguage(document, REVIEW_LANGUAGE);
+  };
+  // Walking traces (Next/Previous) reuses the preview tabs instead of leaving two tabs behind per trace.
+  const preview = options.preview ?? false;
+  await vscode.window.showTextDocument(await open('prompt'), { viewColumn: vscode.ViewColumn.One, preview, preserveFocus: true });
+  await vscode.window.showTextDocument(await open('answer'), { viewColumn: vscode.ViewColumn.Two, preview });
+}
+
+/** The trace before or after this one, in the service's list order (wrapping around). */
+export function neighbourTrace(ctx: Ctx, ref: EvaluationRef, traceId: string, step: 1 | -1): string | undefined {
+  const ids = [...ctx.registry.session(ref).store.traces.keys()];
+  if (ids.length === 0) return undefined;
+  const at = ids.indexOf(traceId);
+  return ids[(at + step + ids.length) % ids.length];
 }

@@ -19,6 +19,12 @@ export function stateIcon(state: LocalTraceState): vscode.ThemeIcon {
   return new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
 }
 
+export function verdictIcon(rating: 'good' | 'bad'): vscode.ThemeIcon {
+  return rating === 'good'
+    ? new vscode.ThemeIcon('thumbsup', new vscode.ThemeColor('testing.iconPassed'))
+    : new vscode.ThemeIcon('thumbsdown', new vscode.ThemeColor('testing.iconFailed'));
+}
+
 /** Adapts the tree model to VS Code; refreshes are coalesced so a running evaluation repaints at most twice a second. */
 export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
   private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
@@ -76,11 +82,13 @@ export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscod
         const t = node.trace;
         item = new vscode.TreeItem(t.traceId, vscode.TreeItemCollapsibleState.None);
         item.description = preview(t.prompt, 60);
-        item.iconPath = stateIcon(t.state);
+        // Traces sit under their state's group, so a judged trace shows its verdict instead of the state again.
+        item.iconPath = t.rating ? verdictIcon(t.rating) : stateIcon(t.state);
+        const verdict = t.rating ? `\nRated ${t.rating}${t.note ? `: ${preview(t.note, 200)}` : ''}` : t.note ? `\nNote: ${preview(t.note, 200)}` : '';
         // Plain text, never Markdown: prompts are adversarial by design.
-        item.tooltip = `${STATE_LABELS[t.state]}${t.error ? ` — ${t.error}` : ''}\n\n${preview(t.prompt, 400)}`;
+        item.tooltip = `${STATE_LABELS[t.state]}${t.error ? ` — ${t.error}` : ''}${verdict}\n\n${preview(t.prompt, 400)}`;
         item.command = { command: 'evalRunner.openTrace', title: 'Open Trace', arguments: [node] };
-        item.accessibilityInformation = { label: `${t.traceId}, ${STATE_LABELS[t.state]}` };
+        item.accessibilityInformation = { label: `${t.traceId}, ${STATE_LABELS[t.state]}${t.rating ? `, rated ${t.rating}` : ''}` };
         break;
       }
     }

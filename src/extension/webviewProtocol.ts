@@ -6,8 +6,11 @@ import type { LocalTraceState, StateCounts } from '../core/traceStore';
  * speaks exactly these shapes; the host validates what it receives, since the page renders adversarial text.
  */
 
-/** One table row, compact so 100,000 rows travel cheaply: [traceId, state, prompt, answer, latencyMs, error]. */
-export type RowTuple = [string, LocalTraceState, string, string, number | null, string | null];
+/**
+ * One table row, compact so 100,000 rows travel cheaply:
+ * [traceId, state, prompt preview, answer preview, latencyMs, error, verdict, note].
+ */
+export type RowTuple = [string, LocalTraceState, string, string, number | null, string | null, 'good' | 'bad' | null, string | null];
 
 export type HostMessage =
   | {
@@ -30,17 +33,46 @@ export type HostMessage =
       etaSeconds: number | null;
       lastError: string | null;
       waiting: string | null;
-    };
+      /** The latest run: who answers, and its latency, tokens and errors so far (live during a run). */
+      run: { runId: string; target: string; stats: string } | null;
+    }
+  /** The full texts of one trace, asked for when the reviewer wants more than the preview. */
+  | { type: 'details'; traceId: string; prompt: string; answer: string | null; note: string | null };
+
+const traceId = z.string().check(z.maxLength(100_000));
 
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
-  z.object({ type: z.literal('openTrace'), traceId: z.string().check(z.maxLength(100_000)) }),
+  z.object({ type: z.literal('openTrace'), traceId }),
   z.object({ type: z.literal('openProcessDetails') }),
   z.object({ type: z.literal('run') }),
   z.object({ type: z.literal('cancel') }),
   z.object({ type: z.literal('rendered'), rows: z.int().check(z.nonnegative()), ms: z.number().check(z.nonnegative()) }),
+  z.object({ type: z.literal('verdict'), traceId, rating: z.nullable(z.enum(['good', 'bad'])) }),
+  z.object({ type: z.literal('note'), traceId }),
+  z.object({ type: z.literal('details'), traceId }),
 ]);
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 /** State the webview persists with setState, restored by the serializer after a reload. */
 export const panelStateSchema = z.looseObject({ refId: z.string() });
+
+/** Compare Runs: one row per trace either run answered: [traceId, prompt, answer A, answer B, ms A, ms B, differs]. */
+export type CompareTuple = [string, string, string | null, string | null, number | null, number | null, boolean];
+
+export type CompareHostMessage = {
+  type: 'compare';
+  title: string;
+  a: { runId: string; target: string };
+  b: { runId: string; target: string };
+  rows: CompareTuple[];
+};
+
+export const compareMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('ready') }),
+  z.object({ type: z.literal('diff'), traceId }),
+  z.object({ type: z.literal('submit'), traceId, side: z.enum(['a', 'b']) }),
+]);
+
+/** What the Compare Runs webview persists, restored by its serializer after a reload. */
+export const compareStateSchema = z.looseObject({ refId: z.string(), runA: z.string(), runB: z.string() });

@@ -50,7 +50,7 @@ describe('the extension against the sandbox, in the real extension host', () => 
     const traces = api.tree.getChildren(groups[0]);
     assert.equal(traces.length, 25);
     const item = api.tree.getTreeItem(traces[3]!);
-    assert.equal(item.contextValue, 'trace:pending:noAnswer');
+    assert.equal(item.contextValue, 'trace:pending:noAnswer:unrated');
     assert.equal(item.id, api.tree.getTreeItem(api.tree.getChildren(api.tree.getChildren(root)[0])[3]!).id);
     assert.match(String(api.tree.getTreeItem(root).description), /^0\/25 submitted/);
   });
