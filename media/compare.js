@@ -32,9 +32,8 @@
   const shown = el('span', 'shown');
   toolbar.append(differingToggle, searchInput, shown);
 
-  function button(iconName, label, message) {
-    const b = el('button', 'icon-button');
-    b.append(el('span', `codicon codicon-${iconName}`));
+  function button(text, label, message) {
+    const b = el('button', 'text-button', text);
     b.tabIndex = -1;
     b.title = label;
     b.setAttribute('aria-label', label);
@@ -77,9 +76,9 @@
           break;
         case 'actions':
           node.append(
-            button('diff', `Open the diff of ${r[0]}`, { type: 'diff', traceId: r[0] }),
-            ...(r[2] === null ? [] : [button('cloud-upload', `Submit run A's answer to ${r[0]}`, { type: 'submit', traceId: r[0], side: 'a' })]),
-            ...(r[3] === null ? [] : [button('arrow-circle-up', `Submit run B's answer to ${r[0]}`, { type: 'submit', traceId: r[0], side: 'b' })]),
+            button('Diff', `Open the diff of ${r[0]}`, { type: 'diff', traceId: r[0] }),
+            ...(r[2] === null ? [] : [button('Submit A', `Submit run A's answer to ${r[0]}`, { type: 'submit', traceId: r[0], side: 'a' })]),
+            ...(r[3] === null ? [] : [button('Submit B', `Submit run B's answer to ${r[0]}`, { type: 'submit', traceId: r[0], side: 'b' })]),
           );
           break;
       }

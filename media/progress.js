@@ -143,8 +143,8 @@
         case 'verdict':
           if (r[3] === '' && !r[6]) break;
           node.append(
-            actionButton('thumbsup', `Mark ${r[0]} good`, { type: 'verdict', traceId: r[0], rating: r[6] === 'good' ? null : 'good' }, r[6] === 'good'),
-            actionButton('thumbsdown', `Mark ${r[0]} bad`, { type: 'verdict', traceId: r[0], rating: r[6] === 'bad' ? null : 'bad' }, r[6] === 'bad'),
+            actionButton(r[6] === 'good' ? 'thumbsup-filled' : 'thumbsup', `Mark ${r[0]} good`, { type: 'verdict', traceId: r[0], rating: r[6] === 'good' ? null : 'good' }, r[6] === 'good'),
+            actionButton(r[6] === 'bad' ? 'thumbsdown-filled' : 'thumbsdown', `Mark ${r[0]} bad`, { type: 'verdict', traceId: r[0], rating: r[6] === 'bad' ? null : 'bad' }, r[6] === 'bad'),
             actionButton(r[7] ? 'note' : 'comment', r[7] ? `Note: ${r[7]}` : `Add a note to ${r[0]}`, { type: 'note', traceId: r[0] }, !!r[7]),
           );
           break;
@@ -188,6 +188,7 @@
   const detailsNote = el('div', 'details-note');
   details.append(detailsTitle, el('h3', '', 'Prompt'), detailsPrompt, el('h3', '', 'Answer'), detailsAnswer, detailsNote);
   details.hidden = !showDetails;
+  document.body.classList.toggle('with-details', showDetails);
   app.append(header, summary, toolbar, grid.element, details);
 
   function persist() {
@@ -251,6 +252,7 @@
   detailsBox.addEventListener('change', () => {
     showDetails = detailsBox.checked;
     details.hidden = !showDetails;
+    document.body.classList.toggle('with-details', showDetails);
     persist();
     if (showDetails) requestDetails();
   });

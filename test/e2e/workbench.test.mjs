@@ -12,6 +12,7 @@ const require = createRequire(import.meta.url);
 const { startSandbox } = require('../../out/src/sandbox/server.js');
 const { credentialEchoes, filesUnder } = require('../../out/test/unit/helpers/secrets.js');
 const { seedPrompts } = require('../../out/src/sandbox/seed.js');
+const { wordCount } = require('../../out/src/sandbox/server.js');
 const CLI = join(ROOT, 'dist', 'cli.js');
 
 describe('Eval Runner in the real workbench (code-server + Chromium, VSIX installed)', function () {
@@ -303,6 +304,120 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await openView(page);
       await treeRow(page, '8/8 submitted').waitFor({ timeout: 30_000 });
       await shot(page, 'run-identity-cli-run-in-sidebar');
+    } finally {
+      await sandbox.close();
+    }
+  });
+  it('review and insight: live run figures, a keyboard-only grid that keeps focus, verdicts everywhere, Compare Runs', async () => {
+    const TRACES = 40;
+    // A slow model that reports usage: the run lasts long enough to walk the table while rows update.
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: TRACES, evaluationSeconds: 0, modelLatencyMs: 250 });
+    const prompts = seedPrompts('benchmark', TRACES);
+    const words = prompts.reduce((n, p) => n + wordCount(p.content), 0);
+    try {
+      wb = await openWorkbench({
+        settings: {
+          'evalRunner.baseUrl': sandbox.baseUrl,
+          'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Review bench' }],
+          'evalRunner.target': { type: 'openai', baseUrl: `${sandbox.baseUrl}/v1`, model: 'sandbox-echo' },
+          'evalRunner.concurrency': 2,
+        },
+      });
+      const { page } = wb;
+      await palette(page, 'Eval Runner: Set Token');
+      await inputBox(page, 'Token', sandbox.token, { password: true });
+      await notification(page, 'saved in secret storage');
+      await palette(page, 'Eval Runner: Run Evaluation');
+      // The loopback model needs no key: an empty answer marks it keyless.
+      await inputBox(page, 'API key for', '', { password: true });
+      await palette(page, 'Eval Runner: Show Progress');
+      const frame = webview(page);
+      const grid = frame.getByRole('grid', { name: 'Traces' });
+      await frame.locator('.row.state-submitted').first().waitFor();
+
+      // Keyboard only: focus the grid, walk down; rows keep updating under the run, focus and the active row stay.
+      await grid.focus();
+      for (let i = 0; i < 3; i++) await page.keyboard.press('ArrowDown');
+      const activeKey = () => frame.locator('.table').evaluate((g) => document.getElementById(g.getAttribute('aria-activedescendant') ?? '')?.dataset.key ?? null);
+      const focusedIsGrid = () => frame.locator('.table').evaluate((g) => document.activeElement === g);
+      assert.equal(await activeKey(), prompts[3].traceId, 'three rows down from the first');
+      const submittedBefore = sandbox.stats.submissions;
+      await page.waitForTimeout(1200);
+      assert.ok(sandbox.stats.submissions > submittedBefore, 'the run went on meanwhile');
+      assert.equal(await focusedIsGrid(), true, 'focus stayed on the grid through the updates');
+      assert.equal(await activeKey(), prompts[3].traceId, 'the active row stayed');
+      await page.keyboard.press('End');
+      assert.equal(await activeKey(), prompts[TRACES - 1].traceId);
+      await page.keyboard.press('Home');
+      await page.keyboard.press('PageDown');
+      assert.notEqual(await activeKey(), prompts[0].traceId);
+      await page.keyboard.press('Home');
+      // A screen reader's view: rows by accessible name, the grid's row count.
+      await frame.getByRole('row', { name: new RegExp(`^${prompts[0].traceId}, `) }).waitFor();
+      assert.equal(await frame.locator('.table .row.head').getAttribute('aria-rowindex'), '1');
+
+      await frame.getByText('100% submitted').waitFor({ timeout: 60_000 });
+      const figures = frame.locator('.run-stats');
+      await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
+      assert.match(await figures.innerText(), /latency p50 \d+ ms · p95 \d+ ms · max \d+ ms/);
+
+      // A verdict and a note from the keyboard, on the active (first) row.
+      await grid.focus();
+      await page.keyboard.press('g');
+      await frame.locator(`.row.verdict-good[data-key="${prompts[0].traceId}"]`).waitFor();
+      await page.keyboard.press('n');
+      await inputBox(page, 'Note on the answer', 'echoes the prompt: fine for the sandbox');
+      await frame.getByRole('row', { name: new RegExp(`^${prompts[0].traceId}, .*rated good`) }).waitFor();
+      await frame.locator('select.verdict-filter').selectOption('good');
+      await frame.locator('.shown', { hasText: `1 of ${TRACES} traces` }).waitFor();
+      await frame.locator('input[type=checkbox]').check();
+      await frame.locator('.details-note', { hasText: 'echoes the prompt' }).waitFor();
+      await shot(page, 'process-details-review');
+      // Enter opens the active trace: the review editor shows the verdict and the note above the answer.
+      await grid.focus();
+      await page.keyboard.press('Enter');
+      await page.locator('.codelens-decoration', { hasText: 'Good ✓' }).waitFor();
+      await page.locator('.codelens-decoration', { hasText: 'Note: echoes the prompt' }).waitFor();
+      await shot(page, 'review-verdict');
+      await openView(page);
+      await treeRow(page, 'Review bench').click();
+      await treeRow(page, `Submitted (${TRACES})`).click();
+      await treeRow(page, prompts[0].traceId).locator('.codicon-thumbsup').waitFor();
+      // The export (here the CLI's, on the same journal) carries the verdict and the note.
+      const exported = await new Promise((resolve) => {
+        let out = '';
+        const child = spawn(process.execPath, [CLI, 'export', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--format', 'jsonl',
+          '--state-dir', join(wb.runDir, 'xdg-state', 'eval-runner')], { stdio: ['ignore', 'pipe', 'ignore'] });
+        child.stdout.on('data', (c) => (out += c));
+        child.on('close', () => resolve(out));
+      });
+      const first = exported.trim().split('\n').map((l) => JSON.parse(l)).find((r) => r.traceId === prompts[0].traceId);
+      assert.equal(first.rating, 'good');
+      assert.equal(first.note, 'echoes the prompt: fine for the sandbox');
+      assert.equal(first.promptTokens, wordCount(prompts[0].content));
+
+      // Another target, then Compare Runs.
+      await palette(page, 'View: Close All Editors');
+      await palette(page, 'Eval Runner: Select Target', { pick: 'Shell command' });
+      await inputBox(page, 'Shell command', 'tr a-z A-Z');
+      await notification(page, 'Target: Shell command');
+      await palette(page, 'Notifications: Clear All Notifications');
+      await palette(page, 'Eval Runner: Run Evaluation');
+      await page.locator('.monaco-dialog-box a.monaco-button', { hasText: 'Start Fresh' }).click();
+      await notification(page, `Review bench: ${TRACES}/${TRACES} submitted (${TRACES} in this run)`, 60_000);
+      await palette(page, 'Eval Runner: Compare Runs');
+      await quickPick(page, 'openai: sandbox-echo');
+      await quickPick(page, 'command: tr a-z A-Z');
+      const compare = webview(page);
+      const differing = prompts.filter((p) => p.content !== p.content.toUpperCase()).length;
+      await compare.locator('.stats', { hasText: `${differing} of ${TRACES} answers differ.` }).waitFor();
+      await compare.locator('.shown', { hasText: `${differing} of ${TRACES} traces` }).waitFor();
+      await shot(page, 'compare-runs');
+      await compare.getByRole('grid').focus();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await page.locator('.tabs-container .tab', { hasText: '↔' }).waitFor();
+      await shot(page, 'compare-runs-diff');
     } finally {
       await sandbox.close();
     }
