@@ -1,4 +1,6 @@
 import { BodyTooLargeError, DeadlineError, createHttpAgent, httpRequest } from './http';
+import { checkProxyConfig, proxyFailure, proxyFor, proxyFromEnv } from './proxy';
+import type { ProxyConfig } from './proxy';
 import type { HttpHeaders } from './http';
 import { ApiError, AuthError, NotReadyError, isAbortError, redact, truncate } from './errors';
 import type { ApiErrorInit } from './errors';
@@ -25,6 +27,8 @@ export interface ApiClientOptions {
   maxSubmitResponseBytes?: number;
   onRetry?: (event: RetryEvent) => void;
   userAgent?: string;
+  /** The proxy to use; undefined: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: none. */
+  proxy?: ProxyConfig | null;
 }
 
 export interface CallOptions {
@@ -124,12 +128,19 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, ...options.retry };
   const maxListBytes = options.maxListBytes ?? 256 * MIB;
   const maxSubmitBytes = options.maxSubmitResponseBytes ?? MIB;
-  const agent = createHttpAgent({
-    connections: options.connections ?? 64,
-    keepAliveTimeout: 10_000,
-    headersTimeout: timeoutMs,
-    bodyTimeout: timeoutMs,
-  });
+  const proxy = options.proxy === undefined ? proxyFromEnv() : options.proxy ?? undefined;
+  checkProxyConfig(proxy);
+  // The proxy this service is reached through (undefined: direct), named in connection errors.
+  const via = proxyFor(proxy, base);
+  const agent = createHttpAgent(
+    {
+      connections: options.connections ?? 64,
+      keepAliveTimeout: 10_000,
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    },
+    proxy,
+  );
   const headersBase: Record<string, string> = {
     authorization: `Bearer ${token}`,
     accept: 'application/json',
@@ -211,7 +222,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           { reason: 'tooLarge', operation: spec.operation, status: error.statusCode },
         );
       }
-      throw transportError(error, spec.operation, error instanceof DeadlineError, base.origin);
+      throw transportError(error, spec.operation, error instanceof DeadlineError, base.origin, via);
     }
   }
 
@@ -429,8 +440,18 @@ function errorInit(error: ApiError, reason: ApiErrorInit['reason']): ApiErrorIni
   };
 }
 
-function transportError(error: unknown, operation: string, timedOut: boolean, origin: string): ApiError {
+function transportError(error: unknown, operation: string, timedOut: boolean, origin: string, via?: string): ApiError {
   const code = transportCode(error);
+  // Through a proxy, a failed connection is the proxy's to explain: say so, not "the service is down".
+  const refusedByProxy = /Proxy response \(\d+\)|Proxy Authentication Required/.test(error instanceof Error ? error.message : '');
+  if (via && !timedOut && (refusedByProxy || code === undefined || code === 'ENOTFOUND' || CONNECTION_CODES.has(code))) {
+    const failure = proxyFailure(error, via);
+    return new ApiError(
+      `Could not reach the service at ${origin}: ${failure.message}${code ? ` [${code}]` : ''}`,
+      'Check the proxy (HTTPS_PROXY / HTTP_PROXY, or VS Code\'s http.proxy) and whether this host belongs in NO_PROXY (http.noProxy).',
+      { reason: 'network', operation, transportCode: code, connectionFailed: true },
+    );
+  }
   if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
     return new ApiError(
       'The service did not answer in time',

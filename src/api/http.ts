@@ -3,7 +3,8 @@
 // WebSocket, EventSource, caches and mocks, which tripled the extension bundle; and undici's request() wraps
 // every response in a Readable stream and an AbortController, which cost more CPU per trace than the rest of
 // the run engine (`npm run bench` measures it).
-import type { Agent as UndiciAgent, Dispatcher } from 'undici';
+import type { Agent as UndiciAgent, Dispatcher, EnvHttpProxyAgent } from 'undici';
+import type { ProxyConfig } from './proxy';
 
 // Required on first use, not at load: undici's module set (HTTP/1 and HTTP/2 clients, parser) is most of what
 // the extension would otherwise initialise at activation, before anything talks to a service.
@@ -18,7 +19,34 @@ export interface HttpResponse {
   body: Buffer;
 }
 
-export function createHttpAgent(options: UndiciAgent.Options): HttpAgent {
+let ProxyAgentImpl: typeof EnvHttpProxyAgent | undefined;
+
+/**
+ * An agent for requests; with a proxy configured, undici's EnvHttpProxyAgent (CONNECT tunnels, NO_PROXY)
+ * on exactly this configuration: the environment is read by the caller (proxyFromEnv), never behind its back.
+ * Without one, a plain Agent: the proxy agent parses every request's origin, a cost the common case skips.
+ */
+export function createHttpAgent(options: UndiciAgent.Options, proxy?: ProxyConfig): HttpAgent {
+  if (proxy?.httpProxy || proxy?.httpsProxy) {
+    if (!ProxyAgentImpl) {
+      // The proxy agent opens its tunnels with dispatcher.connect(), an API method undici's package entry adds
+      // to every dispatcher; the entry is not loaded here (see the top of this file), so add that one method.
+      /* eslint-disable @typescript-eslint/no-require-imports */
+      const base = (require('undici/lib/dispatcher/dispatcher.js') as { prototype: Record<string, unknown> }).prototype;
+      base.connect ??= require('undici/lib/api/api-connect.js') as unknown;
+      ProxyAgentImpl = require('undici/lib/dispatcher/env-http-proxy-agent.js') as typeof EnvHttpProxyAgent;
+      /* eslint-enable @typescript-eslint/no-require-imports */
+    }
+    return new ProxyAgentImpl({
+      ...options,
+      // Empty strings, not undefined: undici would otherwise fall back to the process environment.
+      httpProxy: proxy.httpProxy ?? '',
+      httpsProxy: proxy.httpsProxy ?? '',
+      noProxy: proxy.noProxy ?? '',
+      ...(proxy.authorization ? { token: proxy.authorization } : {}),
+      ...(proxy.strictSSL === false ? { proxyTls: { rejectUnauthorized: false } } : {}),
+    }) as unknown as HttpAgent;
+  }
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   AgentImpl ??= require('undici/lib/dispatcher/agent.js') as typeof UndiciAgent;
   return new AgentImpl(options);

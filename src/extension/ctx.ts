@@ -11,7 +11,7 @@ import { createLog, errorText } from './log';
 import { EvaluationRegistry } from './registry';
 import type { EvaluationRef } from './registry';
 import { SandboxController } from './sandboxController';
-import { onSettingsChanged, readSettings } from './settings';
+import { onSettingsChanged, readProxy, readSettings } from './settings';
 import type { Settings } from './settingsModel';
 import { TokenStore } from './tokenStore';
 
@@ -85,6 +85,7 @@ export class Ctx implements vscode.Disposable {
       encoding: this.settings.requestEncoding,
       connections: this.settings.concurrency,
       userAgent: `eval-runner-vscode/${String(this.extension.extension.packageJSON.version)}`,
+      proxy: readProxy(),
       onRetry: (e) => this.log.warn(`Retrying in ${e.delayMs} ms (attempt ${e.attempt}): ${e.error.message}`),
     });
   }
@@ -102,7 +103,7 @@ export class Ctx implements vscode.Disposable {
    */
   async createTarget(): Promise<{ target: Target; identity: TargetIdentity } | undefined> {
     const t = this.settings.target;
-    const options: TargetOptions = { connections: this.settings.concurrency, lm: createLmTarget };
+    const options: TargetOptions = { connections: this.settings.concurrency, lm: createLmTarget, proxy: readProxy() };
     let spec: TargetSpec;
     let secrets: TargetSecrets = {};
     switch (t.type) {

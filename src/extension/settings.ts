@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { defaultStateDir } from '../core/stateDir';
-import { resolveSettings } from './settingsModel';
+import type { ProxyConfig } from '../api/proxy';
+import { editorProxy, resolveSettings } from './settingsModel';
 import type { ConfiguredEvaluation, Settings, TargetSettings } from './settingsModel';
 
 const SECTION = 'evalRunner';
@@ -33,5 +34,15 @@ export function onSettingsChanged(listener: () => void): vscode.Disposable {
       if (e.affectsConfiguration(SECTION)) listener();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(listener),
+  );
+}
+
+/** The editor's proxy (see editorProxy), from the user's own http.* settings only, never a workspace's. */
+export function readProxy(): ProxyConfig | null {
+  const http = vscode.workspace.getConfiguration('http');
+  const user = (key: string) => http.inspect(key)?.globalValue;
+  return editorProxy(
+    { proxy: user('proxy'), noProxy: user('noProxy'), proxyAuthorization: user('proxyAuthorization'), proxyStrictSSL: user('proxyStrictSSL'), proxySupport: user('proxySupport') },
+    process.env,
   );
 }

@@ -1,3 +1,5 @@
+import { proxyFromEnv } from '../api/proxy';
+import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
 import type { OnTargetError } from '../core/targetCalls';
@@ -141,4 +143,36 @@ export function processDetailsUrl(
     return { problem: `evalRunner.processDetailsUrl must lead to the service itself (${base.origin}), over http(s); it leads to ${url.protocol}//${url.host}.` };
   }
   return { url: url.href };
+}
+
+/** VS Code's own proxy settings (the `http` section), as the user set them. */
+export interface EditorProxyValues {
+  proxy?: unknown;
+  noProxy?: unknown;
+  proxyAuthorization?: unknown;
+  proxyStrictSSL?: unknown;
+  proxySupport?: unknown;
+}
+
+/**
+ * The proxy for the service and model endpoints in the editor: VS Code's http.proxy (with http.noProxy,
+ * http.proxyAuthorization, http.proxyStrictSSL), else the environment's HTTPS_PROXY / HTTP_PROXY / NO_PROXY,
+ * as VS Code itself falls back; null when http.proxySupport is "off" or none is set. Callers pass user
+ * settings only: a workspace must not be able to route the token through a proxy of its choosing.
+ */
+export function editorProxy(values: EditorProxyValues, env: NodeJS.ProcessEnv): ProxyConfig | null {
+  if (values.proxySupport === 'off') return null;
+  const fromEnv = proxyFromEnv(env);
+  const proxy = typeof values.proxy === 'string' && values.proxy.trim() ? values.proxy.trim() : undefined;
+  const base = proxy ? { httpProxy: proxy, httpsProxy: proxy } : fromEnv;
+  if (!base) return null;
+  const listed = Array.isArray(values.noProxy) ? values.noProxy.filter((h): h is string => typeof h === 'string' && h.trim() !== '') : [];
+  const noProxy = [...listed, ...(fromEnv?.noProxy ? [fromEnv.noProxy] : [])].join(',');
+  return {
+    ...(base.httpProxy ? { httpProxy: base.httpProxy } : {}),
+    ...(base.httpsProxy ? { httpsProxy: base.httpsProxy } : {}),
+    ...(noProxy ? { noProxy } : {}),
+    ...(typeof values.proxyAuthorization === 'string' && values.proxyAuthorization ? { authorization: values.proxyAuthorization } : {}),
+    ...(values.proxyStrictSSL === false ? { strictSSL: false } : {}),
+  };
 }

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RESTRICTED_SETTINGS, processDetailsUrl, resolveSettings } from '../../src/extension/settingsModel';
+import { RESTRICTED_SETTINGS, editorProxy, processDetailsUrl, resolveSettings } from '../../src/extension/settingsModel';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -66,5 +66,20 @@ describe('the Process Details link', () => {
       assert.ok('problem' in page, `${template} was accepted`);
       assert.match(page.problem, /must lead to the service itself \(https:\/\/evals\.example\.com\)|not make a valid URL/);
     }
+  });
+});
+
+describe("the editor's proxy: VS Code's http.* settings, else the environment", () => {
+  it('uses http.proxy with http.noProxy, the authorization and strict-SSL choice, merged with NO_PROXY', () => {
+    const env = { HTTPS_PROXY: 'http://env-proxy:8080', NO_PROXY: 'internal.example' };
+    assert.deepEqual(
+      editorProxy({ proxy: 'http://corp-proxy:3128', noProxy: ['localhost', 7, ''], proxyAuthorization: 'Basic abc', proxyStrictSSL: false }, env),
+      { httpProxy: 'http://corp-proxy:3128', httpsProxy: 'http://corp-proxy:3128', noProxy: 'localhost,internal.example', authorization: 'Basic abc', strictSSL: false },
+    );
+  });
+  it('falls back to the environment like VS Code, and is off when http.proxySupport is off or nothing is set', () => {
+    assert.deepEqual(editorProxy({}, { https_proxy: 'http://env-proxy:8080' }), { httpsProxy: 'http://env-proxy:8080' });
+    assert.equal(editorProxy({ proxy: 'http://corp-proxy:3128', proxySupport: 'off' }, {}), null);
+    assert.equal(editorProxy({ proxy: '  ' }, {}), null);
   });
 });

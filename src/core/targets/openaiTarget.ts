@@ -1,6 +1,8 @@
 import { readUsage, TargetError } from './target';
 import type { Target } from './target';
-import { createTargetAgent, pickPath, targetRequest } from './targetHttp';
+import { createTargetAgent, pickPath, targetProxy, targetRequest } from './targetHttp';
+import { proxyFor } from '../../api/proxy';
+import type { ProxyConfig } from '../../api/proxy';
 import { targetSecrets } from './targetSecrets';
 
 export interface OpenAiTargetOptions {
@@ -14,6 +16,8 @@ export interface OpenAiTargetOptions {
   maxTokens?: number;
   headers?: Record<string, string>;
   connections?: number;
+  /** undefined: the environment's proxy; null: none. */
+  proxy?: ProxyConfig | null;
   /** Said with a 401 or 403: how to give this endpoint its key (the front end knows its own words). */
   authHint?: string;
 }
@@ -24,11 +28,13 @@ export const OPENAI_API_ORIGIN = 'https://api.openai.com';
 /** Any OpenAI-compatible chat-completions endpoint (OpenAI, Azure-compatible proxies, vLLM, Ollama, LM Studio...). */
 export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
-  const agent = createTargetAgent(options.connections ?? 64);
+  const proxy = targetProxy(options.proxy);
+  const agent = createTargetAgent(options.connections ?? 64, proxy);
   const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
   const what = `The model endpoint ${new URL(url).origin}`;
   const secrets = targetSecrets(headers, url);
+  const via = proxyFor(proxy, new URL(url));
   const authHint = options.authHint;
   return {
     description: `openai ${options.model} at ${new URL(url).origin}`,
@@ -43,7 +49,7 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
       });
-      const json = await targetRequest(agent, { method: 'POST', url, headers, body, secrets, ...(authHint ? { authHint } : {}) }, what, call);
+      const json = await targetRequest(agent, { method: 'POST', url, headers, body, secrets, ...(authHint ? { authHint } : {}), ...(via ? { via } : {}) }, what, call);
       const usage = readUsage(pickPath(json, 'usage'));
       if (usage) call.onUsage?.(usage);
       const message = pickPath(json, 'choices.0.message') as { content?: unknown; refusal?: unknown } | undefined;

@@ -1,5 +1,7 @@
 import { BodyTooLargeError, createHttpAgent, httpRequest } from '../../api/http';
 import type { HttpAgent } from '../../api/http';
+import { checkProxyConfig, proxyFailure, proxyFromEnv } from '../../api/proxy';
+import type { ProxyConfig } from '../../api/proxy';
 import { parseRetryAfter } from '../../api/retry';
 import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
 import type { TargetCallOptions } from './target';
@@ -15,14 +17,23 @@ export interface TargetHttpRequest {
   secrets: readonly string[];
   /** Added to the message of a 401 or 403: how to give this target the right credential. */
   authHint?: string;
+  /** The proxy the request goes through (shown without credentials), named when the connection fails. */
+  via?: string;
+}
+
+/** The target's proxy: the one given; undefined: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: none. */
+export function targetProxy(proxy: ProxyConfig | null | undefined): ProxyConfig | undefined {
+  const config = proxy === undefined ? proxyFromEnv() : proxy ?? undefined;
+  checkProxyConfig(config);
+  return config;
 }
 
 /**
  * One agent per target. Header and body time-outs are off at the undici level: the per-call deadline
  * governs, because slow non-streaming model answers can take longer than undici's default 300 s.
  */
-export function createTargetAgent(connections: number): HttpAgent {
-  return createHttpAgent({ connections, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000 });
+export function createTargetAgent(connections: number, proxy?: ProxyConfig): HttpAgent {
+  return createHttpAgent({ connections, headersTimeout: 0, bodyTimeout: 0, keepAliveTimeout: 10_000 }, proxy);
 }
 
 const MAX_TARGET_RESPONSE = 64 * 1024 * 1024;
@@ -45,7 +56,8 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
         throw new TargetError(`${what} answered with more than 64 MiB`, 'failed', { retryable: false, cause: 'answer too large' });
       }
       const code = (error as { code?: string }).code;
-      throw new TargetError(`${what} could not be reached${code ? ` [${code}]` : ''}`, 'failed', { retryable: true, cause: 'unreachable' });
+      const through = req.via ? `: ${proxyFailure(error, req.via).message}` : '';
+      throw new TargetError(`${what} could not be reached${through}${code ? ` [${code}]` : ''}`, 'failed', { retryable: true, cause: 'unreachable' });
     }
     const status = res.statusCode;
     const rateInfo = parseRateHeaders(res.headers);

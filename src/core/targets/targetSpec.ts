@@ -1,3 +1,4 @@
+import type { ProxyConfig } from '../../api/proxy';
 import { createHash } from 'node:crypto';
 import { createCommandTarget } from './commandTarget';
 import { createEchoTarget } from './echoTarget';
@@ -33,6 +34,8 @@ export interface TargetOptions {
   authHint?: string;
   /** The VS Code chat model target, which only the extension can build. */
   lm?: (model: string | undefined) => Target;
+  /** The proxy for HTTP targets; undefined: the environment's; null: none. */
+  proxy?: ProxyConfig | null;
 }
 
 /** Who answered, for people (no secret) and for comparison (a fingerprint of what changes answers). */
@@ -53,9 +56,15 @@ export function createTarget(spec: TargetSpec, secrets: TargetSecrets, options: 
         ...(secrets.headers ? { headers: secrets.headers } : {}),
         ...(options.authHint ? { authHint: options.authHint } : {}),
         connections: options.connections,
+        ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
       });
     case 'http':
-      return createHttpTarget({ ...spec, ...(secrets.headers ? { headers: secrets.headers } : {}), connections: options.connections });
+      return createHttpTarget({
+        ...spec,
+        ...(secrets.headers ? { headers: secrets.headers } : {}),
+        connections: options.connections,
+        ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
+      });
     case 'command':
       return createCommandTarget({
         command: spec.command,
