@@ -1,4 +1,9 @@
+import { TOOL_VERSION } from '../core/version';
 import { explain } from './common';
+import { configToArgs, RunConfigError } from '../core/runConfig';
+import type { ConfigScope } from '../core/runConfig';
+import { extractConfig, readConfigFile } from './configFile';
+import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';
 import { EXIT } from './exitCodes';
 import { exportCommand, promptsCommand, statusCommand, submitCommand } from './inspectCommands';
@@ -17,9 +22,17 @@ Commands:
   sandbox     start the local reference service
   demo        the whole loop offline, on an in-process sandbox
 Run "eval-runner <command> --help" for a command's options.
+
+  --config FILE   (run, status, export, submit, prompts) the extension's settings as JSON, without the
+                  "evalRunner." prefix: baseUrl, evaluations, target, concurrency, ...; flags override it;
+                  never secrets (they come from environment variables)
+  --version, -v   the version
 `;
 
 type Command = (argv: string[], out: NodeJS.WritableStream) => Promise<number>;
+
+/** Commands that take --config FILE, and which of its settings. */
+const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', export: 'journal', submit: 'journal', prompts: 'service' };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   run: runCommand,
@@ -33,6 +46,10 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-v' || name === 'version') {
+    process.stdout.write(`eval-runner ${TOOL_VERSION} (Node.js ${process.versions.node})\n`);
+    return EXIT.ok;
+  }
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(HELP);
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -43,7 +60,11 @@ async function main(argv: string[]): Promise<number> {
     return EXIT.usage;
   }
   try {
-    return await command(rest, process.stdout);
+    const scope = CONFIG_SCOPES[name];
+    const { path, rest: own } = scope ? extractConfig(rest) : { path: undefined, rest };
+    // The config's settings first: every flag on the command line overrides them.
+    const args = path ? [...fromConfig(path, own, scope!), ...own] : own;
+    return await command(args, process.stdout);
   } catch (error) {
     const { message, code } = explain(error);
     const usageHint = code === EXIT.usage ? `\nRun "eval-runner ${name} --help" for usage.` : '';
@@ -61,3 +82,11 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
   },
 );
+
+function fromConfig(path: string, argv: readonly string[], scope: ConfigScope): string[] {
+  try {
+    return configToArgs(readConfigFile(path), argv, scope);
+  } catch (error) {
+    throw error instanceof RunConfigError ? new UsageError(error.message) : error;
+  }
+}

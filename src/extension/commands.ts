@@ -15,7 +15,8 @@ import { openReview, parseReviewUri } from './review';
 import { pickEvaluation, pickOrigin, pickTrace } from './pick';
 import type { RunController } from './runs';
 import { writeEvaluations, writeTarget } from './settings';
-import { processDetailsUrl } from './settingsModel';
+import { processDetailsUrl, runConfigFor } from './settingsModel';
+import { configSecrets, runCommandLine } from '../core/runConfig';
 import type { TargetSettings } from './settingsModel';
 import type { EvaluationsTree } from './tree';
 import type { TreeNode } from './treeModel';
@@ -153,6 +154,7 @@ export const COMMANDS = {
     const ref = picked ? ctx.registry.find(picked.refId) : undefined;
     if (picked && ref) await f.compare.show(ref, picked.a, picked.b);
   },
+  'evalRunner.copyCliCommand': copyCliCommand,
   'evalRunner.refresh': async (ctx) => {
     await Promise.all(ctx.registry.refs.map((r) => ctx.registry.session(r).load()));
   },
@@ -437,4 +439,37 @@ async function selectTarget(ctx: Ctx): Promise<void> {
     await writeTarget(target);
     void vscode.window.showInformationMessage(`Target: ${pick.label}.`);
   }
+}
+
+/**
+ * Copy as CLI Command: the `eval-runner run` line for this evaluation with the editor's target and settings,
+ * so a run tried here moves to CI unchanged; a config file beside it when the target needs one (an HTTP
+ * target's body template and headers). Never a secret: only the names of the variables that hold them.
+ */
+async function copyCliCommand(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
+  const ref = await pickEvaluation(ctx, arg);
+  if (!ref) return;
+  const t = ctx.settings.target;
+  const keyless = t.type === 'openai' && ctx.tokens.isKeyless(new URL(t.baseUrl).origin);
+  const config = runConfigFor(ref, ctx.settings, keyless);
+  if ('problem' in config) {
+    const choice = await vscode.window.showWarningMessage(config.problem, 'Select Target');
+    if (choice) await vscode.commands.executeCommand('evalRunner.selectTarget');
+    return;
+  }
+  let line = runCommandLine(config);
+  if (config.target?.type === 'http') {
+    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+    const uri = await ctx.askSaveUri({
+      title: "Save the run's config file (the HTTP target's template and headers go there)",
+      ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, 'eval-runner.config.json') } : {}),
+      filters: { JSON: ['json'] },
+    });
+    if (!uri) return;
+    await vscode.workspace.fs.writeFile(uri, Buffer.from(`${JSON.stringify(config, null, 2)}\n`, 'utf8'));
+    const shown = folder && uri.path.startsWith(`${folder.path}/`) ? uri.path.slice(folder.path.length + 1) : uri.fsPath;
+    line = runCommandLine(config, shown);
+  }
+  await vscode.env.clipboard.writeText(`# Needs ${configSecrets(config).join(', ')} in the environment (never on the command line).\n${line}\n`);
+  void vscode.window.showInformationMessage(`Copied the CLI command for ${ref.label}: set ${configSecrets(config).join(', ')} in the environment where it runs.`);
 }

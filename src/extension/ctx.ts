@@ -97,6 +97,9 @@ export class Ctx implements vscode.Disposable {
   askSecret = async (title: string, prompt: string): Promise<string | undefined> =>
     (await vscode.window.showInputBox({ title, prompt, password: true, ignoreFocusOut: true }))?.trim();
 
+  /** Asks where to save a file (undefined: cancelled); a field so the integration tests can answer it. */
+  askSaveUri = (options: vscode.SaveDialogOptions): Thenable<vscode.Uri | undefined> => vscode.window.showSaveDialog(options);
+
   /**
    * The run's target and who it is (recorded with the run); undefined for the manual target or when the user
    * cancelled a question about its secrets. The core builds it from the settings' spec, as the CLI does.

@@ -1,4 +1,5 @@
 import { proxyFromEnv } from '../api/proxy';
+import type { RunConfig } from '../core/runConfig';
 import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
@@ -174,5 +175,46 @@ export function editorProxy(values: EditorProxyValues, env: NodeJS.ProcessEnv): 
     ...(noProxy ? { noProxy } : {}),
     ...(typeof values.proxyAuthorization === 'string' && values.proxyAuthorization ? { authorization: values.proxyAuthorization } : {}),
     ...(values.proxyStrictSSL === false ? { strictSSL: false } : {}),
+  };
+}
+
+/**
+ * The run the editor would make, as a CLI config (see src/core/runConfig.ts): the evaluation, the target and
+ * the settings that differ from the defaults; secrets only as the names of the variables to hold them.
+ */
+export function runConfigFor(
+  ref: { baseUrl: string; evaluationId: number; kind: EvaluationKind; label: string },
+  settings: Settings,
+  keyless: boolean,
+): RunConfig | { problem: string } {
+  const t = settings.target;
+  let target: RunConfig['target'];
+  switch (t.type) {
+    case 'manual':
+    case 'vscode-lm':
+      return { problem: `The ${t.type === 'manual' ? 'manual' : 'VS Code chat model'} target exists only in the editor: Select Target picks one the CLI can run.` };
+    case 'echo':
+    case 'command':
+      target = t;
+      break;
+    case 'openai': {
+      const official = /^https:\/\/api\.openai\.com(\/|$)/.test(t.baseUrl);
+      target = { ...t, ...(!keyless && !official ? { apiKeyEnv: 'MODEL_API_KEY' } : {}) };
+      break;
+    }
+    case 'http':
+      target = { ...t };
+      break;
+  }
+  return {
+    baseUrl: ref.baseUrl,
+    evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
+    target,
+    ...(settings.concurrency !== 8 ? { concurrency: settings.concurrency } : {}),
+    ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
+    ...(settings.reviewBeforeSubmit ? { reviewBeforeSubmit: true } : {}),
+    ...(settings.onTargetError !== 'fail' ? { onTargetError: settings.onTargetError } : {}),
+    ...(settings.requestEncoding !== 'urlencoded' ? { requestEncoding: settings.requestEncoding } : {}),
+    ...(ref.kind === 'robustness' ? { waitForGenerationSeconds: settings.waitForGenerationSeconds } : {}),
   };
 }

@@ -1,0 +1,215 @@
+import * as z from 'zod/mini';
+
+/**
+ * A run's settings as a file (the CLI's `--config FILE`): the extension's settings, without the `evalRunner.` prefix, as a JSON file, so a run tried in
+ * the editor moves to CI unchanged. It becomes flags placed before the command line's own, so every flag given
+ * overrides it. Secrets are never read from it: keys, tokens and header values come from environment variables.
+ */
+const evaluation = z.object({
+  evaluationId: z.int().check(z.positive()),
+  kind: z.enum(['benchmark', 'robustness']),
+  label: z.optional(z.string()),
+});
+const headers = z.optional(z.record(z.string(), z.string()));
+const target = z.discriminatedUnion('type', [
+  z.strictObject({ type: z.literal('echo') }),
+  z.strictObject({
+    type: z.literal('openai'),
+    baseUrl: z.string(),
+    model: z.string(),
+    systemPrompt: z.optional(z.string()),
+    temperature: z.optional(z.number()),
+    maxTokens: z.optional(z.int()),
+    headers,
+    /** The name of the environment variable holding the key (the CLI's --api-key-env), never the key. */
+    apiKeyEnv: z.optional(z.string()),
+  }),
+  z.strictObject({
+    type: z.literal('http'),
+    url: z.string(),
+    method: z.optional(z.string()),
+    headers,
+    /** Headers whose values are secret: each read from the environment variable named in headerEnv. */
+    secretHeaders: z.optional(z.array(z.string())),
+    headerEnv: z.optional(z.record(z.string(), z.string())),
+    bodyTemplate: z.optional(z.string()),
+    answerPath: z.string(),
+    usagePath: z.optional(z.string()),
+  }),
+  z.strictObject({ type: z.literal('command'), command: z.string() }),
+]);
+const configSchema = z.strictObject({
+  $schema: z.optional(z.string()),
+  baseUrl: z.optional(z.string()),
+  evaluations: z.optional(z.array(evaluation)),
+  target: z.optional(target),
+  concurrency: z.optional(z.int()),
+  maxRequestsPerMinute: z.optional(z.int()),
+  reviewBeforeSubmit: z.optional(z.boolean()),
+  onTargetError: z.optional(z.enum(['fail', 'submit'])),
+  requestEncoding: z.optional(z.enum(['urlencoded', 'multipart'])),
+  waitForGenerationSeconds: z.optional(z.int()),
+  stateDir: z.optional(z.string()),
+  /** Editor-only: accepted so a settings block can be pasted whole, and ignored. */
+  processDetailsUrl: z.optional(z.string()),
+});
+export type RunConfig = z.infer<typeof configSchema>;
+
+/** A config that cannot be used: the words say why, never quoting a value. */
+export class RunConfigError extends Error {
+  override name = 'RunConfigError';
+}
+
+const SECRET_KEYS = /^(token|apiKey|api_key|key|password|secret|authorization)$/i;
+
+/** Checks a parsed JSON value: refused when it holds a secret's key or does not fit the settings' shape. */
+export function parseRunConfig(value: unknown, name: string): RunConfig {
+  const secret = findSecretKey(value);
+  if (secret) {
+    // The value itself is never quoted.
+    throw new RunConfigError(`${name} holds "${secret}": secrets never go in the config file. Put it in an environment variable (EVAL_RUNNER_TOKEN, apiKeyEnv, headerEnv).`);
+  }
+  const parsed = configSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join('.') : '(top level)';
+    throw new RunConfigError(`${name}: ${where}: ${describeIssue(issue)}`);
+  }
+  return parsed.data;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown setting ${issue.keys.map((k) => `"${k}"`).join(', ')} (the keys are the extension's settings without "evalRunner.")`;
+  if (issue.path.join('.') === 'target.type') return 'must be echo, openai, http or command (the manual and VS Code chat model targets exist only in the editor)';
+  if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
+  return issue.message;
+}
+
+function findSecretKey(value: unknown, path: string[] = []): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    // Header maps name headers; their names may be anything. Only plain headers' values sit there, by design.
+    if (SECRET_KEYS.test(k) && path[path.length - 1] !== 'headers' && path[path.length - 1] !== 'headerEnv') return [...path, k].join('.');
+    const inner = findSecretKey(v, [...path, k]);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/** Which flags a command takes from the config: the service's (all), the state folder's (those with a journal), the run's. */
+export type ConfigScope = 'service' | 'journal' | 'run';
+
+/**
+ * The config as flags, placed before the user's own (parseArgs keeps the last value, so flags given win).
+ * The evaluation: the one given with --evaluation (its kind from the config unless --kind is given), or the
+ * config's only one.
+ */
+export function configToArgs(config: RunConfig, argv: readonly string[], scope: ConfigScope): string[] {
+  const out: string[] = [];
+  const flag = (name: string, value: string | number | undefined) => {
+    if (value !== undefined) out.push(`--${name}`, String(value));
+  };
+  flag('base-url', config.baseUrl);
+  const given = flagValue(argv, 'evaluation');
+  const evaluations = config.evaluations ?? [];
+  if (given === undefined) {
+    if (evaluations.length > 1) {
+      throw new RunConfigError(`The config lists ${evaluations.length} evaluations (${evaluations.map((e) => `${e.kind} ${e.evaluationId}`).join(', ')}): choose one with --evaluation ID.`);
+    }
+    if (evaluations[0]) {
+      flag('evaluation', evaluations[0].evaluationId);
+      flag('kind', evaluations[0].kind);
+    }
+  } else {
+    const matching = evaluations.filter((e) => String(e.evaluationId) === given);
+    if (matching.length === 1 && flagValue(argv, 'kind') === undefined) flag('kind', matching[0]!.kind);
+  }
+  if (scope === 'service') return out;
+  flag('state-dir', config.stateDir);
+  if (scope === 'journal') return out;
+  flag('concurrency', config.concurrency);
+  if (config.maxRequestsPerMinute) flag('max-rpm', config.maxRequestsPerMinute);
+  if (config.reviewBeforeSubmit) out.push('--no-submit');
+  flag('on-target-error', config.onTargetError);
+  flag('encoding', config.requestEncoding);
+  flag('wait-for-generation', config.waitForGenerationSeconds);
+  if (config.target && flagValue(argv, 'target') === undefined) out.push(...targetArgs(config.target));
+  return out;
+}
+
+function targetArgs(target: NonNullable<RunConfig['target']>): string[] {
+  const out = ['--target', target.type];
+  const flag = (name: string, value: string | number | undefined) => {
+    if (value !== undefined) out.push(`--${name}`, String(value));
+  };
+  const plain = (headers: Record<string, string> | undefined) => {
+    for (const [name, value] of Object.entries(headers ?? {})) out.push('--header', `${name}: ${value}`);
+  };
+  switch (target.type) {
+    case 'echo':
+      break;
+    case 'openai':
+      flag('openai-base-url', target.baseUrl);
+      flag('model', target.model);
+      flag('system-prompt', target.systemPrompt);
+      flag('temperature', target.temperature);
+      flag('max-tokens', target.maxTokens);
+      flag('api-key-env', target.apiKeyEnv);
+      plain(target.headers);
+      break;
+    case 'http':
+      flag('http-url', target.url);
+      flag('http-method', target.method);
+      flag('body-template', target.bodyTemplate);
+      flag('answer-path', target.answerPath);
+      flag('usage-path', target.usagePath);
+      plain(target.headers);
+      for (const name of target.secretHeaders ?? []) {
+        const variable = target.headerEnv?.[name] ?? headerVariable(name);
+        out.push('--header-env', `${name}=${variable}`);
+      }
+      break;
+    case 'command':
+      flag('command', target.command);
+      break;
+  }
+  return out;
+}
+
+/** The environment variable a secret header is read from when headerEnv does not name one: X-Api-Key → X_API_KEY. */
+export function headerVariable(header: string): string {
+  return header.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
+}
+
+function flagValue(argv: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === `--${name}`) value = argv[i + 1];
+    else if (a.startsWith(`--${name}=`)) value = a.slice(name.length + 3);
+  }
+  return value;
+}
+
+/** One argument as a POSIX shell reads it: bare when it is plainly safe, else single-quoted. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The environment variables a run of this config reads its secrets from (never their values). */
+export function configSecrets(config: RunConfig): string[] {
+  const names = ['EVAL_RUNNER_TOKEN'];
+  const t = config.target;
+  if (t?.type === 'openai') {
+    if (t.apiKeyEnv) names.push(t.apiKeyEnv);
+    else if (/^https:\/\/api\.openai\.com(\/|$)/.test(t.baseUrl)) names.push('OPENAI_API_KEY');
+  }
+  if (t?.type === 'http') for (const h of t.secretHeaders ?? []) names.push(t.headerEnv?.[h] ?? headerVariable(h));
+  return names;
+}
+
+/** `eval-runner run …` for this config: its flags, or `--config FILE` when the config lives in a file. */
+export function runCommandLine(config: RunConfig, configFile?: string): string {
+  const args = configFile ? ['--config', configFile] : configToArgs(config, [], 'run');
+  return ['eval-runner', 'run', ...args].map(shellQuote).join(' ');
+}
