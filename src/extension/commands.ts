@@ -50,7 +50,7 @@ export const COMMANDS = {
     if (!ref) return;
     const failed = [...ctx.registry.session(ref).store.traces.values()].filter((t) => t.state === 'failed').map((t) => t.traceId);
     if (failed.length === 0) {
-      void vscode.window.showInformationMessage(`${ref.label} has no failed traces.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no failed traces.', ref.label));
       return;
     }
     await f.runs.run(ref, { only: new Set(failed) });
@@ -59,8 +59,8 @@ export const COMMANDS = {
     const picked = await pickTrace(ctx, arg, traceArg, ['pending', 'answered', 'failed']);
     if (!picked) return;
     const reason = await vscode.window.showInputBox({
-      title: `Skip trace ${picked.traceId}`,
-      prompt: 'Why is this trace skipped? (kept in the journal and the export)',
+      title: vscode.l10n.t('Skip trace {0}', picked.traceId),
+      prompt: vscode.l10n.t('Why is this trace skipped? (kept in the journal and the export)'),
       validateInput: (v) => (v.trim() ? undefined : 'A reason is required.'),
     });
     if (!reason) return;
@@ -70,7 +70,7 @@ export const COMMANDS = {
     const running = ctx.registry.refs.filter((r) => ctx.registry.session(r).isRunning);
     const ref = arg === undefined && running.length === 1 ? running[0] : await pickEvaluation(ctx, arg, running);
     if (!ref) {
-      if (running.length === 0) void vscode.window.showInformationMessage('No evaluation is running.');
+      if (running.length === 0) void vscode.window.showInformationMessage(vscode.l10n.t('No evaluation is running.'));
       return;
     }
     ctx.registry.session(ref).cancel();
@@ -102,13 +102,13 @@ export const COMMANDS = {
     const token = await askToken(origin);
     if (!token) return;
     await ctx.tokens.set(origin, token);
-    void vscode.window.showInformationMessage(`Token for ${origin} saved in secret storage.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Token for {0} saved in secret storage.', origin));
   },
   'evalRunner.clearToken': async (ctx, _f, arg) => {
     const origin = await pickOrigin(ctx, arg);
     if (!origin) return;
     await ctx.tokens.clear(origin);
-    void vscode.window.showInformationMessage(`Token for ${origin} cleared.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Token for {0} cleared.', origin));
   },
   'evalRunner.selectTarget': selectTarget,
   'evalRunner.clearModelKey': clearModelKey,
@@ -119,7 +119,7 @@ export const COMMANDS = {
     await vscode.commands.executeCommand('evalRunner.evaluations.focus');
     void vscode.window
       .showInformationMessage(
-        `Local sandbox running on ${sandbox.baseUrl} with a benchmark and a robustness evaluation. Your settings are unchanged.`,
+        vscode.l10n.t('Local sandbox running on {0} with a benchmark and a robustness evaluation. Your settings are unchanged.', sandbox.baseUrl),
         'Run Both',
       )
       .then((choice) => {
@@ -134,7 +134,7 @@ export const COMMANDS = {
   'evalRunner.filterTraces': async (_ctx, f) => {
     const picks = await vscode.window.showQuickPick(
       LOCAL_STATES.map((s) => ({ label: STATE_LABELS[s], state: s, picked: f.tree.visibleStates.has(s) })),
-      { canPickMany: true, title: 'Show traces in these states' },
+      { canPickMany: true, title: vscode.l10n.t('Show traces in these states') },
     );
     if (!picks) return;
     f.tree.visibleStates = new Set(picks.map((p) => p.state));
@@ -168,7 +168,7 @@ export function registerCommands(ctx: Ctx, features: Features): vscode.Disposabl
       try {
         return await (handler as Handler)(ctx, features, ...args);
       } catch (error) {
-        await showError(ctx.log, `${id.replace('evalRunner.', '')} failed: ${errorText(error)}`);
+        await showError(ctx.log, vscode.l10n.t('{0} failed: {1}', id.replace('evalRunner.', ''), errorText(error)));
         return undefined;
       }
     }),
@@ -179,8 +179,8 @@ export function registerCommands(ctx: Ctx, features: Features): vscode.Disposabl
 
 async function addEvaluation(ctx: Ctx): Promise<void> {
   const idText = await vscode.window.showInputBox({
-    title: 'Add Evaluation (1/3): evaluation id',
-    prompt: 'The numeric id of the evaluation in the service',
+    title: vscode.l10n.t('Add Evaluation (1/3): evaluation id'),
+    prompt: vscode.l10n.t('The numeric id of the evaluation in the service'),
     validateInput: (v) => (/^\d{1,15}$/.test(v.trim()) ? undefined : 'The evaluation id is a whole number.'),
   });
   if (!idText) return;
@@ -189,17 +189,17 @@ async function addEvaluation(ctx: Ctx): Promise<void> {
       { label: 'Benchmark', description: 'prompts from promptsAll, answers as llmResponse', evaluationKind: 'benchmark' as EvaluationKind },
       { label: 'Robustness', description: 'adversarial prompts, answers as advResponse', evaluationKind: 'robustness' as EvaluationKind },
     ],
-    { title: 'Add Evaluation (2/3): kind' },
+    { title: vscode.l10n.t('Add Evaluation (2/3): kind') },
   );
   if (!kindPick) return;
-  const label = await vscode.window.showInputBox({ title: 'Add Evaluation (3/3): label (optional)', prompt: 'Shown in the sidebar' });
+  const label = await vscode.window.showInputBox({ title: vscode.l10n.t('Add Evaluation (3/3): label (optional)'), prompt: vscode.l10n.t('Shown in the sidebar') });
   if (label === undefined) return;
   const evaluationId = Number(idText.trim());
   if (!isEvaluationId(evaluationId)) return;
   const current = ctx.settings.evaluations.filter((e) => !(e.evaluationId === evaluationId && e.kind === kindPick.evaluationKind));
   await writeEvaluations([...current, { evaluationId, kind: kindPick.evaluationKind, ...(label.trim() ? { label: label.trim() } : {}) }]);
   if (!ctx.settings.baseUrl) {
-    const choice = await vscode.window.showWarningMessage('Evaluation added. Set the service base URL to use it.', 'Open Settings');
+    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Evaluation added. Set the service base URL to use it.'), 'Open Settings');
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
   }
 }
@@ -208,7 +208,7 @@ async function removeEvaluation(ctx: Ctx, _f: Features, arg: unknown): Promise<v
   const ref = await pickEvaluation(ctx, arg, ctx.registry.refs.filter((r) => r.source === 'configured'));
   if (!ref || ref.source !== 'configured') return;
   const ok = await vscode.window.showWarningMessage(
-    `Remove ${ref.label} from the sidebar? Its local journal is kept.`,
+    vscode.l10n.t('Remove {0} from the sidebar? Its local journal is kept.', ref.label),
     { modal: true },
     'Remove',
   );
@@ -223,7 +223,7 @@ async function fetchPrompts(ctx: Ctx, _f: Features, arg: unknown): Promise<void>
   if (!client) return;
   try {
     const count = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Fetching the prompts of ${ref.label}`, cancellable: true },
+      { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Fetching the prompts of {0}', ref.label), cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
         token.onCancellationRequested(() => controller.abort());
@@ -234,11 +234,11 @@ async function fetchPrompts(ctx: Ctx, _f: Features, arg: unknown): Promise<void>
         });
       },
     );
-    void vscode.window.showInformationMessage(`${ref.label}: ${count} prompts fetched.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} prompts fetched.', ref.label, count));
   } catch (error) {
     if ((error as Error).name === 'AbortError') return;
     const isAuth = (error as Error).name === 'AuthError';
-    const choice = await showError(ctx.log, `Fetching the prompts of ${ref.label} failed: ${errorText(error)}`, ...(isAuth ? ['Set Token'] : []));
+    const choice = await showError(ctx.log, vscode.l10n.t('Fetching the prompts of {0} failed: {1}', ref.label, errorText(error)), ...(isAuth ? ['Set Token'] : []));
     if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
   } finally {
     await client.close();
@@ -257,17 +257,17 @@ async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, traceArg: un
   });
   if (open?.isDirty) await open.save();
   if (session.store.get(picked.traceId)?.answer === undefined) {
-    void vscode.window.showWarningMessage(`Trace ${picked.traceId} has no answer yet: open it and write one, or run it.`);
+    void vscode.window.showWarningMessage(vscode.l10n.t('Trace {0} has no answer yet: open it and write one, or run it.', picked.traceId));
     return;
   }
   const client = await ctx.clientFor(picked.ref);
   if (!client) return;
   try {
     await session.submitAnswer(client, picked.traceId);
-    void vscode.window.showInformationMessage(`Submitted the answer to ${picked.traceId}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Submitted the answer to {0}.', picked.traceId));
   } catch (error) {
     const isAuth = (error as Error).name === 'AuthError';
-    const choice = await showError(ctx.log, `Submitting ${picked.traceId} failed: ${errorText(error)}`, ...(isAuth ? ['Set Token'] : []));
+    const choice = await showError(ctx.log, vscode.l10n.t('Submitting {0} failed: {1}', picked.traceId, errorText(error)), ...(isAuth ? ['Set Token'] : []));
     if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', picked.ref.id);
   } finally {
     await client.close();
@@ -283,7 +283,7 @@ async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promise<void
       { label: 'CSV', format: 'csv' as const, bom: false },
       { label: 'CSV (Excel)', description: 'with a UTF-8 byte order mark', format: 'csv' as const, bom: true },
     ],
-    { title: `Export ${ref.label}` },
+    { title: vscode.l10n.t('Export {0}', ref.label) },
   );
   if (!format) return;
   const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
@@ -300,7 +300,7 @@ async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promise<void
   else {
     await vscode.workspace.fs.writeFile(uri, Buffer.from([...exportLines(session.store, format.format, options)].join(''), 'utf8'));
   }
-  void vscode.window.showInformationMessage(`Exported ${session.store.traces.size} traces to ${uri.fsPath || uri.toString()}.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} traces to {1}.', session.store.traces.size, uri.fsPath || uri.toString()));
 }
 
 /**
@@ -312,20 +312,20 @@ async function askSecretHeader(ctx: Ctx, url: string): Promise<string[] | undefi
   try {
     origin = new URL(url).origin;
   } catch {
-    void vscode.window.showErrorMessage(`"${url}" is not a URL.`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is not a URL.', url));
     return undefined;
   }
   const name = await vscode.window.showInputBox({
-    title: 'HTTP endpoint: secret header',
-    prompt: 'Header that carries a key, e.g. Authorization or X-Api-Key (its value is kept in secret storage); leave empty for none',
+    title: vscode.l10n.t('HTTP endpoint: secret header'),
+    prompt: vscode.l10n.t('Header that carries a key, e.g. Authorization or X-Api-Key (its value is kept in secret storage); leave empty for none'),
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() === '' || /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(v.trim()) ? undefined : 'Not a header name.'),
   });
   if (name === undefined) return undefined;
   if (!name.trim()) return [];
   const value = await vscode.window.showInputBox({
-    title: `HTTP endpoint: ${name.trim()}`,
-    prompt: `Value of ${name.trim()} (kept in secret storage, sent only to ${origin})`,
+    title: vscode.l10n.t('HTTP endpoint: {0}', name.trim()),
+    prompt: vscode.l10n.t('Value of {0} (kept in secret storage, sent only to {1})', name.trim(), origin),
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() ? undefined : 'Required.'),
@@ -345,13 +345,13 @@ async function clearModelKey(ctx: Ctx): Promise<void> {
     // an invalid target URL has no key to clear
   }
   if (origins.size === 0) {
-    void vscode.window.showInformationMessage('No model keys or secret headers are stored.');
+    void vscode.window.showInformationMessage(vscode.l10n.t('No model keys or secret headers are stored.'));
     return;
   }
-  const origin = await vscode.window.showQuickPick([...origins], { title: 'Clear the model key and secret headers of which endpoint?' });
+  const origin = await vscode.window.showQuickPick([...origins], { title: vscode.l10n.t('Clear the model key and secret headers of which endpoint?') });
   if (!origin) return;
   await ctx.tokens.clearModelKey(origin);
-  void vscode.window.showInformationMessage(`Cleared the model key and secret headers of ${origin}; the next run there asks again.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Cleared the model key and secret headers of {0}; the next run there asks again.', origin));
 }
 
 async function selectTarget(ctx: Ctx): Promise<void> {
@@ -364,7 +364,7 @@ async function selectTarget(ctx: Ctx): Promise<void> {
       { label: 'Shell command', description: 'prompt on stdin, answer on stdout', type: 'command' },
       { label: 'Manual', description: 'you write each answer in the review editor', type: 'manual' },
     ] as const,
-    { title: 'Select Target' },
+    { title: vscode.l10n.t('Select Target') },
   );
   if (!pick) return;
   let target: TargetSettings | undefined;
@@ -384,12 +384,12 @@ async function selectTarget(ctx: Ctx): Promise<void> {
       try {
         origin = new URL(baseUrl.trim()).origin;
       } catch {
-        void vscode.window.showErrorMessage(`"${baseUrl.trim()}" is not a URL.`);
+        void vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is not a URL.', baseUrl.trim()));
         return;
       }
       const stored = await ctx.tokens.getModelKey(origin);
       const key = await vscode.window.showInputBox({
-        title: 'OpenAI-compatible endpoint (3/3)',
+        title: vscode.l10n.t('OpenAI-compatible endpoint (3/3)'),
         prompt: stored
           ? `API key for ${origin} (one is stored; leave empty to keep it)`
           : `API key for ${origin} (kept in secret storage and sent only there; leave empty if it needs none)`,
@@ -405,12 +405,12 @@ async function selectTarget(ctx: Ctx): Promise<void> {
     case 'vscode-lm': {
       const models = await vscode.lm.selectChatModels();
       if (models.length === 0) {
-        void vscode.window.showWarningMessage('No chat models are available in VS Code: install or sign in to a provider first.');
+        void vscode.window.showWarningMessage(vscode.l10n.t('No chat models are available in VS Code: install or sign in to a provider first.'));
         return;
       }
       const m = await vscode.window.showQuickPick(
         models.map((model) => ({ label: model.name, description: `${model.vendor} · ${model.id}`, id: model.id })),
-        { title: 'Which chat model?' },
+        { title: vscode.l10n.t('Which chat model?') },
       );
       if (!m) return;
       target = { type: 'vscode-lm', model: m.id };
@@ -437,7 +437,7 @@ async function selectTarget(ctx: Ctx): Promise<void> {
   }
   if (target) {
     await writeTarget(target);
-    void vscode.window.showInformationMessage(`Target: ${pick.label}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Target: {0}.', pick.label));
   }
 }
 
@@ -461,7 +461,7 @@ async function copyCliCommand(ctx: Ctx, _f: Features, arg: unknown): Promise<voi
   if (config.target?.type === 'http') {
     const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
     const uri = await ctx.askSaveUri({
-      title: "Save the run's config file (the HTTP target's template and headers go there)",
+      title: vscode.l10n.t("Save the run's config file (the HTTP target's template and headers go there)"),
       ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, 'eval-runner.config.json') } : {}),
       filters: { JSON: ['json'] },
     });
@@ -471,5 +471,5 @@ async function copyCliCommand(ctx: Ctx, _f: Features, arg: unknown): Promise<voi
     line = runCommandLine(config, shown);
   }
   await vscode.env.clipboard.writeText(`# Needs ${configSecrets(config).join(', ')} in the environment (never on the command line).\n${line}\n`);
-  void vscode.window.showInformationMessage(`Copied the CLI command for ${ref.label}: set ${configSecrets(config).join(', ')} in the environment where it runs.`);
+  void vscode.window.showInformationMessage(vscode.l10n.t('Copied the CLI command for {0}: set {1} in the environment where it runs.', ref.label, configSecrets(config).join(', ')));
 }

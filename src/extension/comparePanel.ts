@@ -162,16 +162,16 @@ export class ComparePanel {
     const answer = side === 'a' ? row?.a : row?.b;
     const runId = side === 'a' ? this.runA : this.runB;
     if (!answer) {
-      void vscode.window.showInformationMessage(`Run ${runId} has no answer to ${traceId}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Run {0} has no answer to {1}.', runId, traceId));
       return;
     }
     const client = await this.ctx.clientFor(this.ref);
     if (!client) return;
     try {
       await this.session.submitAnswer(client, traceId, answer.answer, runId);
-      void vscode.window.showInformationMessage(`Submitted run ${runId}'s answer to ${traceId}.`);
+      void vscode.window.showInformationMessage(vscode.l10n.t('Submitted run {0}\'s answer to {1}.', runId, traceId));
     } catch (error) {
-      await showError(this.ctx.log, `Submitting ${traceId} failed: ${errorText(error)}`);
+      await showError(this.ctx.log, vscode.l10n.t('Submitting {0} failed: {1}', traceId, errorText(error)));
     } finally {
       await client.close();
     }

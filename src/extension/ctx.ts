@@ -67,7 +67,7 @@ export class Ctx implements vscode.Disposable {
   async clientFor(ref: EvaluationRef): Promise<ApiClient | undefined> {
     if (ref.origin === 'unset' || ref.origin === 'invalid') {
       const choice = await vscode.window.showErrorMessage(
-        ref.origin === 'unset' ? 'Set the service base URL (evalRunner.baseUrl) first.' : baseUrlProblem(ref.baseUrl),
+        ref.origin === 'unset' ? vscode.l10n.t('Set the service base URL (evalRunner.baseUrl) first.') : baseUrlProblem(ref.baseUrl),
         'Open Settings',
       );
       if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
@@ -190,8 +190,8 @@ export class Ctx implements vscode.Disposable {
 
 export async function askToken(origin: string): Promise<string | undefined> {
   const token = await vscode.window.showInputBox({
-    title: 'Eval Runner: Set Token',
-    prompt: `Personal access token for ${origin} (kept in VS Code's secret storage)`,
+    title: vscode.l10n.t('Eval Runner: Set Token'),
+    prompt: vscode.l10n.t('Personal access token for {0} (kept in VS Code\'s secret storage)', origin),
     password: true,
     ignoreFocusOut: true,
     validateInput: (v) => (/\s/.test(v.trim()) ? 'A token has no spaces.' : undefined),

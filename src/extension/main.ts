@@ -28,7 +28,7 @@ export function activate(context: vscode.ExtensionContext): TestHandles | undefi
     context.subscriptions.push({ dispose: () => features?.dispose() });
     return context.extensionMode === vscode.ExtensionMode.Test ? handles : undefined;
   } catch (error) {
-    void vscode.window.showErrorMessage(`Eval Runner could not start: ${error instanceof Error ? error.message : String(error)}`);
+    void vscode.window.showErrorMessage(vscode.l10n.t('Eval Runner could not start: {0}', error instanceof Error ? error.message : String(error)));
     throw error;
   }
 }

@@ -21,7 +21,7 @@ export async function pickEvaluation(ctx: Ctx, arg: unknown, among?: readonly Ev
   if (arg instanceof vscode.Uri) return parseReviewUri(ctx, arg)?.ref;
   const refs = among ?? ctx.registry.refs;
   if (refs.length === 0) {
-    const choice = await vscode.window.showInformationMessage('No evaluations yet.', 'Add Evaluation', 'Try the Local Sandbox');
+    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('No evaluations yet.'), 'Add Evaluation', 'Try the Local Sandbox');
     if (choice === 'Add Evaluation') await vscode.commands.executeCommand('evalRunner.addEvaluation');
     if (choice === 'Try the Local Sandbox') await vscode.commands.executeCommand('evalRunner.startSandbox');
     return undefined;
@@ -29,7 +29,7 @@ export async function pickEvaluation(ctx: Ctx, arg: unknown, among?: readonly Ev
   if (refs.length === 1) return refs[0];
   const pick = await vscode.window.showQuickPick(
     refs.map((ref) => ({ label: ref.label, description: `${ref.kind} · ${ref.origin}`, ref })),
-    { title: 'Which evaluation?', matchOnDescription: true },
+    { title: vscode.l10n.t('Which evaluation?'), matchOnDescription: true },
   );
   return pick?.ref;
 }
@@ -55,12 +55,12 @@ export async function pickTrace(
   const session = ctx.registry.session(ref);
   const traces = [...session.store.traces.values()].filter((t) => !states || states.includes(t.state));
   if (traces.length === 0) {
-    void vscode.window.showInformationMessage(`${ref.label} has no such traces${session.hasPrompts ? '' : ': fetch its prompts first'}.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no such traces{1}.', ref.label, session.hasPrompts ? '' : ': fetch its prompts first'));
     return undefined;
   }
   const pick = await vscode.window.showQuickPick(
     traces.slice(0, 5000).map((t) => ({ label: t.traceId, description: STATE_LABELS[t.state], detail: preview(t.prompt, 120), traceId: t.traceId })),
-    { title: `Which trace of ${ref.label}?`, matchOnDescription: true, matchOnDetail: true },
+    { title: vscode.l10n.t('Which trace of {0}?', ref.label), matchOnDescription: true, matchOnDetail: true },
   );
   return pick ? { ref, traceId: pick.traceId } : undefined;
 }
@@ -73,11 +73,11 @@ export async function pickOrigin(ctx: Ctx, arg: unknown): Promise<string | undef
   );
   if (origins.length === 1) return origins[0];
   if (origins.length === 0) {
-    const choice = await vscode.window.showErrorMessage('Set the service base URL (evalRunner.baseUrl) first.', 'Open Settings');
+    const choice = await vscode.window.showErrorMessage(vscode.l10n.t('Set the service base URL (evalRunner.baseUrl) first.'), 'Open Settings');
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
     return undefined;
   }
-  return vscode.window.showQuickPick(origins, { title: 'Token for which service?' });
+  return vscode.window.showQuickPick(origins, { title: vscode.l10n.t('Token for which service?') });
 }
 
 function safeOrigin(url: string): string | undefined {

@@ -147,7 +147,7 @@ class ProgressPanel {
     try {
       await this.session.setVerdict(traceId, rating, note);
     } catch (error) {
-      await showError(this.ctx.log, `Keeping the verdict on ${traceId} failed: ${errorText(error)}`);
+      await showError(this.ctx.log, vscode.l10n.t('Keeping the verdict on {0} failed: {1}', traceId, errorText(error)));
     }
   }
 

@@ -12,7 +12,7 @@ export async function markVerdict(ctx: Ctx, rating: 'good' | 'bad', arg: unknown
   const session = ctx.registry.session(picked.ref);
   const trace = session.store.get(picked.traceId);
   if (trace?.answer === undefined) {
-    void vscode.window.showInformationMessage(`Trace ${picked.traceId} has no answer to judge yet.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Trace {0} has no answer to judge yet.', picked.traceId));
     return;
   }
   await session.setVerdict(picked.traceId, trace.rating === rating ? undefined : rating, trace.note);
@@ -24,12 +24,12 @@ export async function editNote(ctx: Ctx, arg: unknown, traceArg: unknown): Promi
   const session = ctx.registry.session(picked.ref);
   const trace = session.store.get(picked.traceId);
   if (trace?.answer === undefined) {
-    void vscode.window.showInformationMessage(`Trace ${picked.traceId} has no answer to note yet.`);
+    void vscode.window.showInformationMessage(vscode.l10n.t('Trace {0} has no answer to note yet.', picked.traceId));
     return;
   }
   const note = await vscode.window.showInputBox({
-    title: `Note on the answer to ${picked.traceId}`,
-    prompt: 'Kept in the local journal and exports, never sent to the service. Empty clears it.',
+    title: vscode.l10n.t('Note on the answer to {0}', picked.traceId),
+    prompt: vscode.l10n.t('Kept in the local journal and exports, never sent to the service. Empty clears it.'),
     value: trace.note ?? '',
     validateInput: (v) => (v.length > MAX_NOTE_LENGTH ? `At most ${MAX_NOTE_LENGTH} characters.` : undefined),
   });
@@ -54,21 +54,23 @@ export async function pickTwoRuns(ctx: Ctx, arg: unknown): Promise<{ refId: stri
   const runs = [...session.runs].reverse();
   if (runs.length < 2) {
     void vscode.window.showInformationMessage(
-      `${ref.label} has ${runs.length === 0 ? 'no runs' : 'one run'} so far. Run it with another target (Select Target, then Run → Start Fresh) to compare.`,
+      runs.length === 0
+        ? vscode.l10n.t('{0} has no runs so far. Run it, then run it with another target (Select Target, then Run → Start Fresh) to compare.', ref.label)
+        : vscode.l10n.t('{0} has one run so far. Run it with another target (Select Target, then Run → Start Fresh) to compare.', ref.label),
     );
     return undefined;
   }
   const items = runs.map((r) => ({
     label: r.target,
     description: `${new Date(r.startedAt).toLocaleString()} · ${r.answered} answered`,
-    detail: `run ${r.runId}`,
+    detail: vscode.l10n.t('run {0}', r.runId),
     run: r,
   }));
-  const first = await vscode.window.showQuickPick(items, { title: `Compare Runs of ${ref.label} (1/2): the first run`, matchOnDetail: true });
+  const first = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Compare Runs of {0} (1/2): the first run', ref.label), matchOnDetail: true });
   if (!first) return undefined;
   const second = await vscode.window.showQuickPick(
     items.filter((i) => i.run !== first.run),
-    { title: `Compare Runs of ${ref.label} (2/2): compare ${first.run.runId} with`, matchOnDetail: true },
+    { title: vscode.l10n.t('Compare Runs of {0} (2/2): compare {1} with', ref.label, first.run.runId), matchOnDetail: true },
   );
   return second ? { refId: ref.id, a: first.run, b: second.run } : undefined;
 }

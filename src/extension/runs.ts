@@ -22,6 +22,7 @@ export interface RunRequest {
 export class RunController implements vscode.Disposable {
   private readonly status = vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50);
   private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
+  private running = false;
 
   constructor(private readonly ctx: Ctx) {
     this.status.name = 'Eval Runner';
@@ -35,7 +36,7 @@ export class RunController implements vscode.Disposable {
       return undefined;
     }
     if (this.ctx.settings.target.type === 'manual') {
-      void vscode.window.showInformationMessage('The manual target has no model to call: fetch the prompts, open each trace and write its answer.');
+      void vscode.window.showInformationMessage(vscode.l10n.t('The manual target has no model to call: fetch the prompts, open each trace and write its answer.'));
       return undefined;
     }
     const client = await this.ctx.clientFor(ref);
@@ -52,7 +53,7 @@ export class RunController implements vscode.Disposable {
         if (result?.outcome !== 'targetChanged') return result;
         // The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers.
         const choice = await vscode.window.showWarningMessage(
-          `${ref.label}: its answers came from another target`,
+          vscode.l10n.t('{0}: its answers came from another target', ref.label),
           {
             modal: true,
             detail:
@@ -117,7 +118,7 @@ export class RunController implements vscode.Disposable {
       if (summary.outcome !== 'targetChanged') void this.report(ref, summary);
       return summary;
     } catch (error) {
-      await showError(this.ctx.log, `Running ${ref.label} failed: ${errorText(error)}`);
+      await showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
       return undefined;
     } finally {
       this.active.delete(ref.id);
@@ -138,10 +139,10 @@ export class RunController implements vscode.Disposable {
         return;
       }
       case 'cancelled':
-        void vscode.window.showInformationMessage(`${ref.label}: cancelled. ${line} Run again to resume; saved answers are not recomputed.`);
+        void vscode.window.showInformationMessage(vscode.l10n.t('{0}: cancelled. {1} Run again to resume; saved answers are not recomputed.', ref.label, line));
         return;
       case 'auth': {
-        const choice = await showError(this.ctx.log, `${s.message ?? 'The token was rejected.'}`, 'Set Token');
+        const choice = await showError(this.ctx.log, s.message ?? vscode.l10n.t('The token was rejected.'), 'Set Token');
         if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
         return;
       }
@@ -151,11 +152,16 @@ export class RunController implements vscode.Disposable {
         return;
       }
       default:
-        await showError(this.ctx.log, `${ref.label}: ${s.message ?? 'the run stopped.'}`);
+        await showError(this.ctx.log, `${ref.label}: ${s.message ?? vscode.l10n.t('the run stopped.')}`);
     }
   }
 
   private updateStatus(): void {
+    // The palette offers Cancel Run only while a run runs (set on a change, not on every progress event).
+    if (this.running !== this.active.size > 0) {
+      this.running = this.active.size > 0;
+      void vscode.commands.executeCommand('setContext', 'evalRunner.running', this.running);
+    }
     if (this.active.size === 0) {
       this.status.hide();
       return;

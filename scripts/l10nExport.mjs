@@ -1,0 +1,26 @@
+// Writes l10n/bundle.l10n.json: every message the extension shows through vscode.l10n.t, keyed by its English
+// text (the shape @vscode/l10n-dev exports; a translation is a copy with another locale's values,
+// bundle.l10n.<locale>.json). test/unit/l10n.test.ts checks the bundle matches the sources.
+import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+export function l10nMessages(dir = 'src/extension') {
+  const messages = {};
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+    const text = readFileSync(join(dir, file), 'utf8');
+    // vscode.l10n.t('…') or ("…"): the first argument is always a plain literal (see the house style).
+    for (const m of text.matchAll(/vscode\.l10n\.t\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g)) {
+      const raw = m[1] ?? m[2];
+      const message = raw.replace(/\\(.)/g, '$1');
+      messages[message] = message;
+    }
+  }
+  return messages;
+}
+
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+  mkdirSync('l10n', { recursive: true });
+  const messages = l10nMessages();
+  writeFileSync('l10n/bundle.l10n.json', `${JSON.stringify(messages, null, 2)}\n`);
+  console.log(`l10n/bundle.l10n.json: ${Object.keys(messages).length} messages`);
+}
