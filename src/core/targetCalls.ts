@@ -76,6 +76,10 @@ export class TargetCaller {
           await sleep(te.details.retryAfterMs ?? backoffDelay(rateLimits, RATE_LIMIT_BACKOFF), signal);
           continue;
         }
+        if (te.details.stopsRun) {
+          this.run.halt('error', `${te.message} The run stopped; answers so far are saved.`, te);
+          return 'stopped';
+        }
         if (!te.retryable || ++failures > this.policy.retries) return this.giveUp(info, te);
         await sleep(backoffDelay(failures, TARGET_FAILURE_BACKOFF), signal);
       }

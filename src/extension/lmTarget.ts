@@ -22,11 +22,25 @@ export function createLmTarget(modelId: string | undefined): Target {
           retryable: false,
         });
       }
+      // The caller's cancel and the deadline end the call at once, whatever the provider does with the
+      // cancellation it is told about (an abort that came while the model was being chosen included).
       const cts = new vscode.CancellationTokenSource();
-      const onAbort = () => cts.cancel();
-      call.signal.addEventListener('abort', onAbort, { once: true });
-      const timer = setTimeout(() => cts.cancel(), call.timeoutMs);
-      try {
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      const stopped = new Promise<never>((_, reject) => {
+        onAbort = () => {
+          cts.cancel();
+          reject(call.signal.reason ?? new DOMException('The call was cancelled.', 'AbortError'));
+        };
+        if (call.signal.aborted) onAbort();
+        else call.signal.addEventListener('abort', onAbort, { once: true });
+        timer = setTimeout(() => {
+          cts.cancel();
+          reject(new TargetError(`${model.name} did not answer within ${Math.round(call.timeoutMs / 1000)} s`, 'timeout'));
+        }, call.timeoutMs);
+      });
+      stopped.catch(() => undefined);
+      const answer = async () => {
         const response = await model.sendRequest(
           [vscode.LanguageModelChatMessage.User(prompt)],
           { justification: 'Eval Runner sends each prompt of the evaluation you run to the chat model you chose.' },
@@ -36,11 +50,18 @@ export function createLmTarget(modelId: string | undefined): Target {
         for await (const part of response.text) text += part;
         await reportTokens(model, prompt, text, call, cts.token);
         return text;
+      };
+      try {
+        return await Promise.race([answer(), stopped]);
       } catch (error) {
-        if (call.signal.aborted) throw error;
+        if (call.signal.aborted || error instanceof TargetError) throw error;
         if (error instanceof vscode.LanguageModelError) {
           if (error.code === vscode.LanguageModelError.NoPermissions().code) {
-            throw new TargetError(`Permission to use ${model.name} was not given: ${error.message}`, 'failed', { retryable: false });
+            // Every later prompt would be refused the same way: the run stops instead of failing each trace.
+            throw new TargetError(`Permission to use ${model.name} was not given: ${error.message}. Allow Eval Runner to use it (the chat model's consent prompt, or Manage Language Model Access), then run again.`, 'failed', {
+              retryable: false,
+              stopsRun: true,
+            });
           }
           if (error.code === vscode.LanguageModelError.Blocked().code) {
             throw new TargetError(`${model.name} is blocked (quota or rate limit): ${error.message}`, 'rateLimited', { quota: true });
@@ -52,7 +73,7 @@ export function createLmTarget(modelId: string | undefined): Target {
         throw new TargetError(`${model.name} failed: ${error instanceof Error ? error.message : String(error)}`, 'failed');
       } finally {
         clearTimeout(timer);
-        call.signal.removeEventListener('abort', onAbort);
+        if (onAbort) call.signal.removeEventListener('abort', onAbort);
         cts.dispose();
       }
     },

@@ -12,6 +12,7 @@ let testsPath;
 let folder;
 let userDataDir;
 let extensionsDir;
+const proposedApi = [];
 for (const arg of process.argv.slice(2)) {
   const [name, ...rest] = arg.split('=');
   const value = rest.join('=');
@@ -19,6 +20,7 @@ for (const arg of process.argv.slice(2)) {
   else if (name === '--extensionTestsPath') testsPath = resolve(value);
   else if (name === '--user-data-dir') userDataDir = resolve(value);
   else if (name === '--extensions-dir') extensionsDir = resolve(value);
+  else if (name === '--enable-proposed-api') proposedApi.push(value);
   else if (!arg.startsWith('-')) folder = resolve(arg);
   // Desktop-only flags (--no-sandbox, --disable-updates, ...) have no meaning here.
 }
@@ -33,6 +35,8 @@ const server = await startCodeServer({
   runDir,
   ...(userDataDir ? { userDataDir } : {}),
   ...(extensionsDir ? { extensionsDir } : {}),
+  // Proposed APIs a test-only extension uses (the chat model fixture), enabled for it alone.
+  args: proposedApi.flatMap((id) => ['--enable-proposed-api', id]),
   log: (text) => {
     if (process.env.EVAL_RUNNER_EDITOR_VERBOSE) process.stderr.write(`[code-server] ${text}`);
   },

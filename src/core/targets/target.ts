@@ -55,6 +55,8 @@ export class TargetError extends Error {
       status?: number;
       /** What went wrong in a few fixed words ("unreachable", "no JSON"), never the endpoint's text. */
       cause?: string;
+      /** No later call can succeed either (permission refused): the run stops instead of failing every trace. */
+      stopsRun?: boolean;
     } = {},
   ) {
     super(message);
