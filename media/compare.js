@@ -20,11 +20,7 @@
   summary.setAttribute('aria-live', 'polite');
 
   const toolbar = el('div', 'toolbar');
-  const differingToggle = el('label', 'toggle');
-  const differingBox = el('input');
-  differingBox.type = 'checkbox';
-  differingBox.checked = onlyDiffering;
-  differingToggle.append(differingBox, el('span', '', ' Only differing'));
+  const { label: differingToggle, box: differingBox } = EvalRunnerGrid.toggle('Only differing', onlyDiffering);
   const searchInput = el('input', 'search');
   searchInput.type = 'search';
   searchInput.placeholder = 'Search trace id, prompt or answers';

@@ -194,5 +194,15 @@
     };
   }
 
-  window.EvalRunnerGrid = { createGrid, el };
+  /** A labelled checkbox for a toolbar: { label (the element to place), box (the input) }. */
+  function toggle(text, checked) {
+    const label = el('label', 'toggle');
+    const box = el('input');
+    box.type = 'checkbox';
+    box.checked = checked;
+    label.append(box, el('span', '', ` ${text}`));
+    return { label, box };
+  }
+
+  window.EvalRunnerGrid = { createGrid, el, toggle };
 })();

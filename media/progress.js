@@ -84,11 +84,7 @@
   searchInput.placeholder = 'Search trace id, prompt, answer or note';
   searchInput.setAttribute('aria-label', 'Search traces');
   searchInput.value = search;
-  const detailsToggle = el('label', 'toggle');
-  const detailsBox = el('input');
-  detailsBox.type = 'checkbox';
-  detailsBox.checked = showDetails;
-  detailsToggle.append(detailsBox, el('span', '', ' Full text'));
+  const { label: detailsToggle, box: detailsBox } = EvalRunnerGrid.toggle('Full text', showDetails);
   const shown = el('span', 'shown');
   shown.setAttribute('aria-live', 'polite');
   toolbar.append(filterSelect, verdictSelect, searchInput, detailsToggle, shown);

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { ComparedTrace } from '../core/compareRuns';
 import type { RunInfo } from '../core/traceStore';
@@ -7,6 +6,7 @@ import { errorText, showError } from './log';
 import { tabIcon } from './progressPanel';
 import type { EvaluationRef } from './registry';
 import { preview } from './treeModel';
+import { webviewHtml } from './webviewHtml';
 import { compareMessageSchema, compareStateSchema } from './webviewProtocol';
 import type { CompareHostMessage, CompareTuple } from './webviewProtocol';
 
@@ -193,26 +193,7 @@ export class ComparePanel {
   }
 
   private html(): string {
-    const webview = this.panel.webview;
-    const media = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media', ...p)).toString();
-    const nonce = randomBytes(16).toString('base64');
-    const csp = ["default-src 'none'", `style-src ${webview.cspSource}`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${media('codicons', 'codicon.css')}">
-<link rel="stylesheet" href="${media('progress.css')}">
-<title>Compare Runs</title>
-</head>
-<body class="compare">
-<div id="app"></div>
-<script nonce="${nonce}" src="${media('grid.js')}"></script>
-<script nonce="${nonce}" src="${media('compare.js')}"></script>
-</body>
-</html>`;
+    return webviewHtml(this.panel.webview, this.ctx.extension.extensionUri, { title: 'Compare Runs', scripts: ['grid.js', 'compare.js'], bodyClass: 'compare' });
   }
 
   dispose(): void {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState, TraceInfo } from '../core/traceStore';
@@ -9,6 +8,7 @@ import { heldBack } from '../core/progressText';
 import { describeStats, runStats } from '../core/runStats';
 import { errorText, showError } from './log';
 import { preview } from './treeModel';
+import { webviewHtml } from './webviewHtml';
 import { panelStateSchema, webviewMessageSchema } from './webviewProtocol';
 import type { HostMessage, RowTuple } from './webviewProtocol';
 
@@ -241,32 +241,11 @@ class ProgressPanel {
   }
 
   private html(): string {
-    const webview = this.panel.webview;
-    const media = (...p: string[]) => webview.asWebviewUri(vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media', ...p));
-    const nonce = randomBytes(16).toString('base64');
-    const csp = [
-      "default-src 'none'",
-      `style-src ${webview.cspSource}`,
-      `font-src ${webview.cspSource}`,
-      `img-src ${webview.cspSource}`,
-      `script-src 'nonce-${nonce}'`,
-    ].join('; ');
-    return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${media('codicons', 'codicon.css').toString()}">
-<link rel="stylesheet" href="${media('progress.css').toString()}">
-<title>Process Details</title>
-</head>
-<body>
-<div id="app" data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"></div>
-<script nonce="${nonce}" src="${media('grid.js').toString()}"></script>
-<script nonce="${nonce}" src="${media('progress.js').toString()}"></script>
-</body>
-</html>`;
+    return webviewHtml(this.panel.webview, this.ctx.extension.extensionUri, {
+      title: 'Process Details',
+      scripts: ['grid.js', 'progress.js'],
+      appAttributes: `data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"`,
+    });
   }
 
   dispose(): void {
