@@ -1,5 +1,5 @@
 import { BodyTooLargeError, DeadlineError, createHttpAgent, httpRequest } from './http';
-import { checkProxyConfig, proxyFailure, proxyFor, proxyFromEnv } from './proxy';
+import { checkProxyConfig, failedAtProxy, proxyFailure, proxyFor, proxyFromEnv } from './proxy';
 import type { ProxyConfig } from './proxy';
 import type { HttpHeaders } from './http';
 import { ApiError, AuthError, NotReadyError, isAbortError, redact, truncate } from './errors';
@@ -443,8 +443,7 @@ function errorInit(error: ApiError, reason: ApiErrorInit['reason']): ApiErrorIni
 function transportError(error: unknown, operation: string, timedOut: boolean, origin: string, via?: string): ApiError {
   const code = transportCode(error);
   // Through a proxy, a failed connection is the proxy's to explain: say so, not "the service is down".
-  const refusedByProxy = /Proxy response \(\d+\)|Proxy Authentication Required/.test(error instanceof Error ? error.message : '');
-  if (via && !timedOut && (refusedByProxy || code === undefined || code === 'ENOTFOUND' || CONNECTION_CODES.has(code))) {
+  if (via && !timedOut && failedAtProxy(error, code)) {
     const failure = proxyFailure(error, via);
     return new ApiError(
       `Could not reach the service at ${origin}: ${failure.message}${code ? ` [${code}]` : ''}`,

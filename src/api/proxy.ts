@@ -77,6 +77,16 @@ export function shownProxy(proxy: string): string {
   }
 }
 
+// Through a tunnel, the proxy reports what happened beyond it as a CONNECT status (502, 504...): a failure
+// to connect at all, or a name that does not resolve, is the proxy's own. A TLS error is the far end's.
+const PROXY_CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/** Whether a request through a proxy failed at the proxy (so the message names it) rather than beyond it. */
+export function failedAtProxy(error: unknown, code: string | undefined): boolean {
+  const text = error instanceof Error ? error.message : '';
+  return /Proxy response \(\d+\)|Proxy Authentication Required/.test(text) || (code !== undefined && PROXY_CONNECTION_CODES.has(code));
+}
+
 /**
  * Words for a failure through a proxy: undici reports a refused CONNECT as "Proxy response (407) !== 200
  * when HTTP Tunneling"; anything else (refused, unknown host) was the proxy's connection failing.

@@ -1,5 +1,9 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { proxyFor, proxyFromEnv } from '../../src/api/proxy';
 import { startSandbox } from '../../src/sandbox/server';
@@ -110,5 +114,43 @@ describe('proxies: the CLI through a real forward proxy on loopback', function (
     const down = await run({ HTTP_PROXY: proxy.url });
     assert.equal(down.code, 4);
     assert.match(`${down.stdout}${down.stderr}`, new RegExp(`the proxy http://127\\.0\\.0\\.1:${proxy.port} could not be reached`));
+  });
+
+  it('reaches an https model behind the proxy with a private CA from NODE_EXTRA_CA_CERTS; without it, the certificate error is the endpoint’s', async () => {
+    // A model endpoint whose certificate no public CA signed (it is its own CA), reached through a CONNECT tunnel.
+    const certs = tempDir();
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1',
+      '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(certs, 'key.pem'), '-out', join(certs, 'ca.pem')], { stdio: 'ignore' });
+    const model = createHttpsServer({ key: readFileSync(join(certs, 'key.pem')), cert: readFileSync(join(certs, 'ca.pem')) }, (req, res) => {
+      let body = '';
+      req.on('data', (c: Buffer) => (body += c.toString('utf8')));
+      req.on('end', () => {
+        const prompt = (JSON.parse(body) as { messages: Array<{ content: string }> }).messages.at(-1)!.content;
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ choices: [{ message: { role: 'assistant', content: `private: ${prompt}` } }] }));
+      });
+    });
+    await new Promise<void>((resolve) => model.listen(0, '127.0.0.1', resolve));
+    const modelUrl = `https://127.0.0.1:${(model.address() as AddressInfo).port}/v1`;
+    const proxy = await startProxy();
+    const runModel = (env: Record<string, string | undefined>) =>
+      cli(['run', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', stateDir,
+        '--target', 'openai', '--openai-base-url', modelUrl, '--model', 'private', '--target-timeout', '10'],
+        { EVAL_RUNNER_TOKEN: sandbox.token, HTTP_PROXY: proxy.url, HTTPS_PROXY: undefined, http_proxy: undefined, https_proxy: undefined, NO_PROXY: undefined, no_proxy: undefined, ...env });
+    try {
+      const untrusted = await runModel({ NODE_EXTRA_CA_CERTS: undefined });
+      assert.equal(untrusted.code, 1, untrusted.stderr);
+      const said = `${untrusted.stdout}${untrusted.stderr}`;
+      assert.match(said, new RegExp(`The model endpoint https://127\\.0\\.0\\.1:\\d+ could not be reached \\[(DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\\]`));
+      assert.ok(!said.includes('the proxy'), 'the proxy is not blamed for the endpoint’s certificate');
+      const trusted = await runModel({ NODE_EXTRA_CA_CERTS: join(certs, 'ca.pem') });
+      assert.equal(trusted.code, 0, trusted.stderr);
+      assert.ok(proxy.tunnels.includes(new URL(modelUrl).host), 'the https model was reached through the tunnel');
+      assert.match(sandbox.answerOf(1, 'bench-0000') ?? '', /^private: /);
+    } finally {
+      await proxy.close();
+      model.closeAllConnections();
+      await new Promise((resolve) => model.close(resolve));
+    }
   });
 });

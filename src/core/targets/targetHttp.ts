@@ -1,6 +1,6 @@
 import { BodyTooLargeError, createHttpAgent, httpRequest } from '../../api/http';
 import type { HttpAgent } from '../../api/http';
-import { checkProxyConfig, proxyFailure, proxyFromEnv } from '../../api/proxy';
+import { checkProxyConfig, failedAtProxy, proxyFailure, proxyFromEnv } from '../../api/proxy';
 import type { ProxyConfig } from '../../api/proxy';
 import { parseRetryAfter } from '../../api/retry';
 import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
@@ -55,8 +55,8 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
       if (error instanceof BodyTooLargeError) {
         throw new TargetError(`${what} answered with more than 64 MiB`, 'failed', { retryable: false, cause: 'answer too large' });
       }
-      const code = (error as { code?: string }).code;
-      const through = req.via ? `: ${proxyFailure(error, req.via).message}` : '';
+      const code = (error as { code?: string; cause?: { code?: string } }).code ?? (error as { cause?: { code?: string } }).cause?.code;
+      const through = req.via && failedAtProxy(error, code) ? `: ${proxyFailure(error, req.via).message}` : '';
       throw new TargetError(`${what} could not be reached${through}${code ? ` [${code}]` : ''}`, 'failed', { retryable: true, cause: 'unreachable' });
     }
     const status = res.statusCode;
