@@ -218,15 +218,22 @@
     }
   }
 
-  let viewPos = new Map();
+  /** Where each shown trace sits in the view (trace id → index), for updates in place. */
+  let viewPos;
+  function positions() {
+    if (!viewPos) {
+      viewPos = new Map();
+      for (let i = 0; i < view.length; i++) viewPos.set(view[i][0], i);
+    }
+    return viewPos;
+  }
   function recompute() {
     view = [];
     for (let i = 0; i < rows.length; i++) if (matches(rows[i])) view.push(rows[i]);
     const compare = comparator();
     if (compare === 'reverse') view.reverse();
     else if (compare) view.sort(compare); // stable: ties keep the service's list order
-    viewPos = new Map();
-    for (let i = 0; i < view.length; i++) viewPos.set(view[i][0], i);
+    viewPos = undefined; // built on the first update that needs it: a filter or a search never pays for it
     grid.setSort(sortKey, sortDirection);
     grid.setRows(view);
     shown.textContent = `${view.length.toLocaleString()} of ${rows.length.toLocaleString()} traces`;
@@ -344,7 +351,8 @@
         if (i === undefined) continue;
         if (matches(rows[i]) !== matches(r)) reorder = true;
         rows[i] = r;
-        const v = viewPos.get(r[0]);
+        if (reorder) continue; // the view is rebuilt below
+        const v = positions().get(r[0]);
         if (v !== undefined) view[v] = r;
       }
       // Rows change in place when neither the filters nor the order move them: the grid repaints the nodes in
