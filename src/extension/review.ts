@@ -172,12 +172,13 @@ function oneLine(text: string, max: number): string {
 export const REVIEW_LANGUAGE = 'evalrunner-review';
 
 /**
- * Context keys for the active review editor, so its title bar and keybindings offer only what can act:
- * evalRunner.reviewSubmittable (an answer not yet submitted) and evalRunner.reviewRating (good, bad or none).
+ * A context key for the active review editor, so its title bar and keybindings offer Submit only where it can
+ * act: evalRunner.reviewSubmittable (an answer not yet submitted).
  * Also gives every review document its wrapping language, however it was opened (a restored tab included).
  */
 export class ReviewContext implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[];
+  private submittable: boolean | undefined;
 
   constructor(private readonly ctx: Ctx) {
     this.subscriptions = [
@@ -200,8 +201,8 @@ export class ReviewContext implements vscode.Disposable {
     const target = uri ? parseReviewUri(this.ctx, uri) : undefined;
     const trace = target ? this.ctx.registry.session(target.ref).store.get(target.traceId) : undefined;
     const submittable = target?.part === 'answer' && trace !== undefined && trace.state !== 'submitted' && trace.state !== 'running';
-    void vscode.commands.executeCommand('setContext', 'evalRunner.reviewSubmittable', submittable);
-    void vscode.commands.executeCommand('setContext', 'evalRunner.reviewRating', trace?.rating ?? '');
+    // Sessions change many times a second under a run: the key is sent only when it changes.
+    if (submittable !== this.submittable) void vscode.commands.executeCommand('setContext', 'evalRunner.reviewSubmittable', (this.submittable = submittable));
   }
 
   dispose(): void {
