@@ -11,11 +11,20 @@ export function l10nMessages(dir = 'src/extension') {
     // vscode.l10n.t('…') or ("…"): the first argument is always a plain literal (see the house style).
     for (const m of text.matchAll(/vscode\.l10n\.t\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g)) {
       const raw = m[1] ?? m[2];
-      const message = raw.replace(/\\(.)/g, '$1');
+      const message = unescapeJs(raw);
       messages[message] = message;
     }
   }
   return messages;
+}
+
+/** A JS string literal's body as the string it stands for (the escapes the sources use). */
+function unescapeJs(raw) {
+  const simple = { n: '\n', r: '\r', t: '\t', 0: '\0' };
+  return raw.replace(/\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_, e) => {
+    if (e[0] === 'u' || e[0] === 'x') return String.fromCodePoint(parseInt(e.replace(/^[ux]\{?|\}$/g, ''), 16));
+    return simple[e] ?? e;
+  });
 }
 
 if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {

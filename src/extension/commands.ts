@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
 import type { EvaluationKind } from '../api/kinds';
 import { exportLines, exportToFile } from '../core/exportResults';
@@ -90,7 +91,7 @@ export const COMMANDS = {
     if (!ref) return;
     const page = processDetailsUrl(ctx.settings.processDetailsUrl, ref.baseUrl, ref.evaluationId, ref.kind);
     if ('problem' in page) {
-      const choice = await vscode.window.showErrorMessage(page.problem, 'Open Settings');
+      const choice = await vscode.window.showErrorMessage(page.problem, BUTTON.openSettings);
       if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.processDetailsUrl');
       return;
     }
@@ -120,10 +121,10 @@ export const COMMANDS = {
     void vscode.window
       .showInformationMessage(
         vscode.l10n.t('Local sandbox running on {0} with a benchmark and a robustness evaluation. Your settings are unchanged.', sandbox.baseUrl),
-        'Run Both',
+        BUTTON.runBoth,
       )
       .then((choice) => {
-        if (choice === 'Run Both') for (const ref of ctx.registry.refs.filter((r) => r.source === 'sandbox')) void f.runs.run(ref);
+        if (choice === BUTTON.runBoth) for (const ref of ctx.registry.refs.filter((r) => r.source === 'sandbox')) void f.runs.run(ref);
       });
   },
   'evalRunner.stopSandbox': async (ctx) => {
@@ -199,7 +200,7 @@ async function addEvaluation(ctx: Ctx): Promise<void> {
   const current = ctx.settings.evaluations.filter((e) => !(e.evaluationId === evaluationId && e.kind === kindPick.evaluationKind));
   await writeEvaluations([...current, { evaluationId, kind: kindPick.evaluationKind, ...(label.trim() ? { label: label.trim() } : {}) }]);
   if (!ctx.settings.baseUrl) {
-    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Evaluation added. Set the service base URL to use it.'), 'Open Settings');
+    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Evaluation added. Set the service base URL to use it.'), BUTTON.openSettings);
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
   }
 }
@@ -210,9 +211,9 @@ async function removeEvaluation(ctx: Ctx, _f: Features, arg: unknown): Promise<v
   const ok = await vscode.window.showWarningMessage(
     vscode.l10n.t('Remove {0} from the sidebar? Its local journal is kept.', ref.label),
     { modal: true },
-    'Remove',
+    BUTTON.remove,
   );
-  if (ok !== 'Remove') return;
+  if (ok !== BUTTON.remove) return;
   await writeEvaluations(ctx.settings.evaluations.filter((e) => !(e.evaluationId === ref.evaluationId && e.kind === ref.kind)));
 }
 
@@ -238,8 +239,8 @@ async function fetchPrompts(ctx: Ctx, _f: Features, arg: unknown): Promise<void>
   } catch (error) {
     if ((error as Error).name === 'AbortError') return;
     const isAuth = (error as Error).name === 'AuthError';
-    const choice = await showError(ctx.log, vscode.l10n.t('Fetching the prompts of {0} failed: {1}', ref.label, errorText(error)), ...(isAuth ? ['Set Token'] : []));
-    if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
+    const choice = await showError(ctx.log, vscode.l10n.t('Fetching the prompts of {0} failed: {1}', ref.label, errorText(error)), ...(isAuth ? [BUTTON.setToken] : []));
+    if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
   } finally {
     await client.close();
   }
@@ -267,8 +268,8 @@ async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, traceArg: un
     void vscode.window.showInformationMessage(vscode.l10n.t('Submitted the answer to {0}.', picked.traceId));
   } catch (error) {
     const isAuth = (error as Error).name === 'AuthError';
-    const choice = await showError(ctx.log, vscode.l10n.t('Submitting {0} failed: {1}', picked.traceId, errorText(error)), ...(isAuth ? ['Set Token'] : []));
-    if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', picked.ref.id);
+    const choice = await showError(ctx.log, vscode.l10n.t('Submitting {0} failed: {1}', picked.traceId, errorText(error)), ...(isAuth ? [BUTTON.setToken] : []));
+    if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', picked.ref.id);
   } finally {
     await client.close();
   }
@@ -453,7 +454,7 @@ async function copyCliCommand(ctx: Ctx, _f: Features, arg: unknown): Promise<voi
   const keyless = t.type === 'openai' && ctx.tokens.isKeyless(new URL(t.baseUrl).origin);
   const config = runConfigFor(ref, ctx.settings, keyless);
   if ('problem' in config) {
-    const choice = await vscode.window.showWarningMessage(config.problem, 'Select Target');
+    const choice = await vscode.window.showWarningMessage(config.problem, BUTTON.selectTarget);
     if (choice) await vscode.commands.executeCommand('evalRunner.selectTarget');
     return;
   }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { BUTTON } from './buttons';
 import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import type { Target } from '../core/targets/target';
@@ -68,7 +69,7 @@ export class Ctx implements vscode.Disposable {
     if (ref.origin === 'unset' || ref.origin === 'invalid') {
       const choice = await vscode.window.showErrorMessage(
         ref.origin === 'unset' ? vscode.l10n.t('Set the service base URL (evalRunner.baseUrl) first.') : baseUrlProblem(ref.baseUrl),
-        'Open Settings',
+        BUTTON.openSettings,
       );
       if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
       return undefined;

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { BUTTON } from './buttons';
 
 /** One LogOutputChannel for the extension. Nothing secret is ever passed to it. */
 export function createLog(): vscode.LogOutputChannel {
@@ -12,8 +13,8 @@ export async function showError(
   ...actions: string[]
 ): Promise<string | undefined> {
   log.error(message);
-  const choice = await vscode.window.showErrorMessage(message, ...actions, 'Show Logs');
-  if (choice === 'Show Logs') log.show(true);
+  const choice = await vscode.window.showErrorMessage(message, ...actions, BUTTON.showLogs);
+  if (choice === BUTTON.showLogs) log.show(true);
   return choice;
 }
 

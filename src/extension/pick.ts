@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { BUTTON } from './buttons';
 import { STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState } from '../core/traceStore';
 import type { Ctx } from './ctx';
@@ -21,9 +22,9 @@ export async function pickEvaluation(ctx: Ctx, arg: unknown, among?: readonly Ev
   if (arg instanceof vscode.Uri) return parseReviewUri(ctx, arg)?.ref;
   const refs = among ?? ctx.registry.refs;
   if (refs.length === 0) {
-    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('No evaluations yet.'), 'Add Evaluation', 'Try the Local Sandbox');
-    if (choice === 'Add Evaluation') await vscode.commands.executeCommand('evalRunner.addEvaluation');
-    if (choice === 'Try the Local Sandbox') await vscode.commands.executeCommand('evalRunner.startSandbox');
+    const choice = await vscode.window.showInformationMessage(vscode.l10n.t('No evaluations yet.'), BUTTON.addEvaluation, BUTTON.trySandbox);
+    if (choice === BUTTON.addEvaluation) await vscode.commands.executeCommand('evalRunner.addEvaluation');
+    if (choice === BUTTON.trySandbox) await vscode.commands.executeCommand('evalRunner.startSandbox');
     return undefined;
   }
   if (refs.length === 1) return refs[0];
@@ -73,7 +74,7 @@ export async function pickOrigin(ctx: Ctx, arg: unknown): Promise<string | undef
   );
   if (origins.length === 1) return origins[0];
   if (origins.length === 0) {
-    const choice = await vscode.window.showErrorMessage(vscode.l10n.t('Set the service base URL (evalRunner.baseUrl) first.'), 'Open Settings');
+    const choice = await vscode.window.showErrorMessage(vscode.l10n.t('Set the service base URL (evalRunner.baseUrl) first.'), BUTTON.openSettings);
     if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
     return undefined;
   }

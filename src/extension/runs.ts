@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { BUTTON } from './buttons';
 import type { ApiClient } from '../api/client';
 import type { RunSummary } from '../core/engine';
 import type { RunProgress } from '../core/runState';
@@ -56,16 +57,19 @@ export class RunController implements vscode.Disposable {
           vscode.l10n.t('{0}: its answers came from another target', ref.label),
           {
             modal: true,
-            detail:
-              `${result.message}\n\nStart Fresh: every trace is answered again by ${made.identity.description} and resubmitted ` +
-              `(the service keeps the last answer per trace).\nReuse Answers: the journaled answers are submitted as they are; ` +
-              `${made.identity.description} answers only the traces without one (the run is recorded as mixed).`,
+            detail: vscode.l10n.t(
+              '{0}\n\n{1}: every trace is answered again by {2} and resubmitted (the service keeps the last answer per trace).\n{3}: the journaled answers are submitted as they are; {2} answers only the traces without one (the run is recorded as mixed).',
+              result.message,
+              BUTTON.startFresh,
+              made.identity.description,
+              BUTTON.reuseAnswers,
+            ),
           },
-          'Start Fresh',
-          'Reuse Answers',
+          BUTTON.startFresh,
+          BUTTON.reuseAnswers,
         );
         if (!choice) return undefined;
-        mode = choice === 'Start Fresh' ? 'fresh' : 'reuse';
+        mode = choice === BUTTON.startFresh ? 'fresh' : 'reuse';
       }
     } finally {
       await made.target.close?.();
@@ -134,7 +138,7 @@ export class RunController implements vscode.Disposable {
     if (invalid) this.ctx.log.warn(`${invalid} line(s) of the journal of ${ref.label} are unreadable or not a record Eval Runner wrote; they were skipped and nothing is submitted from them.`);
     switch (s.outcome) {
       case 'completed': {
-        const choice = await vscode.window.showInformationMessage(line, 'Show Progress');
+        const choice = await vscode.window.showInformationMessage(line, BUTTON.showProgress);
         if (choice) await vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
         return;
       }
@@ -142,13 +146,13 @@ export class RunController implements vscode.Disposable {
         void vscode.window.showInformationMessage(vscode.l10n.t('{0}: cancelled. {1} Run again to resume; saved answers are not recomputed.', ref.label, line));
         return;
       case 'auth': {
-        const choice = await showError(this.ctx.log, s.message ?? vscode.l10n.t('The token was rejected.'), 'Set Token');
-        if (choice === 'Set Token') await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
+        const choice = await showError(this.ctx.log, s.message ?? vscode.l10n.t('The token was rejected.'), BUTTON.setToken);
+        if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
         return;
       }
       case 'failedTraces': {
-        const choice = await showError(this.ctx.log, `${line} ${s.message ?? ''}`, 'Retry Failed');
-        if (choice === 'Retry Failed') await vscode.commands.executeCommand('evalRunner.retryFailed', ref.id);
+        const choice = await showError(this.ctx.log, `${line} ${s.message ?? ''}`, BUTTON.retryFailed);
+        if (choice === BUTTON.retryFailed) await vscode.commands.executeCommand('evalRunner.retryFailed', ref.id);
         return;
       }
       default:
