@@ -5,36 +5,37 @@ import type { Ctx } from './ctx';
 import { pickEvaluation, pickTrace } from './pick';
 import { neighbourTrace, openReview } from './review';
 
-/** Marks the trace's answer good or bad; marking it again with the same verdict clears it. */
-export async function markVerdict(ctx: Ctx, rating: 'good' | 'bad', arg: unknown, traceArg: unknown): Promise<void> {
+/** The trace a verdict command acts on, with its session: undefined (and said why) when it has no answer yet. */
+async function pickAnswered(ctx: Ctx, arg: unknown, traceArg: unknown) {
   const picked = await pickTrace(ctx, arg, traceArg);
-  if (!picked) return;
+  if (!picked) return undefined;
   const session = ctx.registry.session(picked.ref);
   const trace = session.store.get(picked.traceId);
   if (trace?.answer === undefined) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Trace {0} has no answer to judge yet.', picked.traceId));
-    return;
+    return undefined;
   }
-  await session.setVerdict(picked.traceId, trace.rating === rating ? undefined : rating, trace.note);
+  return { session, trace };
+}
+
+/** Marks the trace's answer good or bad; marking it again with the same verdict clears it. */
+export async function markVerdict(ctx: Ctx, rating: 'good' | 'bad', arg: unknown, traceArg: unknown): Promise<void> {
+  const found = await pickAnswered(ctx, arg, traceArg);
+  if (found) await found.session.setVerdict(found.trace.traceId, found.trace.rating === rating ? undefined : rating, found.trace.note);
 }
 
 export async function editNote(ctx: Ctx, arg: unknown, traceArg: unknown): Promise<void> {
-  const picked = await pickTrace(ctx, arg, traceArg);
-  if (!picked) return;
-  const session = ctx.registry.session(picked.ref);
-  const trace = session.store.get(picked.traceId);
-  if (trace?.answer === undefined) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('Trace {0} has no answer to note yet.', picked.traceId));
-    return;
-  }
+  const found = await pickAnswered(ctx, arg, traceArg);
+  if (!found) return;
+  const { session, trace } = found;
   const note = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Note on the answer to {0}', picked.traceId),
+    title: vscode.l10n.t('Note on the answer to {0}', trace.traceId),
     prompt: vscode.l10n.t('Kept in the local journal and exports, never sent to the service. Empty clears it.'),
     value: trace.note ?? '',
-    validateInput: (v) => (v.length > MAX_NOTE_LENGTH ? `At most ${MAX_NOTE_LENGTH} characters.` : undefined),
+    validateInput: (v) => (v.length > MAX_NOTE_LENGTH ? vscode.l10n.t('At most {0} characters.', MAX_NOTE_LENGTH) : undefined),
   });
   if (note === undefined) return;
-  await session.setVerdict(picked.traceId, trace.rating, note);
+  await session.setVerdict(trace.traceId, trace.rating, note);
 }
 
 /** Opens the next (or previous) trace in the review editor, from the one in front. */
