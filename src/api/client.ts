@@ -9,7 +9,7 @@ import { KIND_ROUTES, isEvaluationId } from './kinds';
 import type { EvaluationKind, RequestEncoding } from './kinds';
 import { DEFAULT_RETRY_POLICY, abortReason, parseRetryAfter, retryDelay, sleep } from './retry';
 import type { RetryPolicy } from './retry';
-import { describeIssue, envelopeSchema, promptListSchema, submitDataSchema } from './schemas';
+import { describeData, describeIssue, envelopeSchema, envelopeText, promptListSchema } from './schemas';
 import type { Envelope, PromptItem } from './schemas';
 
 export interface ApiClientOptions {
@@ -29,6 +29,8 @@ export interface ApiClientOptions {
   userAgent?: string;
   /** The proxy to use; undefined: the environment's (HTTPS_PROXY, HTTP_PROXY, NO_PROXY); null: none. */
   proxy?: ProxyConfig | null;
+  /** Told what is worth a debug-level log line and no more (a service that answers in its own conventions). */
+  onDebug?: (message: string) => void;
 }
 
 export interface CallOptions {
@@ -61,6 +63,7 @@ export interface WaitEvent {
 
 export interface SubmitResult {
   message: string;
+  /** The service's success text; empty when its `data` was not a string (the answer is recorded all the same). */
   data: string;
   requestCode: string | undefined;
 }
@@ -349,15 +352,13 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
       },
       callOptions.signal,
     );
-    const data = submitDataSchema.safeParse(envelope.data);
-    if (!data.success) {
-      throw new ApiError(
-        `The service accepted the request but its answer has no success text (${describeIssue(data.error, 'data')})`,
-        'The service may have changed its format; report this with the request code.',
-        { reason: 'format', operation, requestCode: envelope.code },
-      );
+    // success: true is the spec's promise that the answer is recorded (client rule 4); the text in `data` is a
+    // courtesy. A service that sends null, an object or nothing there has still recorded the answer.
+    if (typeof envelope.data !== 'string') {
+      options.onDebug?.(`The service accepted trace "${truncate(traceId, 200)}" with data ${describeData(envelope.data)} instead of a success text; the answer is recorded.`);
     }
-    return { message: envelope.message ?? '', data: redact(data.data, token), requestCode: envelope.code };
+    const data = typeof envelope.data === 'string' ? truncate(redact(envelope.data, token), 2000) : '';
+    return { message: envelope.message ?? '', data, requestCode: envelope.code };
   }
 
   return {
@@ -506,13 +507,13 @@ function interpret(raw: RawResponse, operation: string, token: string): Envelope
   const envelopeResult = parsed === undefined ? undefined : envelopeSchema.safeParse(parsed);
   const envelope = envelopeResult?.success ? envelopeResult.data : undefined;
   const loose = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
-  const rawMessage = envelope?.message ?? (typeof loose?.message === 'string' ? loose.message : undefined);
+  const rawMessage = envelopeText(loose?.message);
   const facts = {
     operation,
     status: raw.status,
     serviceMessage: rawMessage ? redact(rawMessage, token) : undefined,
     // The code is the service's words too: a hostile service can echo the token there as well as in the message.
-    requestCode: requestCodeOf(envelope?.code ?? (typeof loose?.code === 'string' ? loose.code : undefined), token),
+    requestCode: requestCodeOf(envelopeText(loose?.code), token),
     retryAfterMs: parseRetryAfter(raw.headers['retry-after']),
   };
   if (raw.status < 200 || raw.status >= 300) throw statusError(facts);
@@ -538,7 +539,7 @@ function interpret(raw: RawResponse, operation: string, token: string): Envelope
     );
   }
   // Everything but the prompt list goes on into logs, the journal and messages: the redacted words only.
-  return { ...envelope, code: facts.requestCode, message: facts.serviceMessage ?? null };
+  return { data: envelope.data, success: true, code: facts.requestCode, message: facts.serviceMessage ?? null };
 }
 
 /** The prompt items, extra fields dropped, when every item is {traceId: string, content: string}; else undefined. */

@@ -1,8 +1,10 @@
+import { safeText } from './terminalText';
 import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError } from '../api/errors';
 import { EVALUATION_KINDS, otherKind } from '../api/kinds';
 import { defaultStateDir } from '../core/stateDir';
+import { StorageError } from '../core/storage';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
 import { choiceOption, intOption } from './args';
 import { EXIT, UsageError } from './exitCodes';
@@ -62,6 +64,8 @@ export function clientFor(args: ServiceArgs, token: string, encoding?: RequestEn
       ...(encoding ? { encoding } : {}),
       ...(connections ? { connections } : {}),
       userAgent: 'eval-runner-cli',
+      // Debug lines (a service's own conventions, such as a submit whose data is null) only when asked for.
+      ...(process.env.EVAL_RUNNER_DEBUG ? { onDebug: (m: string) => process.stderr.write(`debug: ${safeText(m)}\n`) } : {}),
     });
   } catch (error) {
     throw new UsageError((error as Error).message);
@@ -71,6 +75,7 @@ export function clientFor(args: ServiceArgs, token: string, encoding?: RequestEn
 /** The CLI's words on an API failure: what happened, then what to do from the command line. */
 export function explain(error: unknown): { message: string; code: ExitCode } {
   if (error instanceof UsageError) return { message: error.message, code: EXIT.usage };
+  if (error instanceof StorageError) return { message: error.message, code: EXIT.storage };
   if (error instanceof AuthError) {
     return { message: `${error.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`, code: EXIT.auth };
   }

@@ -5,6 +5,8 @@ export const EXIT = {
   usage: 2,
   auth: 3,
   unreachable: 4,
+  /** The state folder could not be written (a full disk, a read-only or forbidden folder): nothing was lost. */
+  storage: 5,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

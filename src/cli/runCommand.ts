@@ -2,6 +2,7 @@ import type { RunSummary } from '../core/engine';
 import type { RunOutcome } from '../core/runState';
 import type { OnTargetError } from '../core/targetCalls';
 import { JournalLockedError } from '../core/journal';
+import type { JournalFs } from '../core/storage';
 import type { RunMode } from '../core/runPlan';
 import { EvaluationSession } from '../core/session';
 import type { RefusedRun } from '../core/session';
@@ -51,7 +52,8 @@ ${TARGET_HELP}
 ${TOKEN_HELP}
 Exit codes: 0 all submitted (or the --limit asked for) · 1 failed traces · 2 usage/configuration, or the
 journal's answers came from another target · 3 token rejected · 4 service unreachable or prompts not
-ready · 130 interrupted (Ctrl-C once drains, twice aborts).
+ready · 5 the state folder could not be written (disk full, read-only, no permission: nothing was lost) ·
+130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
 export interface RunRequest {
@@ -72,6 +74,8 @@ export interface RunRequest {
   limit?: number;
   holdAnswers?: boolean;
   maxRequestsPerMinute?: number;
+  /** The journal's file operations (Node's; tests inject a full disk). */
+  journalFs?: JournalFs;
 }
 
 export interface RunIo {
@@ -90,13 +94,14 @@ const OUTCOME_EXIT: Record<RunOutcome | 'targetChanged', ExitCode> = {
   auth: EXIT.auth,
   unreachable: EXIT.unreachable,
   notReady: EXIT.unreachable,
+  storage: EXIT.storage,
   targetChanged: EXIT.usage,
 };
 
 /** One run from the command line, through the core's evaluation handle. Shared by `run` and `demo`. */
 export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary: RunSummary | RefusedRun; code: ExitCode }> {
   const client = clientFor(req.args, req.token, req.encoding, req.concurrency);
-  const session = new EvaluationSession({ origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId }, req.stateDir, req.journal);
+  const session = new EvaluationSession({ origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId }, req.stateDir, req.journal, req.journalFs);
   const reporter = req.json ? undefined : progressReporter(io.stderr, req.label);
   try {
     let result: RunSummary | RefusedRun;

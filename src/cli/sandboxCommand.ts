@@ -1,6 +1,6 @@
-import { SANDBOX_DEFAULTS, startSandbox } from '../sandbox/server';
+import { SANDBOX_DEFAULTS, SUBMIT_DATA_CONVENTIONS, startSandbox } from '../sandbox/server';
 import type { Sandbox } from '../sandbox/server';
-import { intOption, numberOption, parseCommandArgs } from './args';
+import { choiceOption, intOption, numberOption, parseCommandArgs } from './args';
 import { EXIT } from './exitCodes';
 
 export const SANDBOX_HELP = `Usage: eval-runner sandbox [options]
@@ -20,6 +20,10 @@ Options:
   --fail-rate F               fraction of API requests answered 503, 0 to 1 (default 0)
   --model-latency-ms N        delay of the echo model at /v1/chat/completions (default 0)
   --max-body-bytes N          largest accepted request body (default ${SANDBOX_DEFAULTS.maxBodyBytes}); larger: 413
+  --submit-data text|null|object|absent
+                              what a successful submit carries in data (default text, as the spec shows);
+                              the others are conventions of other implementations of the service
+  --errors-as-200             refusals (wrong token, unknown trace, ...) as HTTP 200 with success: false
   --json                      print one JSON line with baseUrl, token and evaluations first
   -h, --help                  this help
 `;
@@ -37,6 +41,8 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     'fail-rate': { type: 'string' },
     'model-latency-ms': { type: 'string' },
     'max-body-bytes': { type: 'string' },
+    'submit-data': { type: 'string' },
+    'errors-as-200': { type: 'boolean' },
     json: { type: 'boolean' },
   });
   if (v.help) {
@@ -55,6 +61,8 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     failRate: numberOption(v['fail-rate'], 'fail-rate', 0, 0, 1),
     modelLatencyMs: intOption(v['model-latency-ms'], 'model-latency-ms', 0, 0, 600_000),
     maxBodyBytes: intOption(v['max-body-bytes'], 'max-body-bytes', SANDBOX_DEFAULTS.maxBodyBytes, 1024),
+    submitData: choiceOption(v['submit-data'], 'submit-data', SUBMIT_DATA_CONVENTIONS, 'text'),
+    errorsAs200: v['errors-as-200'] === true,
   });
   if (v.json) {
     out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, evaluations: sandbox.evaluations })}\n`);

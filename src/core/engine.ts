@@ -117,6 +117,11 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     targetPace.dispose();
     servicePace.dispose();
     await journal.flush();
+    // A write that failed unawaited (an acceptance's record) still decides the outcome: the journal is behind.
+    if (journal.failure !== undefined && stop?.outcome !== 'storage') {
+      run.fail(journal.failure);
+      stop = run.stopReason;
+    }
     run.phase = 'done';
     options.onProgress?.(run.progress(store, pacing()));
     const failed = [...store.traces.values()]
@@ -125,7 +130,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     const outcome: RunOutcome = stop?.outcome ?? (failed.length ? 'failedTraces' : 'completed');
     const message =
       stop?.message ?? (failed.length ? `${failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).` : undefined);
-    if (recorded) await journal.append({ t: 'end', run: recorded, at: Date.now(), outcome });
+    if (recorded && journal.failure === undefined) await journal.append({ t: 'end', run: recorded, at: Date.now(), outcome }).catch(() => undefined);
     return {
       outcome,
       message,
@@ -152,18 +157,13 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   }
   run.phase = 'running';
   run.runningSince = Date.now();
-  await registerPrompts(store, journal, prompts, run);
-
   // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
-  const fresh = options.runRecord?.mode === 'fresh';
-  const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit };
-  plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh });
-  if (options.runRecord && plan.submitFirst.length + plan.callTarget.length > 0) {
-    await journal.append(options.runRecord);
-    store.apply(options.runRecord);
-    recorded = options.runRecord.run;
-    // A fresh run's record has set the old answers aside: plan again over what is left.
-    if (fresh) plan = planQueue(store, planOptions);
+  try {
+    await registerPrompts(store, journal, prompts, run);
+    ({ plan, recorded } = await planRun(options, store, journal));
+  } catch (error) {
+    run.fail(error);
+    return finish();
   }
   const queue = [...plan.submitFirst, ...plan.callTarget];
   run.queued = queue.length;
@@ -217,6 +217,19 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
 // By default, a submission that failed all of the API module's attempts for a passing reason gets this many
 // rounds, paused between, before the trace is marked failed.
 const SUBMIT_ROUNDS = 3;
+
+/** Plans the run and, when there is work to do, journals its run record (a fresh one sets old answers aside). */
+async function planRun(options: EngineOptions, store: TraceStore, journal: Journal): Promise<{ plan: RunPlan; recorded: string | undefined }> {
+  const fresh = options.runRecord?.mode === 'fresh';
+  const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit };
+  let plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh });
+  if (!options.runRecord || plan.submitFirst.length + plan.callTarget.length === 0) return { plan, recorded: undefined };
+  await journal.append(options.runRecord);
+  store.apply(options.runRecord);
+  // A fresh run's record has set the old answers aside: plan again over what is left.
+  if (fresh) plan = planQueue(store, planOptions);
+  return { plan, recorded: options.runRecord.run };
+}
 
 /** The service's list; for robustness, after waiting for generation (the wait shows in progress). */
 async function listPrompts(options: EngineOptions, run: RunState): Promise<readonly PromptItem[]> {
@@ -331,6 +344,8 @@ class TraceHandler {
     // The answer is on disk before it is submitted (the submission awaits `durable`): a crash from here on
     // never costs a target call.
     const durable = this.journal.append(record);
+    // Awaited later (by the submission, or below); a failed write is seen there, not as an unhandled rejection.
+    durable.catch(() => undefined);
     this.store.apply(record);
     this.changed(info);
     // Answers not yet on disk are what a crash would cost in target calls: never more than the window.

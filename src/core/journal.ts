@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
-import { closeSync, constants, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
-import { mkdir, open, readFile, rm, truncate } from 'node:fs/promises';
-import type { FileHandle } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import type { EvaluationKind } from '../api/kinds';
+import { NODE_FS, asStorageError } from './storage';
+import type { JournalFileHandle, JournalFs } from './storage';
 
 /**
  * One append-only JSONL file per (service origin, kind, evaluation). Every record is one line; the last
@@ -115,6 +116,11 @@ export interface Journal {
   append(record: JournalRecord): Promise<void>;
   /** Records appended and not yet on disk. */
   readonly backlog: number;
+  /**
+   * The first write that failed (a StorageError for a full or unwritable folder): every later append fails
+   * with it too, so a run checks it before it reports success.
+   */
+  readonly failure: unknown;
   flush(): Promise<void>;
   close(): Promise<void>;
 }
@@ -197,6 +203,8 @@ function isPlainSubmitted(v: unknown): v is Extract<JournalRecord, { t: 'submitt
 export interface OpenJournalOptions {
   /** Most records per fsync. */
   maxBatch?: number;
+  /** The file operations (Node's; tests put a fault-injecting layer here). */
+  fs?: JournalFs;
 }
 
 /**
@@ -209,16 +217,26 @@ export async function openJournal(
   options: OpenJournalOptions = {},
 ): Promise<{ journal: Journal; replay: JournalReadResult }> {
   const maxBatch = options.maxBatch ?? 512;
-  // Owner-only: the journal holds prompts and answers, which can be confidential.
-  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-  await acquireLock(`${path}.lock`);
-  const replay = await readJournal(path);
-  // Appending after a torn line would glue the next record onto it: cut it first.
-  if (replay.tornTail) await cutTornTail(path);
-  // With O_DSYNC a write returns once its bytes are on disk: one thread-pool job per batch instead of a write
-  // and an fdatasync, each a round trip through a busy event loop (journal cost on a 20k run: 30 % → 12 %).
-  // Where the platform has no O_DSYNC (Windows), each write is followed by an fdatasync as before.
-  const handle: FileHandle = await open(path, DSYNC === undefined ? 'a' : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | DSYNC, 0o600);
+  const fs = options.fs ?? NODE_FS;
+  let handle: JournalFileHandle;
+  let replay: JournalReadResult;
+  let locked = false;
+  try {
+    // Owner-only: the journal holds prompts and answers, which can be confidential.
+    await fs.mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
+    await acquireLock(fs, `${path}.lock`);
+    locked = true;
+    replay = await readJournal(path);
+    // Appending after a torn line would glue the next record onto it: cut it first.
+    if (replay.tornTail) await cutTornTail(fs, path);
+    // With O_DSYNC a write returns once its bytes are on disk: one thread-pool job per batch instead of a write
+    // and an fdatasync, each a round trip through a busy event loop (journal cost on a 20k run: 30 % → 12 %).
+    // Where the platform has no O_DSYNC (Windows), each write is followed by an fdatasync as before.
+    handle = await fs.open(path, DSYNC === undefined ? 'a' : constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | DSYNC, 0o600);
+  } catch (error) {
+    if (locked) releaseLock(fs, `${path}.lock`);
+    throw asStorageError(error, path);
+  }
   let queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
   let writing = 0;
   let flushing: Promise<void> | undefined;
@@ -236,8 +254,8 @@ export async function openJournal(
         if (DSYNC === undefined) await handle.datasync();
         for (const b of batch) b.resolve();
       } catch (error) {
-        failure ??= error;
-        for (const b of batch) b.reject(error);
+        failure ??= asStorageError(error, path);
+        for (const b of batch) b.reject(failure);
       }
       writing = 0;
     }
@@ -269,6 +287,9 @@ export async function openJournal(
     get backlog() {
       return queue.length + writing;
     },
+    get failure() {
+      return failure;
+    },
     async flush() {
       kick();
       while (flushing) await flushing;
@@ -276,9 +297,9 @@ export async function openJournal(
     async close() {
       kick();
       while (flushing) await flushing;
-      await handle.close();
-      await rm(`${path}.lock`, { force: true });
-      heldLocks.delete(`${path}.lock`);
+      // Closing and unlocking free space rather than take it: they go ahead on a full disk too.
+      await handle.close().catch(() => undefined);
+      releaseLock(fs, `${path}.lock`);
     },
   };
   return { journal, replay };
@@ -286,25 +307,34 @@ export async function openJournal(
 
 /** A journal that keeps nothing: for benchmarking the journal's own cost. */
 export function nullJournal(): Journal {
-  return { path: undefined, backlog: 0, append: async () => undefined, flush: async () => undefined, close: async () => undefined };
+  return { path: undefined, backlog: 0, failure: undefined, append: async () => undefined, flush: async () => undefined, close: async () => undefined };
 }
 
-async function cutTornTail(path: string): Promise<void> {
-  const text = await readFile(path);
-  await truncate(path, text.lastIndexOf(0x0a) + 1);
+async function cutTornTail(fs: JournalFs, path: string): Promise<void> {
+  const text = await fs.readFile(path);
+  await fs.truncate(path, text.lastIndexOf(0x0a) + 1);
+}
+
+function releaseLock(fs: JournalFs, lockPath: string): void {
+  try {
+    fs.rmSync(lockPath, { force: true });
+  } catch {
+    // A lock left behind names a dead pid: the next run takes it over.
+  }
+  heldLocks.delete(lockPath);
 }
 
 // Locks this process holds: a second writer in the same process (an editor window running and
 // submitting at once) must be refused as surely as one in another process.
 const heldLocks = new Set<string>();
 
-async function acquireLock(lockPath: string): Promise<void> {
+async function acquireLock(fs: JournalFs, lockPath: string): Promise<void> {
   if (heldLocks.has(lockPath)) {
     throw new JournalLockedError('This evaluation is already running in this process; wait for it to finish or cancel it.');
   }
   for (let attempt = 0; attempt < 50; attempt++) {
     try {
-      writeNewFile(lockPath, String(process.pid));
+      writeNewFile(fs, lockPath, String(process.pid));
       heldLocks.add(lockPath);
       return;
     } catch (error) {
@@ -317,7 +347,7 @@ async function acquireLock(lockPath: string): Promise<void> {
     }
     // The holder died (a crash or SIGKILL): the lock is stale. Taking it over must be atomic, or two runs
     // started together would both delete it and both go on.
-    if (await takeOverStaleLock(lockPath, holder)) {
+    if (await takeOverStaleLock(fs, lockPath, holder)) {
       heldLocks.add(lockPath);
       return;
     }
@@ -332,25 +362,25 @@ async function acquireLock(lockPath: string): Promise<void> {
  * inside it, the lock is replaced by a rename (so it never disappears, and a plain exclusive create elsewhere
  * keeps failing) only if it still names the dead holder seen before. Then ownership is read back.
  */
-async function takeOverStaleLock(lockPath: string, staleHolder: number): Promise<boolean> {
+async function takeOverStaleLock(fs: JournalFs, lockPath: string, staleHolder: number): Promise<boolean> {
   const mutex = `${lockPath}.takeover`;
   try {
-    writeNewFile(mutex, String(process.pid));
+    writeNewFile(fs, mutex, String(process.pid));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
     // A takeover mutex left by a process that died inside its few milliseconds: clear it for the next try.
     // (Two processes clearing the same dead mutex at once could both get in; that needs a crash inside the
     // takeover itself to begin with.)
     const owner = await lockHolder(mutex);
-    if (owner !== undefined && (owner === 0 || !isAlive(owner))) rmSync(mutex, { force: true });
+    if (owner !== undefined && (owner === 0 || !isAlive(owner))) fs.rmSync(mutex, { force: true });
     return false;
   }
   try {
     if ((await lockHolder(lockPath)) !== staleHolder) return false;
-    renameSync(writeAside(lockPath, String(process.pid)), lockPath);
+    fs.renameSync(writeAside(fs, lockPath, String(process.pid)), lockPath);
     return (await lockHolder(lockPath)) === process.pid;
   } finally {
-    rmSync(mutex, { force: true });
+    fs.rmSync(mutex, { force: true });
   }
 }
 
@@ -359,23 +389,26 @@ async function takeOverStaleLock(lockPath: string, staleHolder: number): Promise
  * EEXIST when the name is taken. A reader never sees the file empty, so an empty lock is never "a holder
  * mid-write" that another process could mistake for a dead one.
  */
-function writeNewFile(path: string, text: string): void {
-  const aside = writeAside(path, text);
+function writeNewFile(fs: JournalFs, path: string, text: string): void {
+  const aside = writeAside(fs, path, text);
   try {
-    linkSync(aside, path);
+    fs.linkSync(aside, path);
   } finally {
-    rmSync(aside, { force: true });
+    fs.rmSync(aside, { force: true });
   }
 }
 
-function writeAside(path: string, text: string): string {
+function writeAside(fs: JournalFs, path: string, text: string): string {
   const aside = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = openSync(aside, 'w', 0o600);
+  const fd = fs.openSync(aside, 'w', 0o600);
   try {
-    writeSync(fd, text);
-  } finally {
-    closeSync(fd);
+    fs.writeSync(fd, text);
+  } catch (error) {
+    fs.closeSync(fd);
+    fs.rmSync(aside, { force: true });
+    throw error;
   }
+  fs.closeSync(fd);
   return aside;
 }
 

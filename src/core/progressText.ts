@@ -36,10 +36,11 @@ function formatRate(perSecond: number): string {
 
 export function summaryText(label: string, s: RunSummary): string {
   const c = s.counts;
-  const rate = s.runningMs > 0 ? ((s.submittedNow * 1000) / s.runningMs).toFixed(1) : '0';
+  // Over the wall time of the whole run (the wait for the prompts included), as a stopwatch would measure it.
+  const rate = s.durationMs > 0 ? ((s.submittedNow * 1000) / s.durationMs).toFixed(1) : '0';
   const lines = [
     `${label}: ${c.submitted}/${s.total} submitted (${s.submittedNow} now), ${c.failed} failed, ${c.skipped} skipped, ` +
-      `${s.targetCalls} target calls${s.rateLimitedCalls ? ` (${s.rateLimitedCalls} rate-limited)` : ''}, ${(s.durationMs / 1000).toFixed(1)} s (${rate} traces/s)`,
+      `${s.targetCalls} target calls${s.rateLimitedCalls ? ` (${s.rateLimitedCalls} rate-limited)` : ''}, ${(s.durationMs / 1000).toFixed(1)} s (${rate} submitted/s)`,
   ];
   for (const f of s.failed.slice(0, 20)) lines.push(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`);
   if (s.failed.length > 20) lines.push(`  …and ${s.failed.length - 20} more (see "status" or "export")`);

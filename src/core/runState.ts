@@ -1,6 +1,7 @@
+import { StorageError } from './storage';
 import type { TraceStore } from './traceStore';
 
-export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'error';
+export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error';
 
 export interface StopReason {
   outcome: RunOutcome;
@@ -67,7 +68,14 @@ export class RunState {
 
   /** A part failed in a way nothing planned for: that is the reason reported, whatever else stopped the run. */
   fail(error: unknown): void {
-    if (this.reason?.outcome === 'error') return;
+    // The journal cannot be written: that is the reason, in its own words (and never "unexpectedly").
+    if (error instanceof StorageError) {
+      if (this.reason?.outcome === 'storage') return;
+      this.reason = undefined;
+      this.halt('storage', error.message, error);
+      return;
+    }
+    if (this.reason?.outcome === 'error' || this.reason?.outcome === 'storage') return;
     const message = `The run failed unexpectedly: ${error instanceof Error ? error.message : String(error)}`;
     this.reason = undefined;
     this.halt('error', message, error);

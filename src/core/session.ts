@@ -10,6 +10,7 @@ import { exportLines, exportToFile } from './exportResults';
 import type { ExportFormat, ExportOptions } from './exportResults';
 import { journalPath, nullJournal, openJournal, readJournal } from './journal';
 import type { Journal, JournalKey, JournalReadResult } from './journal';
+import type { JournalFs } from './storage';
 import { describeConflict, targetConflict } from './runPlan';
 import type { RunMode, TargetConflict } from './runPlan';
 import type { TargetIdentity } from './targets/targetSpec';
@@ -83,6 +84,8 @@ export class EvaluationSession {
     private readonly stateDir: string,
     /** false: keep nothing on disk (measuring the journal's own cost; no resume, no history). */
     private readonly journaled = true,
+    /** The journal's file operations (tests inject a full disk here). */
+    private readonly fs?: JournalFs,
   ) {}
 
   get journalFile(): string {
@@ -313,7 +316,7 @@ export class EvaluationSession {
       this.absorb(replay);
       return fn(nullJournal(), replay);
     }
-    const { journal, replay } = await openJournal(this.journalFile);
+    const { journal, replay } = await openJournal(this.journalFile, this.fs ? { fs: this.fs } : {});
     try {
       this.absorb(replay);
       return await fn(journal, replay);

@@ -88,6 +88,7 @@ export class Ctx implements vscode.Disposable {
       userAgent: `eval-runner-vscode/${String(this.extension.extension.packageJSON.version)}`,
       proxy: readProxy(),
       onRetry: (e) => this.log.warn(`Retrying in ${e.delayMs} ms (attempt ${e.attempt}): ${e.error.message}`),
+      onDebug: (message) => this.log.debug(message),
     });
   }
 

@@ -30,11 +30,21 @@ export interface SandboxOptions {
   /** Latency of the sandbox's echo model at /v1/chat/completions. */
   modelLatencyMs?: number;
   /**
+   * What a successful submit puts in `data`, where the spec shows a success text: another implementation of
+   * the service may send null, an object or nothing (`--submit-data`).
+   */
+  submitData?: SubmitDataConvention;
+  /** Business errors (a wrong token, an unknown trace…) as HTTP 200 with success: false (`--errors-as-200`). */
+  errorsAs200?: boolean;
+  /**
    * Test hook: sees every request first and may answer it itself (return true). Lets tests inject faults
    * into a faithful service without a second implementation.
    */
   intercept?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
 }
+
+export const SUBMIT_DATA_CONVENTIONS = ['text', 'null', 'object', 'absent'] as const;
+export type SubmitDataConvention = (typeof SUBMIT_DATA_CONVENTIONS)[number];
 
 export interface SandboxEvaluationInfo {
   evaluationId: number;
@@ -107,11 +117,24 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     data,
     success,
   });
+  // With errorsAs200 every refusal is a 200 whose envelope says success: false (rate limits keep their 429).
   const fail = (status: number, message: string, headers?: Record<string, string>): Reply => ({
-    status,
+    status: options.errorsAs200 && status !== 429 ? 200 : status,
     body: envelope(false, message, null),
     ...(headers ? { headers } : {}),
   });
+  const submittedData = (traceId: string): unknown => {
+    switch (options.submitData ?? 'text') {
+      case 'text':
+        return `Recorded the response for trace ${traceId}.`;
+      case 'null':
+        return null;
+      case 'object':
+        return { traceId, recorded: true };
+      case 'absent':
+        return undefined;
+    }
+  };
 
   function listPrompts(kind: EvaluationKind, url: URL): Reply {
     const id = parseId(url.searchParams.get('evaluationId'));
@@ -158,7 +181,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     trace.listed = true;
     trace.submissions++;
     stats.submissions++;
-    return { status: 200, body: envelope(true, 'Response submitted successfully', `Recorded the response for trace ${traceId}.`) };
+    return { status: 200, body: envelope(true, 'Response submitted successfully', submittedData(traceId)) };
   }
 
   async function handleApi(req: IncomingMessage, url: URL): Promise<Reply> {

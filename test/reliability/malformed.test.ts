@@ -68,7 +68,7 @@ const CORPUS: Case[] = [
   { name: '204 No Content', on: 'list', reply: http('204 No Content', {}), outcome: 'error', says: /an empty body/ },
   { name: 'a bare array, no envelope', on: 'list', reply: jsonReply(JSON.stringify(PROMPTS)), outcome: 'error', says: /not the expected envelope/ },
   { name: 'success as a string', on: 'list', reply: jsonReply('{"code":"req_1","message":"ok","data":[],"success":"true"}'), outcome: 'error', says: /not the expected envelope .*\(success: expected boolean\)/ },
-  { name: 'message as a number', on: 'list', reply: jsonReply('{"code":"req_1","message":42,"data":[],"success":true}'), outcome: 'error', says: /not the expected envelope .*\(message: expected string\)/ },
+  { name: 'success missing', on: 'list', reply: jsonReply('{"code":"req_1","message":"ok","data":[]}'), outcome: 'error', says: /not the expected envelope .*\(success: expected boolean\)/ },
   { name: 'success:false with 200', on: 'list', reply: jsonReply(envelope(null, false, 'Evaluation is archived')), outcome: 'error', says: /reported a failure.*Evaluation is archived/ },
   { name: 'data null', on: 'list', reply: jsonReply(envelope(null)), outcome: 'error', says: /prompt list is malformed/ },
   { name: 'data an object', on: 'list', reply: jsonReply(envelope({ items: PROMPTS })), outcome: 'error', says: /prompt list is malformed/ },
@@ -101,7 +101,7 @@ const CORPUS: Case[] = [
   // Submissions.
   { name: 'a submission answered with HTML', on: 'submit', reply: http('200 OK', { 'content-type': 'text/html' }, '<html>OK</html>'), outcome: 'failedTraces', says: /HTML page instead of JSON/ },
   { name: 'a submission with success:false and 200', on: 'submit', reply: jsonReply(envelope(null, false, 'Trace already closed')), outcome: 'failedTraces', says: /reported a failure.*Trace already closed/ },
-  { name: 'a submission with data null', on: 'submit', reply: jsonReply(envelope(null)), outcome: 'failedTraces', says: /no success text/ },
+  { name: 'a submission without success', on: 'submit', reply: jsonReply('{"code":"req_1","message":"Response submitted successfully","data":"ok"}'), outcome: 'failedTraces', says: /not the expected envelope .*\(success: expected boolean\)/ },
   { name: 'a submission answered with 50 MB', on: 'submit', reply: jsonReply(big.toString('latin1')), outcome: 'failedTraces', says: /larger than 1 MiB/ },
   { name: 'a submission redirected', on: 'submit', reply: (s, req, c) => http('307 Temporary Redirect', { location: '/elsewhere' })(s, req, c), outcome: 'failedTraces', says: /redirected the submission/ },
   { name: 'a submission refused with 413', on: 'submit', reply: jsonReply(envelope(null, false, 'Body too large'), '413 Payload Too Large'), outcome: 'failedTraces', says: /HTTP 413/ },

@@ -172,7 +172,7 @@ describe('API client response validation', () => {
     { name: 'no envelope', status: 200, body: '[1,2,3]', reason: 'format', message: /not the expected envelope/ },
     { name: 'a bad prompt item, with its index', status: 200, body: JSON.stringify(ok([{ traceId: 'a', content: 'x' }, { traceId: 7, content: 'y' }])), reason: 'format', message: /item 1: traceId/, get: true },
     { name: 'data null on a list', status: 200, body: JSON.stringify(ok(null)), reason: 'format', message: /prompt list is malformed/, get: true },
-    { name: 'data null on a submit', status: 200, body: JSON.stringify(ok(null)), reason: 'format', message: /no success text/ },
+    { name: 'success as text on a submit', status: 200, body: '{"code":"req_1","message":"ok","data":"x","success":"yes"}', reason: 'format', message: /not the expected envelope .*success: expected boolean/ },
     { name: 'an HTML 502 from a proxy', status: 502, body: '<html><body>Bad gateway</body></html>', reason: 'server', message: /HTTP 502/ },
   ];
   for (const c of cases) {
