@@ -42,3 +42,6 @@ await Promise.all([
 // The webview's icon font comes from @vscode/codicons; copied (not committed) so the VSIX carries it.
 mkdirSync('media/codicons', { recursive: true });
 for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `media/codicons/${f}`);
+
+// The Python target's shim runs beside the bundle that starts it (src/core/targets/pythonTarget.ts, shimPath).
+cpSync('src/core/targets/evalRunnerShim.py', 'dist/evalRunnerShim.py');

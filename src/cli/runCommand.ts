@@ -3,9 +3,13 @@ import type { RunOutcome } from '../core/runState';
 import type { OnTargetError } from '../core/targetCalls';
 import { JournalLockedError } from '../core/journal';
 import type { JournalFs } from '../core/storage';
+import { RERUN_SUBSETS, parseIdsFile } from '../core/rerun';
+import type { RerunSubset } from '../core/rerun';
+import { TargetError } from '../core/targets/target';
+import { readFileSync } from 'node:fs';
 import type { RunMode } from '../core/runPlan';
 import { EvaluationSession } from '../core/session';
-import type { RefusedRun } from '../core/session';
+import type { RefusedRun, SessionRunOptions } from '../core/session';
 import type { Target } from '../core/targets/target';
 import type { TargetIdentity } from '../core/targets/targetSpec';
 import { TOOL_VERSION } from '../core/version';
@@ -33,6 +37,10 @@ nothing and exits 2 until you choose:
                               traces without one (the run is recorded as mixed)
 
 ${SERVICE_HELP}
+  --only failed|bad|noted|ids:FILE
+                              rerun these traces as a new run of this target, whatever they were
+                              answered before and by whom: the failed ones, those marked bad or with a
+                              note (in the editor), or the ids listed in FILE (one per line)
   --limit N                   send at most N traces to the target in this run (a smoke test first)
   --no-submit                 call the target and journal the answers; submit nothing (a later run with
                               the same target submits them without calling it again)
@@ -76,6 +84,8 @@ export interface RunRequest {
   maxRequestsPerMinute?: number;
   /** The journal's file operations (Node's; tests inject a full disk). */
   journalFs?: JournalFs;
+  /** Rerun this subset as a new run (--only). */
+  only?: RerunSubset;
 }
 
 export interface RunIo {
@@ -99,14 +109,15 @@ const OUTCOME_EXIT: Record<RunOutcome | 'targetChanged', ExitCode> = {
 };
 
 /** One run from the command line, through the core's evaluation handle. Shared by `run` and `demo`. */
-export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary: RunSummary | RefusedRun; code: ExitCode }> {
+export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary: RunSummary | RefusedRun | undefined; code: ExitCode }> {
   const client = clientFor(req.args, req.token, req.encoding, req.concurrency);
   const session = new EvaluationSession({ origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId }, req.stateDir, req.journal, req.journalFs);
   const reporter = req.json ? undefined : progressReporter(io.stderr, req.label);
   try {
     let result: RunSummary | RefusedRun;
+    let rerunNote: string | undefined;
     try {
-      result = await session.run({
+      const options: SessionRunOptions = {
         client,
         target: req.target,
         identity: req.identity,
@@ -138,7 +149,16 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
             io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);
           }
         },
-      });
+      };
+      if (req.only) {
+        const rerun = await session.rerun(req.only, options);
+        rerunNote = rerunText(req.only, rerun);
+        if (!rerun.result) {
+          io.stderr.write(`${safeText(rerunNote)}\n`);
+          return { summary: undefined, code: EXIT.ok };
+        }
+        result = rerun.result;
+      } else result = await session.run(options);
     } catch (error) {
       if (error instanceof JournalLockedError) throw new UsageError(error.message);
       throw error;
@@ -151,8 +171,11 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
     }
     let code = OUTCOME_EXIT[summary.outcome];
     if (summary.outcome === 'error' && isNotFound(summary.error)) code = EXIT.usage;
+    // A target that cannot be set up at all (a module that fails to import) is the run's configuration.
+    if (summary.outcome === 'error' && summary.error instanceof TargetError && summary.error.details.setup) code = EXIT.usage;
     if (summary.outcome === 'auth') summary.message = `${summary.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`;
     if (summary.outcome === 'completed') summary.message = completedNote(session, summary, req);
+    if (rerunNote) summary.message = [rerunNote, summary.message].filter(Boolean).join('\n');
     if (req.json) {
       const { error: _error, ...rest } = summary;
       io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: code, ...rest }))}\n`);
@@ -191,6 +214,28 @@ function completedNote(session: EvaluationSession, s: RunSummary, req: RunReques
     notes.push(`--no-submit: ${s.counts.answered} answer(s) journaled and not submitted; run again with the same target to submit them.`);
   }
   return notes.length ? notes.join('\n') : undefined;
+}
+
+/** What a rerun chose, and how to compare it afterwards. */
+function rerunText(subset: RerunSubset, r: { ids: string[]; unknown: number; previousRun: string | undefined }): string {
+  const what = typeof subset === 'object' ? 'listed in the ids file' : subset === 'failed' ? 'failed' : subset === 'bad' ? 'marked bad' : 'with a note';
+  if (r.ids.length === 0) return `No trace is ${what}${r.unknown ? ` (${r.unknown} id(s) of the file are not in this evaluation)` : ''}: nothing to rerun.`;
+  return `Rerun of ${r.ids.length} trace(s) ${what}${r.unknown ? ` (${r.unknown} id(s) of the file are not in this evaluation)` : ''}${r.previousRun ? `; their previous answers came from run ${r.previousRun}` : ''}.`;
+}
+
+/** --only failed|bad|noted|ids:FILE */
+function onlyOption(value: string | undefined): RerunSubset | undefined {
+  if (value === undefined) return undefined;
+  if (value.startsWith('ids:')) {
+    const file = value.slice(4);
+    try {
+      return { ids: parseIdsFile(readFileSync(file, 'utf8')) };
+    } catch (error) {
+      throw new UsageError(`--only ids:${file}: the file cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`);
+    }
+  }
+  if ((RERUN_SUBSETS as readonly string[]).includes(value)) return value as RerunSubset;
+  throw new UsageError(`--only must be failed, bad, noted or ids:FILE (got "${value}").`);
 }
 
 export function invalidLinesNote(count: number, path: string): string {
@@ -235,6 +280,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     limit: { type: 'string' },
     'no-submit': { type: 'boolean' },
     'max-rpm': { type: 'string' },
+    only: { type: 'string' },
   });
   if (v.help) {
     stdout.write(RUN_HELP);
@@ -259,7 +305,14 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     holdAnswers: v['no-submit'] === true,
     ...(v['max-rpm'] !== undefined ? { maxRequestsPerMinute: intOption(v['max-rpm'], 'max-rpm', 0, 1) } : {}),
   };
-  const { target, identity, timeoutMs, warnings } = targetFromArgs(v, concurrency);
+  const only = onlyOption(v.only);
+  if (only && (v.fresh || v['reuse-answers'])) throw new UsageError('--only runs the chosen traces as a new run already: leave out --fresh and --reuse-answers.');
+  if (only) request.only = only;
+  // Workers' stderr (python, worker targets): the user's own prints and tracebacks, shown as they come.
+  const workerLog = (level: 'info' | 'warn', message: string) => {
+    if (!request.json || level !== 'info') process.stderr.write(`${level === 'warn' ? 'warning: ' : ''}${safeText(message)}\n`);
+  };
+  const { target, identity, timeoutMs, warnings } = targetFromArgs(v, concurrency, process.env, workerLog);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
   try {

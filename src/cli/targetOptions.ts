@@ -6,7 +6,7 @@ import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '.
 import { choiceOption, intOption, numberOption } from './args';
 import { UsageError } from './exitCodes';
 
-export const TARGET_KINDS = ['echo', 'openai', 'http', 'command'] as const;
+export const TARGET_KINDS = ['echo', 'openai', 'http', 'command', 'python', 'worker'] as const;
 
 export const TARGET_OPTIONS = {
   target: { type: 'string' },
@@ -25,6 +25,11 @@ export const TARGET_OPTIONS = {
   'answer-path': { type: 'string' },
   'usage-path': { type: 'string' },
   command: { type: 'string' },
+  'python-file': { type: 'string' },
+  'python-function': { type: 'string' },
+  python: { type: 'string' },
+  workers: { type: 'string' },
+  'worker-command': { type: 'string' },
 } as const;
 
 export const TARGET_HELP = `Targets (--target):
@@ -41,7 +46,15 @@ export const TARGET_HELP = `Targets (--target):
     --answer-path PATH          e.g. choices.0.message.content (required)
     --usage-path PATH           where the token usage is, e.g. usage (prompt_tokens, completion_tokens)
   command                     a shell command per prompt: prompt on stdin, answer on stdout
-    --command CMD               (required)
+    --command CMD               (required; run by /bin/sh, or %ComSpec% on Windows)
+  python                      a function in your Python file, called in long-lived workers that load the
+                              module once: def answer(prompt) or def answer(prompt, context), async too,
+                              returning a string or {"answer": str, "usage": {...}}
+    --python-file FILE          (required)   --python-function NAME (default answer)
+    --python EXE                the interpreter (default python3; py on Windows)
+    --workers N                 worker processes (default: the concurrency, at most one per core)
+  worker                      any long-lived command speaking the worker protocol (JSON lines, see README)
+    --worker-command CMD        (required; started directly, without a shell)   --workers N
   --header 'Name: value'      extra request header for openai/http (repeatable; shows in process lists:
                                 put secrets in --header-env)
   --header-env 'Name=VAR'     a header whose value is read from environment variable VAR (repeatable)
@@ -117,7 +130,12 @@ export interface CliTarget {
 }
 
 /** The flags as a target spec and its secrets: the core builds the target (createTarget), as for the editor. */
-export function targetFromArgs(v: TargetValues, concurrency: number, env = process.env): CliTarget {
+export function targetFromArgs(
+  v: TargetValues,
+  concurrency: number,
+  env = process.env,
+  onLog?: (level: 'info' | 'warn', message: string) => void,
+): CliTarget {
   const kind = choiceOption(v.target, 'target', TARGET_KINDS);
   const timeoutMs = intOption(v['target-timeout'], 'target-timeout', 600, 1, 86_400) * 1000;
   const options: TargetOptions = { connections: concurrency };
@@ -164,14 +182,34 @@ export function targetFromArgs(v: TargetValues, concurrency: number, env = proce
       spec = { type: 'command', command: required(v.command, 'command', kind) };
       options.withhold = secretVariables(v);
       break;
+    case 'python':
+      spec = {
+        type: 'python',
+        file: required(v['python-file'], 'python-file', kind),
+        ...(v['python-function'] ? { function: v['python-function'] } : {}),
+        ...(v.python ? { python: v.python } : {}),
+        ...(v.workers !== undefined ? { workers: intOption(v.workers, 'workers', 1, 1, 256) } : {}),
+      };
+      options.withhold = secretVariables(v);
+      options.cwd = process.cwd();
+      break;
+    case 'worker':
+      spec = {
+        type: 'worker',
+        command: required(v['worker-command'], 'worker-command', kind),
+        ...(v.workers !== undefined ? { workers: intOption(v.workers, 'workers', 1, 1, 256) } : {}),
+      };
+      options.withhold = secretVariables(v);
+      break;
   }
+  if (onLog) options.onLog = onLog;
   let target: Target;
   try {
     target = createTarget(spec, secrets, options);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  return { target, identity: targetIdentity(spec), timeoutMs, warnings };
+  return { target, identity: targetIdentity(spec, options.cwd), timeoutMs, warnings };
 }
 
 function compact(list: Array<string | undefined>): string[] {

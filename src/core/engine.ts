@@ -41,8 +41,10 @@ export interface EngineOptions {
   limit?: number;
   /** A fixed cap on target requests per minute (--max-rpm); the pace is learned under it. */
   maxRequestsPerMinute?: number;
-  /** Handle only these traces (Run Trace, Retry Failed). */
+  /** Handle only these traces (Run Trace, Retry Failed, Rerun Traces). */
   only?: ReadonlySet<string>;
+  /** Rerun Traces: the `only` traces go to the target again, whatever answers the journal holds for them. */
+  rerun?: boolean;
   /** Use these prompts instead of listing again. */
   prompts?: readonly PromptItem[];
   /** Aborts in-flight work at once. */
@@ -182,6 +184,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       onError: options.onTargetError ?? 'fail',
     },
     run,
+    { kind: options.kind, evaluationId: options.evaluationId },
   );
   const submitter = new Submitter(
     options.client,
@@ -222,7 +225,7 @@ const SUBMIT_ROUNDS = 3;
 async function planRun(options: EngineOptions, store: TraceStore, journal: Journal): Promise<{ plan: RunPlan; recorded: string | undefined }> {
   const fresh = options.runRecord?.mode === 'fresh';
   const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit };
-  let plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh });
+  let plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh || (options.rerun === true && options.only !== undefined) });
   if (!options.runRecord || plan.submitFirst.length + plan.callTarget.length === 0) return { plan, recorded: undefined };
   await journal.append(options.runRecord);
   store.apply(options.runRecord);

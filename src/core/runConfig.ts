@@ -37,6 +37,14 @@ const target = z.discriminatedUnion('type', [
     usagePath: z.optional(z.string()),
   }),
   z.strictObject({ type: z.literal('command'), command: z.string() }),
+  z.strictObject({
+    type: z.literal('python'),
+    file: z.string(),
+    function: z.optional(z.string()),
+    python: z.optional(z.string()),
+    workers: z.optional(z.int()),
+  }),
+  z.strictObject({ type: z.literal('worker'), command: z.string(), workers: z.optional(z.int()) }),
 ]);
 const configSchema = z.strictObject({
   $schema: z.optional(z.string()),
@@ -80,7 +88,7 @@ export function parseRunConfig(value: unknown, name: string): RunConfig {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown setting ${issue.keys.map((k) => `"${k}"`).join(', ')} (the keys are the extension's settings without "evalRunner.")`;
-  if (issue.path.join('.') === 'target.type') return 'must be echo, openai, http or command (the manual and VS Code chat model targets exist only in the editor)';
+  if (issue.path.join('.') === 'target.type') return 'must be echo, openai, http, command, python or worker (the manual and VS Code chat model targets exist only in the editor)';
   if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
   return issue.message;
 }
@@ -171,6 +179,16 @@ function targetArgs(target: NonNullable<RunConfig['target']>): string[] {
       break;
     case 'command':
       flag('command', target.command);
+      break;
+    case 'python':
+      flag('python-file', target.file);
+      flag('python-function', target.function);
+      flag('python', target.python);
+      flag('workers', target.workers);
+      break;
+    case 'worker':
+      flag('worker-command', target.command);
+      flag('workers', target.workers);
       break;
   }
   return out;

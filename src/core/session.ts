@@ -12,6 +12,8 @@ import { journalPath, nullJournal, openJournal, readJournal } from './journal';
 import type { Journal, JournalKey, JournalReadResult } from './journal';
 import type { JournalFs } from './storage';
 import { describeConflict, targetConflict } from './runPlan';
+import { previousRun, selectTraces } from './rerun';
+import type { RerunSubset } from './rerun';
 import type { RunMode, TargetConflict } from './runPlan';
 import type { TargetIdentity } from './targets/targetSpec';
 import type { RunProgress } from './runState';
@@ -211,6 +213,20 @@ export class EvaluationSession {
       this.running = undefined;
       this.changed();
     }
+  }
+
+  /**
+   * Rerun Traces: the chosen subset (failed, marked bad, noted, or given ids) goes to the target again as a
+   * new run, without the "another target" question (the user chose these traces), its answers held or
+   * submitted as options say. `previousRun`: the run that gave most of those traces their answers before.
+   */
+  async rerun(subset: RerunSubset, options: SessionRunOptions): Promise<{ result: RunSummary | RefusedRun | undefined; ids: string[]; unknown: number; previousRun: string | undefined }> {
+    await this.load();
+    const { ids, unknown } = selectTraces(this.store, subset);
+    const before = previousRun(this.store, ids);
+    if (ids.length === 0) return { result: undefined, ids, unknown, previousRun: before };
+    const result = await this.run({ ...options, only: new Set(ids), rerun: true, mode: 'reuse', reuseFetchedPrompts: true });
+    return { result, ids, unknown, previousRun: before };
   }
 
   /** First call: finish in-flight traces and stop; `hard`: abort them too. */

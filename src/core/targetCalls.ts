@@ -40,6 +40,7 @@ export class TargetCaller {
     private readonly scheduler: RateScheduler,
     private readonly policy: TargetCallPolicy,
     private readonly run: RunState,
+    private readonly evaluation?: { kind: string; evaluationId: number },
   ) {}
 
   async call(info: TraceInfo, signal: AbortSignal): Promise<TargetResult> {
@@ -55,7 +56,8 @@ export class TargetCaller {
       const onUsage = (u: TargetUsage) => (usage = u);
       try {
         this.run.targetCalls++;
-        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage });
+        const context = { traceId: info.traceId, ...this.evaluation };
+        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, context });
         this.scheduler.release(true, Date.now() - t0, rateInfo);
         this.quotaStrikes = 0;
         return { answer, ms: Date.now() - t0, errorAnswer: false, ...(usage ? { usage } : {}) };

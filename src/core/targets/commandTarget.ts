@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process';
+import { killTree, shellInvocation, treeSpawnOptions } from './processes';
 import { TargetError } from './target';
 import type { Target } from './target';
 
 export interface CommandTargetOptions {
-  /** Run by /bin/sh -c; the prompt arrives on stdin, the answer is stdout. */
+  /** Run by the platform's shell (/bin/sh -c; %ComSpec% /d /s /c on Windows); prompt on stdin, answer on stdout. */
   command: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
@@ -26,7 +27,7 @@ export function commandEnv(env: NodeJS.ProcessEnv, withhold: readonly string[] =
 const MAX_OUTPUT = 64 * 1024 * 1024;
 const STDERR_TAIL = 2000;
 
-/** A shell command per prompt; killed (its whole process group) on time-out or cancel. */
+/** A shell command per prompt; killed (its whole process tree) on time-out or cancel. */
 export function createCommandTarget(options: CommandTargetOptions): Target {
   const env = commandEnv(options.env ?? process.env, options.withhold);
   return {
@@ -37,11 +38,13 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
           reject(call.signal.reason);
           return;
         }
-        const child = spawn('/bin/sh', ['-c', options.command], {
+        const shell = shellInvocation(options.command);
+        const child = spawn(shell.file, shell.args, {
           cwd: options.cwd,
           env,
           stdio: ['pipe', 'pipe', 'pipe'],
-          detached: true,
+          windowsVerbatimArguments: shell.verbatim,
+          ...treeSpawnOptions(),
         });
         const out: Buffer[] = [];
         let outSize = 0;
@@ -49,11 +52,7 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
         let ending: TargetError | Error | undefined;
         const kill = (why: TargetError | Error) => {
           ending ??= why;
-          try {
-            if (child.pid) process.kill(-child.pid, 'SIGKILL');
-          } catch {
-            child.kill('SIGKILL');
-          }
+          killTree(child);
         };
         const timer = setTimeout(
           () => kill(new TargetError(`The command did not finish within ${Math.round(call.timeoutMs / 1000)} s`, 'timeout')),

@@ -15,6 +15,8 @@ export interface TargetCallOptions {
   onRateInfo?: (info: RateInfo) => void;
   /** Told the tokens the answer cost, where the target reports them (OpenAI-style `usage`, a usage path). */
   onUsage?: (usage: TargetUsage) => void;
+  /** Which trace the prompt belongs to (a worker's function may use it). */
+  context?: { traceId: string; evaluationId?: number; kind?: string };
 }
 
 /** Tokens one answer cost, as the target reports them. */
@@ -57,6 +59,8 @@ export class TargetError extends Error {
       cause?: string;
       /** No later call can succeed either (permission refused): the run stops instead of failing every trace. */
       stopsRun?: boolean;
+      /** The target could not be set up at all (a module that fails to import): a configuration error. */
+      setup?: boolean;
     } = {},
   ) {
     super(message);

@@ -5,6 +5,11 @@ import { createEchoTarget } from './echoTarget';
 import { createHttpTarget } from './httpTarget';
 import { createOpenAiTarget } from './openaiTarget';
 import type { Target } from './target';
+import { commandEnv } from './commandTarget';
+import { splitCommandLine } from './processes';
+import { DEFAULT_PYTHON_FUNCTION, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash } from './pythonTarget';
+import type { PythonTargetSpec } from './pythonTarget';
+import { createWorkerTarget } from './workerTarget';
 
 /**
  * What a user chose as the target, as both front ends parse it (CLI flags, editor settings): everything
@@ -15,6 +20,9 @@ export type TargetSpec =
   | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number }
   | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string; usagePath?: string }
   | { type: 'command'; command: string }
+  | PythonTargetSpec
+  /** A long-lived command speaking the worker protocol (JSON lines), started `workers` times. */
+  | { type: 'worker'; command: string; workers?: number }
   | { type: 'vscode-lm'; model?: string };
 
 export interface TargetSecrets {
@@ -36,6 +44,8 @@ export interface TargetOptions {
   lm?: (model: string | undefined) => Target;
   /** The proxy for HTTP targets; undefined: the environment's; null: none. */
   proxy?: ProxyConfig | null;
+  /** Where long-lived workers' stderr goes (python, worker). */
+  onLog?: (level: 'info' | 'warn', message: string) => void;
 }
 
 /** Who answered, for people (no secret) and for comparison (a fingerprint of what changes answers). */
@@ -71,6 +81,27 @@ export function createTarget(spec: TargetSpec, secrets: TargetSecrets, options: 
         ...(options.cwd ? { cwd: options.cwd } : {}),
         ...(options.withhold ? { withhold: options.withhold } : {}),
       });
+    case 'python':
+      return createPythonTarget(spec, {
+        concurrency: options.connections,
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        ...(options.withhold ? { withhold: options.withhold } : {}),
+        ...(options.onLog ? { onLog: options.onLog } : {}),
+      });
+    case 'worker': {
+      const [program, ...args] = splitCommandLine(spec.command);
+      if (!program) throw new TypeError('The worker command is empty.');
+      return createWorkerTarget({
+        what: 'The worker',
+        description: `worker: ${spec.command}`,
+        program,
+        args,
+        workers: spec.workers ?? defaultWorkers(options.connections),
+        ...(options.cwd ? { cwd: options.cwd } : {}),
+        env: commandEnv(process.env, options.withhold),
+        ...(options.onLog ? { onLog: options.onLog } : {}),
+      });
+    }
     case 'vscode-lm':
       if (!options.lm) throw new TypeError('The VS Code chat model target exists only in the editor.');
       return options.lm(spec.model);
@@ -84,7 +115,8 @@ function endpoint(url: string): string {
   return `${u.origin}${u.pathname.replace(/\/+$/, '')}${names.length ? `?${names.map((n) => `${n}=…`).join('&')}` : ''}`;
 }
 
-export function targetIdentity(spec: TargetSpec): TargetIdentity {
+/** `cwd`: where a python target's relative file is read from (its content's hash is part of the identity). */
+export function targetIdentity(spec: TargetSpec, cwd?: string): TargetIdentity {
   const parts: Array<string | number | undefined> = [spec.type];
   let description: string;
   switch (spec.type) {
@@ -109,6 +141,14 @@ export function targetIdentity(spec: TargetSpec): TargetIdentity {
     }
     case 'command':
       description = `command: ${spec.command}`;
+      parts.push(spec.command);
+      break;
+    case 'python':
+      description = describePython(spec, cwd);
+      parts.push(spec.file, spec.function ?? DEFAULT_PYTHON_FUNCTION, spec.python ?? defaultPython(), pythonFileHash(spec, cwd));
+      break;
+    case 'worker':
+      description = `worker: ${spec.command}`;
       parts.push(spec.command);
       break;
     case 'vscode-lm':

@@ -1,0 +1,97 @@
+"""Eval Runner's Python worker: loads the user's module once, then answers JSON lines on stdin.
+
+Started as: python eval_runner_shim.py FILE FUNCTION. Standard library only, Python 3.8 or later.
+Protocol (see the README): {"ready": true} once the module is loaded, or {"fatal": "..."} when it cannot be;
+then per request {"id", "prompt", "traceId", ...} in, {"id", "answer", "usage"?} or {"id", "error"} out.
+Whatever the user's code prints goes to stderr, so it never breaks the protocol on stdout.
+"""
+import asyncio
+import importlib.util
+import inspect
+import json
+import os
+import sys
+import traceback
+
+
+def _emit(out, message):
+    out.write((json.dumps(message, ensure_ascii=False) + "\n").encode("utf-8"))
+    out.flush()
+
+
+def _load(path, name):
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    module_name = os.path.splitext(os.path.basename(path))[0]
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError("cannot load %s as a Python module" % path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module
+    spec.loader.exec_module(module)
+    fn = getattr(module, name, None)
+    if fn is None or not callable(fn):
+        raise AttributeError("%s has no function %r" % (os.path.basename(path), name))
+    return fn
+
+
+def _takes_context(fn):
+    try:
+        params = list(inspect.signature(fn).parameters.values())
+    except (TypeError, ValueError):
+        return False
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
+
+
+def _reply(request_id, result):
+    if isinstance(result, str):
+        return {"id": request_id, "answer": result}
+    if isinstance(result, dict) and isinstance(result.get("answer"), str):
+        reply = {"id": request_id, "answer": result["answer"]}
+        if isinstance(result.get("usage"), dict):
+            reply["usage"] = result["usage"]
+        return reply
+    return {"id": request_id, "error": "the function returned %s, not a string or {'answer': str}" % type(result).__name__}
+
+
+def main():
+    out = sys.stdout.buffer
+    # The user's prints go to stderr: stdout carries the protocol only.
+    sys.stdout = sys.stderr
+    if len(sys.argv) < 3:
+        _emit(out, {"fatal": "usage: eval_runner_shim.py FILE FUNCTION"})
+        return 2
+    try:
+        fn = _load(sys.argv[1], sys.argv[2])
+    except BaseException as error:  # noqa: B902 - any failure to import is reported, SystemExit included
+        traceback.print_exc()
+        _emit(out, {"fatal": "".join(traceback.format_exception_only(type(error), error)).strip().splitlines()[-1]})
+        return 3
+    with_context = _takes_context(fn)
+    loop = asyncio.new_event_loop() if inspect.iscoroutinefunction(fn) else None
+    _emit(out, {"ready": True})
+    for raw in sys.stdin.buffer:
+        line = raw.decode("utf-8", "replace").strip()
+        if not line:
+            continue
+        request_id = None
+        try:
+            request = json.loads(line)
+            request_id = request["id"]
+            context = {k: request.get(k) for k in ("traceId", "evaluationId", "kind")}
+            result = fn(request["prompt"], context) if with_context else fn(request["prompt"])
+            if inspect.isawaitable(result):
+                result = (loop or asyncio.new_event_loop()).run_until_complete(result)
+            message = _reply(request_id, result)
+        except Exception as error:  # the user's function failed on this prompt: the run goes on
+            traceback.print_exc()
+            message = {"id": request_id, "error": "%s: %s" % (type(error).__name__, error)}
+        _emit(out, message)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,332 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { TargetError } from './target';
+import type { Target, TargetCallOptions, TargetUsage } from './target';
+import { killTree, treeSpawnOptions } from './processes';
+
+/**
+ * The worker protocol: a long-lived process per worker, JSON lines both ways.
+ *   in:  {"id": 1, "prompt": "…", "traceId": "…", "evaluationId": 1, "kind": "benchmark"}
+ *   out: {"id": 1, "answer": "…", "usage"?: {"promptTokens": n, "completionTokens": n}} or {"id": 1, "error": "…"}
+ * A worker may first say {"ready": true} (the Python shim does, once the module is loaded) or {"fatal": "…"}
+ * (it cannot serve at all: the run stops). Each worker answers one request at a time; the pool spreads the
+ * run's concurrency over its workers.
+ */
+export interface WorkerTargetOptions {
+  /** For logs and errors: "The worker", "The Python function". */
+  what: string;
+  description: string;
+  program: string;
+  args: readonly string[];
+  workers: number;
+  cwd?: string;
+  env: NodeJS.ProcessEnv;
+  /** Wait for {"ready": true} before the first request. */
+  handshake?: boolean;
+  /** Where the workers' stderr goes, line by line. */
+  onLog?: (level: 'info' | 'warn', message: string) => void;
+}
+
+export interface WorkerTarget extends Target {
+  /** Workers start afresh before the next request (the file changed); busy ones after their answer. */
+  restart(): void;
+  /** The pids of the live workers (tests check that none is left). */
+  readonly pids: number[];
+}
+
+const MAX_LINE = 64 * 1024 * 1024;
+const STDERR_LINES = 20;
+const LOGGED_STDERR_LINES = 500;
+const QUOTED = 200;
+
+interface Pending {
+  id: number;
+  resolve: (reply: { answer: string; usage?: TargetUsage }) => void;
+  reject: (error: Error) => void;
+}
+
+/** One worker process: its line reader, its one request in flight, and how it ended. */
+class Worker {
+  readonly child: ChildProcess;
+  readonly ready: Promise<void>;
+  pending: Pending | undefined;
+  /** Why it cannot serve (exited, killed, broken): set once. */
+  broken: Error | undefined;
+  private stdoutBuf = '';
+  private stderrBuf = '';
+  private readonly stderrTail: string[] = [];
+  private stderrLogged = 0;
+  private readyWait: { resolve: () => void; reject: (e: Error) => void } | undefined;
+
+  constructor(
+    private readonly options: WorkerTargetOptions,
+    readonly generation: number,
+  ) {
+    this.child = spawn(options.program, [...options.args], {
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+      env: options.env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...treeSpawnOptions(),
+    });
+    this.ready = options.handshake
+      ? new Promise<void>((resolve, reject) => (this.readyWait = { resolve, reject }))
+      : Promise.resolve();
+    this.ready.catch(() => undefined);
+    this.child.stdout!.setEncoding('utf8');
+    this.child.stderr!.setEncoding('utf8');
+    this.child.stdout!.on('data', (chunk: string) => this.onStdout(chunk));
+    this.child.stderr!.on('data', (chunk: string) => this.onStderr(chunk));
+    this.child.stdin!.on('error', () => undefined);
+    this.child.on('error', (error) => {
+      this.end(new TargetError(`${options.what} could not start (${options.program}): ${error.message}`, 'failed', { retryable: false, stopsRun: true, setup: true, cause: 'worker did not start' }));
+    });
+    this.child.on('exit', (code, signal) => {
+      this.flushStderr();
+      const tail = this.tail();
+      const how = code !== null ? `exited with code ${code}` : `was ended by ${signal}`;
+      if (this.readyWait) {
+        this.end(new TargetError(`${options.what} ${how} before it was ready${tail ? `: ${tail}` : ''}`, 'failed', { retryable: false, stopsRun: true, setup: true, cause: 'worker did not start' }));
+      } else {
+        this.end(new TargetError(`${options.what} ${how} while answering${tail ? `: ${tail}` : ''}`, 'failed', { retryable: true, cause: `worker ${how}` }));
+      }
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Sends one request; resolves with the reply, rejects with a TargetError (or the caller's abort). */
+  call(id: number, request: Record<string, unknown>): Promise<{ answer: string; usage?: TargetUsage }> {
+    if (this.broken) return Promise.reject(this.broken);
+    return new Promise((resolve, reject) => {
+      this.pending = { id, resolve, reject };
+      this.child.stdin!.write(`${JSON.stringify(request)}\n`);
+    });
+  }
+
+  kill(why: Error): void {
+    this.end(why);
+    killTree(this.child);
+  }
+
+  private end(why: Error): void {
+    this.broken ??= why;
+    this.readyWait?.reject(this.broken);
+    this.readyWait = undefined;
+    const pending = this.pending;
+    this.pending = undefined;
+    pending?.reject(why);
+  }
+
+  private onStdout(chunk: string): void {
+    this.stdoutBuf += chunk;
+    if (this.stdoutBuf.length > MAX_LINE) {
+      this.kill(new TargetError(`${this.options.what} wrote a line longer than 64 MiB`, 'failed', { retryable: false, cause: 'answer too large' }));
+      return;
+    }
+    let nl: number;
+    while ((nl = this.stdoutBuf.indexOf('\n')) >= 0) {
+      const line = this.stdoutBuf.slice(0, nl).replace(/\r$/, '');
+      this.stdoutBuf = this.stdoutBuf.slice(nl + 1);
+      if (line.trim()) this.onLine(line);
+    }
+  }
+
+  private onLine(line: string): void {
+    let message: Record<string, unknown> | undefined;
+    try {
+      const value: unknown = JSON.parse(line);
+      if (typeof value === 'object' && value !== null && !Array.isArray(value)) message = value as Record<string, unknown>;
+    } catch {
+      // not the protocol: below
+    }
+    if (message && typeof message.fatal === 'string') {
+      this.kill(new TargetError(`${this.options.what} cannot start: ${quote(message.fatal)}`, 'failed', { retryable: false, stopsRun: true, setup: true, cause: 'worker did not start' }));
+      return;
+    }
+    if (message && message.ready === true) {
+      this.readyWait?.resolve();
+      this.readyWait = undefined;
+      return;
+    }
+    const pending = this.pending;
+    if (!message || typeof message.id !== 'number') {
+      // Output that is not the protocol fails the request in flight (the run goes on); the worker stays.
+      const error = new TargetError(`${this.options.what} wrote a line that is not the worker protocol: "${quote(line)}"`, 'failed', { retryable: false, cause: 'not the worker protocol' });
+      if (pending) {
+        this.pending = undefined;
+        pending.reject(error);
+      } else this.options.onLog?.('warn', error.message);
+      return;
+    }
+    if (!pending || pending.id !== message.id) return; // a late reply to a request already given up
+    this.pending = undefined;
+    if (typeof message.error === 'string') {
+      pending.reject(new TargetError(`${this.options.what} raised: ${quote(message.error)}`, 'failed', { retryable: true, cause: 'worker error' }));
+    } else if (typeof message.answer === 'string') {
+      const usage = readWorkerUsage(message.usage);
+      pending.resolve({ answer: message.answer, ...(usage ? { usage } : {}) });
+    } else {
+      pending.reject(new TargetError(`${this.options.what} replied without a text "answer" (got ${describe(message.answer)})`, 'failed', { retryable: false, cause: 'no answer' }));
+    }
+  }
+
+  private onStderr(chunk: string): void {
+    this.stderrBuf += chunk;
+    let nl: number;
+    while ((nl = this.stderrBuf.indexOf('\n')) >= 0) {
+      this.stderrLine(this.stderrBuf.slice(0, nl).replace(/\r$/, ''));
+      this.stderrBuf = this.stderrBuf.slice(nl + 1);
+    }
+    if (this.stderrBuf.length > 64 * 1024) this.flushStderr();
+  }
+
+  private flushStderr(): void {
+    if (this.stderrBuf) this.stderrLine(this.stderrBuf);
+    this.stderrBuf = '';
+  }
+
+  private stderrLine(line: string): void {
+    const text = quote(line, 2000);
+    this.stderrTail.push(text);
+    if (this.stderrTail.length > STDERR_LINES) this.stderrTail.shift();
+    if (++this.stderrLogged <= LOGGED_STDERR_LINES) this.options.onLog?.('info', `worker ${this.child.pid}: ${text}`);
+    else if (this.stderrLogged === LOGGED_STDERR_LINES + 1) this.options.onLog?.('info', `worker ${this.child.pid}: further stderr not logged`);
+  }
+
+  /** The last lines of stderr, for an error: a traceback's last line says what went wrong. */
+  private tail(): string {
+    return this.stderrTail.filter((l) => l.trim()).slice(-5).join('\n');
+  }
+}
+
+/** A pool of long-lived workers speaking the worker protocol: started once, each serving one call at a time. */
+export function createWorkerTarget(options: WorkerTargetOptions): WorkerTarget {
+  const size = Math.max(1, options.workers);
+  const idle: Worker[] = [];
+  const live = new Set<Worker>();
+  const waiting: Array<() => void> = [];
+  let busy = 0;
+  let generation = 0;
+  let nextId = 1;
+  let closed = false;
+
+  const discard = (w: Worker, why: Error) => {
+    live.delete(w);
+    w.kill(why);
+  };
+
+  async function slot(signal: AbortSignal): Promise<void> {
+    while (busy >= size) {
+      if (signal.aborted) throw signal.reason;
+      await new Promise<void>((resolve) => {
+        waiting.push(resolve);
+        signal.addEventListener('abort', () => resolve(), { once: true });
+      });
+    }
+    if (closed) throw new TargetError(`${options.what} was stopped`, 'failed', { retryable: false });
+    busy++;
+  }
+
+  function leave(): void {
+    busy--;
+    waiting.shift()?.();
+  }
+
+  function take(): Worker {
+    for (;;) {
+      const w = idle.pop();
+      if (!w) break;
+      if (!w.broken && w.generation === generation) return w;
+      discard(w, new Error('replaced'));
+    }
+    const w = new Worker(options, generation);
+    live.add(w);
+    w.child.once('exit', () => live.delete(w));
+    return w;
+  }
+
+  async function send(prompt: string, call: TargetCallOptions): Promise<{ answer: string; usage?: TargetUsage }> {
+    await slot(call.signal);
+    try {
+      const worker = take();
+      const id = nextId++;
+      let timedOut = false;
+      const timer = setTimeout(() => {
+        timedOut = true;
+        discard(worker, new TargetError(`${options.what} did not answer within ${Math.round(call.timeoutMs / 1000)} s; the worker was ended and replaced`, 'timeout'));
+      }, call.timeoutMs);
+      const onAbort = () => discard(worker, call.signal.reason instanceof Error ? call.signal.reason : new Error('cancelled'));
+      call.signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        if (call.signal.aborted) throw call.signal.reason;
+        await worker.ready;
+        const context = call.context ?? {};
+        const reply = await worker.call(id, { id, prompt, ...context });
+        if (!worker.broken && worker.generation === generation && !closed) idle.push(worker);
+        else discard(worker, new Error('replaced'));
+        return reply;
+      } catch (error) {
+        // A worker that died, timed out or was cancelled is gone; one that answered with an error stays.
+        if (worker.broken || timedOut) discard(worker, worker.broken ?? (error as Error));
+        else idle.push(worker);
+        throw error;
+      } finally {
+        clearTimeout(timer);
+        call.signal.removeEventListener('abort', onAbort);
+      }
+    } finally {
+      leave();
+    }
+  }
+
+  return {
+    description: options.description,
+    send: async (prompt, call) => {
+      const reply = await send(prompt, call);
+      if (reply.usage) call.onUsage?.(reply.usage);
+      return reply.answer;
+    },
+    restart() {
+      generation++;
+      for (const w of idle.splice(0)) discard(w, new Error('restarted'));
+    },
+    get pids() {
+      return [...live].map((w) => w.pid).filter((p): p is number => p !== undefined);
+    },
+    async close() {
+      closed = true;
+      const stopped = new TargetError(`${options.what} was stopped`, 'failed', { retryable: false });
+      const exits = [...live].map((w) => (w.child.exitCode !== null || w.child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => w.child.once('exit', () => r()))));
+      for (const w of [...live]) discard(w, stopped);
+      idle.length = 0;
+      for (const wake of waiting.splice(0)) wake();
+      await Promise.all(exits);
+    },
+  };
+}
+
+/** The protocol's usage ({promptTokens, completionTokens}), or OpenAI's names; whole non-negative numbers only. */
+function readWorkerUsage(value: unknown): TargetUsage | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const v = value as Record<string, unknown>;
+  const count = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 100_000_000 ? x : undefined);
+  const promptTokens = count(v.promptTokens) ?? count(v.prompt_tokens);
+  const completionTokens = count(v.completionTokens) ?? count(v.completion_tokens);
+  if (promptTokens === undefined && completionTokens === undefined) return undefined;
+  return { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}) };
+}
+
+/** The start of a text a worker wrote, capped, control characters shown as escapes. */
+function quote(text: string, max = QUOTED): string {
+  // eslint-disable-next-line no-control-regex
+  const shown = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return shown.length > max ? `${shown.slice(0, max)}…` : shown;
+}
+
+function describe(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+}
