@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { pickPythonTarget, pickWorkerTarget, rerunTraces } from './ownCode';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
 import type { EvaluationKind } from '../api/kinds';
@@ -156,6 +157,7 @@ export const COMMANDS = {
     if (picked && ref) await f.compare.show(ref, picked.a, picked.b);
   },
   'evalRunner.copyCliCommand': copyCliCommand,
+  'evalRunner.rerunTraces': rerunTraces,
   'evalRunner.refresh': async (ctx) => {
     await Promise.all(ctx.registry.refs.map((r) => ctx.registry.session(r).load()));
   },
@@ -362,6 +364,8 @@ async function selectTarget(ctx: Ctx): Promise<void> {
       { label: 'OpenAI-compatible endpoint', description: 'OpenAI, vLLM, Ollama, LM Studio…', type: 'openai' },
       { label: 'VS Code chat model', description: 'a model from the Language Model API', type: 'vscode-lm' },
       { label: 'HTTP endpoint', description: 'your JSON API with a body template', type: 'http' },
+      { label: 'Python function', description: 'a function in your .py file, its module loaded once', type: 'python' },
+      { label: 'Worker', description: 'your long-lived program speaking JSON lines (any language)', type: 'worker' },
       { label: 'Shell command', description: 'prompt on stdin, answer on stdout', type: 'command' },
       { label: 'Manual', description: 'you write each answer in the review editor', type: 'manual' },
     ] as const,
@@ -435,6 +439,12 @@ async function selectTarget(ctx: Ctx): Promise<void> {
       target = { type: 'command', command };
       break;
     }
+    case 'python':
+      target = await pickPythonTarget();
+      break;
+    case 'worker':
+      target = await pickWorkerTarget();
+      break;
   }
   if (target) {
     await writeTarget(target);

@@ -40,15 +40,18 @@ export class ComparePanels implements vscode.Disposable, vscode.TextDocumentCont
     ];
   }
 
-  async show(ref: EvaluationRef, a: RunInfo, b: RunInfo): Promise<void> {
+  /** `only`: show just these traces (after Rerun Traces, the ones that ran again). */
+  async show(ref: EvaluationRef, a: RunInfo, b: RunInfo, only?: ReadonlySet<string>): Promise<void> {
     const key = `${ref.id}|${a.runId}|${b.runId}`;
     const existing = this.open.get(key);
     if (existing) {
+      existing.only = only;
+      await existing.load();
       existing.panel.reveal();
       return;
     }
     const panel = vscode.window.createWebviewPanel(COMPARE_VIEW_TYPE, 'Compare Runs', vscode.ViewColumn.Active, this.webviewOptions());
-    await this.attach(panel, ref, a.runId, b.runId);
+    await this.attach(panel, ref, a.runId, b.runId, only);
   }
 
   /** The panel showing these two runs (the tests drive it through this). */
@@ -60,10 +63,11 @@ export class ComparePanels implements vscode.Disposable, vscode.TextDocumentCont
     return { enableScripts: true, retainContextWhenHidden: false, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')] };
   }
 
-  private async attach(panel: vscode.WebviewPanel, ref: EvaluationRef, runA: string, runB: string): Promise<void> {
+  private async attach(panel: vscode.WebviewPanel, ref: EvaluationRef, runA: string, runB: string, only?: ReadonlySet<string>): Promise<void> {
     panel.webview.options = this.webviewOptions();
     panel.iconPath = tabIcon(this.ctx.extension.extensionUri);
     const p = new ComparePanel(this.ctx, panel, ref, runA, runB);
+    p.only = only;
     const key = `${ref.id}|${runA}|${runB}`;
     this.open.set(key, p);
     panel.onDidDispose(() => {
@@ -95,6 +99,8 @@ export class ComparePanel {
   private ready = false;
   private a: RunInfo | undefined;
   private b: RunInfo | undefined;
+  /** Only these traces are shown (Rerun Traces); undefined: every trace either run answered. */
+  only: ReadonlySet<string> | undefined;
 
   constructor(
     private readonly ctx: Ctx,
@@ -112,7 +118,8 @@ export class ComparePanel {
   }
 
   async load(): Promise<void> {
-    this.rows = await this.session.compare(this.runA, this.runB);
+    const rows = await this.session.compare(this.runA, this.runB);
+    this.rows = this.only ? rows.filter((r) => this.only!.has(r.traceId)) : rows;
     this.a = this.session.store.runById(this.runA);
     this.b = this.session.store.runById(this.runB);
     this.panel.title = `Compare: ${this.ref.label}`;

@@ -1,4 +1,6 @@
 import * as vscode from 'vscode';
+import { PythonWatcher, absolutePythonFile, pythonInterpreter } from './ownCode';
+import type { Restartable } from './ownCode';
 import { BUTTON } from './buttons';
 import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
@@ -22,6 +24,8 @@ export class Ctx implements vscode.Disposable {
   readonly tokens: TokenStore;
   readonly sandbox = new SandboxController();
   readonly registry: EvaluationRegistry;
+  /** Restarts running Python workers when their file is saved. */
+  readonly python: PythonWatcher;
   private settingsCache: Settings | undefined;
   private readonly disposables: vscode.Disposable[] = [];
   /** What the sidebar has selected (set once the tree view exists): a keybinding acts on it. */
@@ -30,7 +34,9 @@ export class Ctx implements vscode.Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     this.tokens = new TokenStore(extension.secrets, extension.globalState);
     this.registry = new EvaluationRegistry(() => this.settings, this.sandbox, this.moveOldJournals());
+    this.python = new PythonWatcher(this);
     this.disposables.push(
+      this.python,
       this.log,
       this.sandbox,
       this.registry,
@@ -138,11 +144,30 @@ export class Ctx implements vscode.Disposable {
         break;
       }
       case 'command':
+      case 'worker':
         spec = t;
         if (workspaceDir()) options.cwd = workspaceDir()!;
         break;
+      case 'python': {
+        const python = await pythonInterpreter(t.python, this.log);
+        spec = { ...t, file: absolutePythonFile(t.file), ...(python ? { python } : {}) };
+        if (workspaceDir()) options.cwd = workspaceDir()!;
+        break;
+      }
     }
-    return { target: createTarget(spec, secrets, options), identity: targetIdentity(spec) };
+    options.onLog = (level, message) => this.log[level](message);
+    const target = createTarget(spec, secrets, options);
+    const identity = targetIdentity(spec, options.cwd);
+    if (spec.type === 'python' && 'restart' in target) {
+      // Saving the file (or a .py beside it) restarts the workers; followed until the run closes the target.
+      const unfollow = this.python.follow(target as Restartable, spec.file);
+      const close = target.close?.bind(target);
+      target.close = async () => {
+        unfollow();
+        await close?.();
+      };
+    }
+    return { target, identity };
   }
 
   /** The key stored for this endpoint origin only; asked for when there is none (null: the user cancelled). */

@@ -17,6 +17,8 @@ export interface RunRequest {
   only?: ReadonlySet<string>;
   /** How to treat answers another target gave; asked in a modal when the journal has some and this is unset. */
   mode?: RunMode;
+  /** Rerun Traces: the `only` traces go to the target again as a new run, without the "another target" question. */
+  rerun?: boolean;
 }
 
 /** Runs through the core engine with a cancellable progress notification and a status bar item. */
@@ -48,9 +50,9 @@ export class RunController implements vscode.Disposable {
       return undefined;
     }
     try {
-      let mode: RunMode = request.mode ?? 'continue';
+      let mode: RunMode = request.mode ?? (request.rerun ? 'reuse' : 'continue');
       for (;;) {
-        const result = await this.runOnce(ref, session, { client, ...made, mode, only: request.only });
+        const result = await this.runOnce(ref, session, { client, ...made, mode, only: request.only, rerun: request.rerun === true });
         if (result?.outcome !== 'targetChanged') return result;
         // The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers.
         const choice = await vscode.window.showWarningMessage(
@@ -80,7 +82,7 @@ export class RunController implements vscode.Disposable {
   private async runOnce(
     ref: EvaluationRef,
     session: EvaluationSession,
-    run: { client: ApiClient; target: Target; identity: TargetIdentity; mode: RunMode; only: ReadonlySet<string> | undefined },
+    run: { client: ApiClient; target: Target; identity: TargetIdentity; mode: RunMode; only: ReadonlySet<string> | undefined; rerun: boolean },
   ): Promise<RunSummary | RefusedRun | undefined> {
     const settings = this.ctx.settings;
     this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${run.identity.description}, concurrency ${settings.concurrency}${run.mode === 'continue' ? '' : `, ${run.mode}`}.`);
@@ -106,6 +108,7 @@ export class RunController implements vscode.Disposable {
             targetTimeoutMs: 600_000,
             progressIntervalMs: 250,
             ...(run.only ? { only: run.only, reuseFetchedPrompts: true } : {}),
+            ...(run.rerun ? { rerun: true } : {}),
             onProgress: (p) => {
               const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
               const percent = p.total ? (100 * done) / p.total : 0;

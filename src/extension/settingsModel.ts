@@ -30,6 +30,9 @@ export type TargetSettings =
       usagePath?: string;
     }
   | { type: 'command'; command: string }
+  /** A function in the user's Python file (relative to the workspace), run in long-lived workers. */
+  | { type: 'python'; file: string; function?: string; python?: string; workers?: number }
+  | { type: 'worker'; command: string; workers?: number }
   | { type: 'vscode-lm'; model?: string };
 
 export interface Settings {
@@ -111,7 +114,7 @@ function readEvaluations(value: unknown): ConfiguredEvaluation[] {
 }
 
 function normaliseTarget(value: unknown): TargetSettings {
-  const known = ['echo', 'manual', 'openai', 'http', 'command', 'vscode-lm'];
+  const known = ['echo', 'manual', 'openai', 'http', 'command', 'python', 'worker', 'vscode-lm'];
   const t = value as TargetSettings | undefined;
   return t && typeof t === 'object' && known.includes(t.type) ? t : { type: 'echo' };
 }
@@ -195,6 +198,8 @@ export function runConfigFor(
       return { problem: `The ${t.type === 'manual' ? 'manual' : 'VS Code chat model'} target exists only in the editor: Select Target picks one the CLI can run.` };
     case 'echo':
     case 'command':
+    case 'python':
+    case 'worker':
       target = t;
       break;
     case 'openai': {

@@ -71,7 +71,7 @@ describe('the CLI from CI: --version and --config FILE', function () {
       [{ baseUrl: sandbox.baseUrl, token: 'tok-123456' }, /holds "token": secrets never go in the config file/],
       [{ target: { type: 'openai', baseUrl: 'https://x/v1', model: 'm', apiKey: 'sk-live-abcdef' } }, /holds "target\.apiKey"/],
       [{ baseUrl: sandbox.baseUrl, concurency: 4 }, /\(top level\): unknown setting "concurency"/],
-      [{ target: { type: 'vscode-lm' } }, /target\.type: must be echo, openai, http or command/],
+      [{ target: { type: 'vscode-lm' } }, /target\.type: must be echo, openai, http, command, python or worker/],
     ];
     for (const [value, expected] of cases) {
       const r = await cli(['run', '--config', write('bad.json', value), '--evaluation', '1', '--kind', 'benchmark'], env);

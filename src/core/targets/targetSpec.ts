@@ -7,7 +7,8 @@ import { createOpenAiTarget } from './openaiTarget';
 import type { Target } from './target';
 import { commandEnv } from './commandTarget';
 import { splitCommandLine } from './processes';
-import { DEFAULT_PYTHON_FUNCTION, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash } from './pythonTarget';
+import { DEFAULT_PYTHON_FUNCTION, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash, pythonFilePath } from './pythonTarget';
+import { relative } from 'node:path';
 import type { PythonTargetSpec } from './pythonTarget';
 import { createWorkerTarget } from './workerTarget';
 
@@ -145,7 +146,8 @@ export function targetIdentity(spec: TargetSpec, cwd?: string): TargetIdentity {
       break;
     case 'python':
       description = describePython(spec, cwd);
-      parts.push(spec.file, spec.function ?? DEFAULT_PYTHON_FUNCTION, spec.python ?? defaultPython(), pythonFileHash(spec, cwd));
+      // The file as seen from the working folder: the CLI run from the workspace and the editor name it alike.
+      parts.push(relative(cwd ?? process.cwd(), pythonFilePath(spec, cwd)).split('\\').join('/'), spec.function ?? DEFAULT_PYTHON_FUNCTION, spec.python ?? defaultPython(), pythonFileHash(spec, cwd));
       break;
     case 'worker':
       description = `worker: ${spec.command}`;
