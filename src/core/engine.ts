@@ -102,6 +102,8 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   const targetPace = new RateScheduler({
     concurrency,
     ...(options.maxRequestsPerMinute ? { maxPerSecond: options.maxRequestsPerMinute / 60 } : {}),
+    // A local process has no rate limit to spare: its first calls start together, not spread over a second.
+    ...(options.target.local ? { initialPerSecond: Infinity } : {}),
   });
   // The service's pace: unpaced until it answers 429, then the same learning as the target's.
   const servicePace = new RateScheduler({ concurrency, initialPerSecond: Infinity });
@@ -196,6 +198,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     changed,
     servicePace,
   );
+  if (plan.callTarget.length > 0 && options.target.warmUp && !(await warmUp(options.target, run))) return finish();
   const traces = new TraceHandler(caller, submitter, journal, store, run, concurrency, options.holdAnswers === true, recorded, changed);
   let next = 0;
   const worker = async (): Promise<void> => {
@@ -220,6 +223,19 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
 // By default, a submission that failed all of the API module's attempts for a passing reason gets this many
 // rounds, paused between, before the trace is marked failed.
 const SUBMIT_ROUNDS = 3;
+
+/** Lets the target get ready before the first trace; false (and the run halted) when it cannot be set up. */
+async function warmUp(target: Target, run: RunState): Promise<boolean> {
+  try {
+    await target.warmUp!(run.hardSignal);
+    return true;
+  } catch (error) {
+    if (run.hardSignal.aborted || isAbortError(error)) return false;
+    const message = error instanceof Error ? error.message : String(error);
+    run.halt('error', `${message} The run stopped before any trace was sent; fix it and run again.`, error);
+    return false;
+  }
+}
 
 /** Plans the run and, when there is work to do, journals its run record (a fresh one sets old answers aside). */
 async function planRun(options: EngineOptions, store: TraceStore, journal: Journal): Promise<{ plan: RunPlan; recorded: string | undefined }> {

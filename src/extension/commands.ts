@@ -358,7 +358,7 @@ async function clearModelKey(ctx: Ctx): Promise<void> {
 }
 
 async function selectTarget(ctx: Ctx): Promise<void> {
-  const pick = await vscode.window.showQuickPick(
+  const pick = await ctx.pickItem(
     [
       { label: 'Echo', description: 'answers with the prompt (for trying things out)', type: 'echo' },
       { label: 'OpenAI-compatible endpoint', description: 'OpenAI, vLLM, Ollama, LM Studio…', type: 'openai' },
@@ -440,7 +440,7 @@ async function selectTarget(ctx: Ctx): Promise<void> {
       break;
     }
     case 'python':
-      target = await pickPythonTarget();
+      target = await pickPythonTarget(ctx);
       break;
     case 'worker':
       target = await pickWorkerTarget();

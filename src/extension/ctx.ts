@@ -105,6 +105,10 @@ export class Ctx implements vscode.Disposable {
   askSecret = async (title: string, prompt: string): Promise<string | undefined> =>
     (await vscode.window.showInputBox({ title, prompt, password: true, ignoreFocusOut: true }))?.trim();
 
+  /** A quick pick (undefined: cancelled); a field so the integration tests can answer it. */
+  pickItem = <T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions): Thenable<T | undefined> =>
+    vscode.window.showQuickPick(items, options);
+
   /** Asks where to save a file (undefined: cancelled); a field so the integration tests can answer it. */
   askSaveUri = (options: vscode.SaveDialogOptions): Thenable<vscode.Uri | undefined> => vscode.window.showSaveDialog(options);
 

@@ -21,12 +21,12 @@ export function topLevelFunctions(source: string): string[] {
 }
 
 /** Select Target → Python function: a .py file of the workspace, then one of its top-level functions. */
-export async function pickPythonTarget(): Promise<TargetSettings | undefined> {
+export async function pickPythonTarget(ctx: Ctx): Promise<TargetSettings | undefined> {
   const root = vscode.workspace.workspaceFolders?.[0]?.uri;
   let file: vscode.Uri | undefined;
   const found = root ? await vscode.workspace.findFiles('**/*.py', '**/{node_modules,.venv,venv,.git,__pycache__,site-packages}/**', 2000) : [];
   if (found.length > 0) {
-    const picked = await vscode.window.showQuickPick(
+    const picked = await ctx.pickItem(
       found
         .map((uri) => ({ label: vscode.workspace.asRelativePath(uri, false), uri }))
         .sort((a, b) => a.label.localeCompare(b.label)),
@@ -44,7 +44,7 @@ export async function pickPythonTarget(): Promise<TargetSettings | undefined> {
     return undefined;
   }
   const ordered = functions.includes('answer') ? ['answer', ...functions.filter((f) => f !== 'answer')] : functions;
-  const fn = await vscode.window.showQuickPick(
+  const fn = await ctx.pickItem(
     ordered.map((name) => ({ label: name })),
     { title: vscode.l10n.t('Python function (2/2): which function answers a prompt?') },
   );
@@ -186,6 +186,6 @@ async function askSubset(ctx: Ctx, ref: EvaluationRef): Promise<RerunSubset | un
     const differing = (await ctx.registry.session(ref).compare(prev.runId, last.runId)).filter((r) => r.differs && r.a && r.b).map((r) => r.traceId);
     items.push({ label: 'Answers that differ between the last two runs', description: String(differing.length), detail: `${prev.target} → ${last.target}`, subset: { ids: differing } });
   }
-  const picked = await vscode.window.showQuickPick(items, { title: vscode.l10n.t('Rerun Traces: which?'), placeHolder: vscode.l10n.t('They run again with the current target, as a new run') });
+  const picked = await ctx.pickItem(items, { title: vscode.l10n.t('Rerun Traces: which?'), placeHolder: vscode.l10n.t('They run again with the current target, as a new run') });
   return picked?.subset;
 }

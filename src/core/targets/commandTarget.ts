@@ -32,6 +32,7 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
   const env = commandEnv(options.env ?? process.env, options.withhold);
   return {
     description: 'command',
+    local: true,
     send: (prompt, call) =>
       new Promise<string>((resolve, reject) => {
         if (call.signal.aborted) {

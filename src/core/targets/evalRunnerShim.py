@@ -5,7 +5,6 @@ Protocol (see the README): {"ready": true} once the module is loaded, or {"fatal
 then per request {"id", "prompt", "traceId", ...} in, {"id", "answer", "usage"?} or {"id", "error"} out.
 Whatever the user's code prints goes to stderr, so it never breaks the protocol on stdout.
 """
-import asyncio
 import importlib.util
 import inspect
 import json
@@ -71,7 +70,11 @@ def main():
         _emit(out, {"fatal": "".join(traceback.format_exception_only(type(error), error)).strip().splitlines()[-1]})
         return 3
     with_context = _takes_context(fn)
-    loop = asyncio.new_event_loop() if inspect.iscoroutinefunction(fn) else None
+    loop = None
+    if inspect.iscoroutinefunction(fn):
+        import asyncio  # only for async functions: it costs start-up time
+
+        loop = asyncio.new_event_loop()
     _emit(out, {"ready": True})
     for raw in sys.stdin.buffer:
         line = raw.decode("utf-8", "replace").strip()
@@ -84,7 +87,11 @@ def main():
             context = {k: request.get(k) for k in ("traceId", "evaluationId", "kind")}
             result = fn(request["prompt"], context) if with_context else fn(request["prompt"])
             if inspect.isawaitable(result):
-                result = (loop or asyncio.new_event_loop()).run_until_complete(result)
+                if loop is None:
+                    import asyncio
+
+                    loop = asyncio.new_event_loop()
+                result = loop.run_until_complete(result)
             message = _reply(request_id, result)
         except Exception as error:  # the user's function failed on this prompt: the run goes on
             traceback.print_exc()

@@ -4,7 +4,18 @@ import type { RateInfo } from '../rateScheduler';
 export interface Target {
   /** Short description for logs and the journal, never holding a secret. */
   readonly description: string;
+  /**
+   * A process on this machine (a command, a worker), not a hosted endpoint: no rate limit to fear, so calls
+   * start at once instead of spread over the second a hosted model's first answer is assumed to take.
+   */
+  readonly local?: boolean;
   send(prompt: string, options: TargetCallOptions): Promise<string>;
+  /**
+   * Gets ready before the first prompt (long-lived workers start and load the user's module once), so that
+   * start-up is neither counted as a call's latency nor paid by the first traces; rejects with a TargetError
+   * when the target cannot be set up at all.
+   */
+  warmUp?(signal: AbortSignal): Promise<void>;
   close?(): Promise<void>;
 }
 

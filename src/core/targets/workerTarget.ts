@@ -283,6 +283,19 @@ export function createWorkerTarget(options: WorkerTargetOptions): WorkerTarget {
 
   return {
     description: options.description,
+    local: true,
+    async warmUp(signal) {
+      const fresh: Worker[] = [];
+      while (live.size < size && !closed) fresh.push(take());
+      idle.push(...fresh);
+      const onAbort = () => fresh.forEach((w) => discard(w, new Error('cancelled')));
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await Promise.all(fresh.map((w) => w.ready));
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
     send: async (prompt, call) => {
       const reply = await send(prompt, call);
       if (reply.usage) call.onUsage?.(reply.usage);
