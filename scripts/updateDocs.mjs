@@ -3,7 +3,7 @@ import { copyFileSync, existsSync, mkdirSync } from 'node:fs';
 
 const FROM = 'test-results/e2e/screenshots';
 mkdirSync('docs', { recursive: true });
-for (const name of ['tree', 'webview-dark', 'webview-light', 'review', 'token-rejected', 'run-identity-question', 'process-details-review', 'review-verdict', 'compare-runs']) {
+for (const name of ['tree', 'webview-dark', 'webview-light', 'review', 'token-rejected', 'run-identity-question', 'process-details-review', 'review-verdict', 'compare-runs', 'rerun-compare']) {
   const source = `${FROM}/${name}.png`;
   if (!existsSync(source)) throw new Error(`${source} is missing: run npm test first`);
   copyFileSync(source, `docs/${name}.png`);

@@ -422,4 +422,77 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await sandbox.close();
     }
   });
+  it('the loop: a Python function answers, two answers marked bad, the file edited and saved, Rerun Traces, the comparison shows the two changed answers', async () => {
+    const TRACES = 10;
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: TRACES, evaluationSeconds: 0, generationSeconds: 0 });
+    const prompts = seedPrompts('benchmark', TRACES);
+    // Python slices code points, not UTF-16 units.
+    const head = (p) => [...p.content].slice(0, 60).join('');
+    try {
+      wb = await openWorkbench({
+        settings: {
+          'evalRunner.baseUrl': sandbox.baseUrl,
+          'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Loop bench' }],
+          'evalRunner.concurrency': 2,
+        },
+      });
+      const { page } = wb;
+      writeFileSync(join(wb.runDir, 'workspace', 'model.py'), 'def answer(prompt):\n    return "draft: " + prompt[:60]\n\n\ndef unused(x):\n    return x\n');
+      await palette(page, 'Eval Runner: Set Token');
+      await inputBox(page, 'Token', sandbox.token, { password: true });
+      await notification(page, 'saved in secret storage');
+
+      // Select Target → Python function: the workspace's file, then its function.
+      await palette(page, 'Eval Runner: Select Target', { pick: 'Python function' });
+      await quickPick(page, 'model.py');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'unused' }).waitFor();
+      await quickPick(page, 'answer');
+      await notification(page, 'Target: Python function');
+      await palette(page, 'Eval Runner: Run Evaluation');
+      await notification(page, `Loop bench: ${TRACES}/${TRACES} submitted (${TRACES} in this run)`, 60_000);
+      assert.equal(sandbox.answerOf(1, prompts[0].traceId), `draft: ${head(prompts[0])}`);
+
+      // Two answers marked bad from the keyboard in Process Details.
+      await palette(page, 'Notifications: Clear All Notifications');
+      await palette(page, 'Eval Runner: Show Progress');
+      const frame = webview(page);
+      const grid = frame.getByRole('grid', { name: 'Traces' });
+      await frame.getByText('100% submitted').waitFor({ timeout: 30_000 });
+      await grid.focus();
+      await page.keyboard.press('Home');
+      await page.keyboard.press('b');
+      await frame.locator(`.row.verdict-bad[data-key="${prompts[0].traceId}"]`).waitFor();
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('b');
+      await frame.locator(`.row.verdict-bad[data-key="${prompts[1].traceId}"]`).waitFor();
+      await palette(page, 'View: Close All Editors');
+
+      // Edit the function in the editor and save.
+      await page.keyboard.press('Control+P');
+      await page.locator('.quick-input-widget input.input').fill('model.py');
+      await quickPick(page, 'model.py');
+      await page.locator('.monaco-editor .view-lines', { hasText: 'draft' }).waitFor();
+      await page.locator('.monaco-editor .view-lines').first().click();
+      await page.keyboard.press('Control+A');
+      await page.keyboard.insertText('def answer(prompt):\n    return "final: " + prompt[:60]\n');
+      await page.keyboard.press('Control+S');
+      await page.locator('.tabs-container .tab.dirty').waitFor({ state: 'detached' });
+      await palette(page, 'View: Close All Editors');
+
+      // Rerun Traces → answers marked bad: a new run of those two, then Compare Runs on just them.
+      await palette(page, 'Eval Runner: Rerun Traces');
+      await quickPick(page, 'Answers marked bad');
+      await notification(page, `Loop bench: ${TRACES}/${TRACES} submitted (2 in this run)`, 60_000);
+      const compare = webview(page);
+      await compare.locator('.stats', { hasText: '2 of 2 answers differ.' }).waitFor({ timeout: 30_000 });
+      await compare.locator('.shown', { hasText: '2 of 2 traces' }).waitFor();
+      await compare.getByText(`final: ${prompts[0].content.slice(0, 20)}`).first().waitFor();
+      await shot(page, 'rerun-compare');
+      assert.equal(sandbox.answerOf(1, prompts[0].traceId), `final: ${head(prompts[0])}`);
+      assert.equal(sandbox.answerOf(1, prompts[1].traceId), `final: ${head(prompts[1])}`);
+      assert.equal(sandbox.answerOf(1, prompts[2].traceId), `draft: ${head(prompts[2])}`, 'the others untouched');
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
