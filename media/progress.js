@@ -41,11 +41,14 @@
   const actions = el('div', 'actions');
   const runButton = el('button', 'button', '');
   runButton.append(icon('play'), el('span', '', ' Run'));
+  const rerunButton = el('button', 'button secondary', '');
+  rerunButton.append(icon('debug-rerun'), el('span', '', ' Rerun…'));
+  rerunButton.title = 'Rerun traces: the failed, those marked bad or noted, or the rows shown here';
   const cancelButton = el('button', 'button secondary', '');
   cancelButton.append(icon('debug-stop'), el('span', '', ' Cancel'));
   const serviceLink = el('button', 'button secondary', '');
   serviceLink.append(icon('link-external'), el('span', '', " Service's Process Details"));
-  actions.append(runButton, cancelButton, serviceLink);
+  actions.append(runButton, rerunButton, cancelButton, serviceLink);
   header.append(title, subtitle, actions);
 
   const summary = el('section', 'summary');
@@ -285,6 +288,10 @@
   });
   runButton.addEventListener('click', () => vscode.postMessage({ type: 'run' }));
   cancelButton.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
+  // The rows a filter or a search narrowed the table to are a choice of traces too (all rows: no choice).
+  rerunButton.addEventListener('click', () =>
+    vscode.postMessage({ type: 'rerun', shown: view.length < rows.length ? view.slice(0, 50000).map((r) => r[0]) : null }),
+  );
   serviceLink.addEventListener('click', () => vscode.postMessage({ type: 'openProcessDetails' }));
 
   function progress(m) {
@@ -301,6 +308,7 @@
     runStats.textContent = m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '';
     lastError.textContent = m.lastError ? `Last error: ${m.lastError}` : '';
     runButton.hidden = m.running;
+    rerunButton.hidden = m.running;
     cancelButton.hidden = !m.running;
     document.body.dataset.complete = m.total > 0 && m.counts.submitted === m.total ? 'true' : 'false';
   }

@@ -149,12 +149,13 @@ const SUBSET_LABELS: Record<(typeof RERUN_SUBSETS)[number], string> = {
  * runs go to the current target as a new run (no "another target" question: the user chose them); then
  * Compare Runs opens on the run that gave their previous answers and the new one, showing only them.
  */
-export async function rerunTraces(ctx: Ctx, f: Features, arg: unknown, subsetArg?: unknown): Promise<void> {
+export async function rerunTraces(ctx: Ctx, f: Features, arg: unknown, subsetArg?: unknown, shownArg?: unknown): Promise<void> {
   const ref = await pickEvaluation(ctx, arg);
   if (!ref) return;
   const session = ctx.registry.session(ref);
   await session.load();
-  const subset = isSubset(subsetArg) ? subsetArg : await askSubset(ctx, ref);
+  const shown = Array.isArray(shownArg) ? shownArg.filter((id): id is string => typeof id === 'string') : undefined;
+  const subset = isSubset(subsetArg) ? subsetArg : await askSubset(ctx, ref, shown);
   if (!subset) return;
   const { ids } = selectTraces(session.store, subset);
   if (ids.length === 0) {
@@ -173,7 +174,7 @@ function isSubset(value: unknown): value is RerunSubset {
   return (typeof value === 'string' && (RERUN_SUBSETS as readonly string[]).includes(value)) || (typeof value === 'object' && value !== null && Array.isArray((value as { ids?: unknown }).ids));
 }
 
-async function askSubset(ctx: Ctx, ref: EvaluationRef): Promise<RerunSubset | undefined> {
+async function askSubset(ctx: Ctx, ref: EvaluationRef, shown: string[] | undefined): Promise<RerunSubset | undefined> {
   const store = ctx.registry.session(ref).store;
   const items: Array<vscode.QuickPickItem & { subset: RerunSubset }> = RERUN_SUBSETS.map((s) => ({
     label: SUBSET_LABELS[s],
@@ -186,6 +187,7 @@ async function askSubset(ctx: Ctx, ref: EvaluationRef): Promise<RerunSubset | un
     const differing = (await ctx.registry.session(ref).compare(prev.runId, last.runId)).filter((r) => r.differs && r.a && r.b).map((r) => r.traceId);
     items.push({ label: 'Answers that differ between the last two runs', description: String(differing.length), detail: `${prev.target} → ${last.target}`, subset: { ids: differing } });
   }
+  if (shown?.length) items.push({ label: 'The rows shown in Process Details', description: String(shown.length), subset: { ids: shown } });
   const picked = await ctx.pickItem(items, { title: vscode.l10n.t('Rerun Traces: which?'), placeHolder: vscode.l10n.t('They run again with the current target, as a new run') });
   return picked?.subset;
 }

@@ -120,6 +120,9 @@ class ProgressPanel {
       case 'run':
         void vscode.commands.executeCommand('evalRunner.runEvaluation', this.ref.id);
         return;
+      case 'rerun':
+        void vscode.commands.executeCommand('evalRunner.rerunTraces', this.ref.id, undefined, message.shown ?? undefined);
+        return;
       case 'cancel':
         this.session.cancel();
         return;

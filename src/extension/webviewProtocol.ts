@@ -47,6 +47,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openProcessDetails') }),
   z.object({ type: z.literal('run') }),
   z.object({ type: z.literal('cancel') }),
+  /** Rerun Traces; `shown`: the rows the table shows when a filter or search narrowed it. */
+  z.object({ type: z.literal('rerun'), shown: z.nullable(z.array(traceId).check(z.maxLength(50_000))) }),
   z.object({ type: z.literal('rendered'), rows: z.int().check(z.nonnegative()), ms: z.number().check(z.nonnegative()) }),
   z.object({ type: z.literal('verdict'), traceId, rating: z.nullable(z.enum(['good', 'bad'])) }),
   z.object({ type: z.literal('note'), traceId }),
