@@ -113,6 +113,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
       submitted: r.submitted,
       failed: r.failed,
       ...runStats(r),
+      ...(r.listChanges ? { listChanges: r.listChanges } : {}),
     }));
     out.write(`${safeJson(JSON.stringify({ ...status, runs }))}\n`);
     return EXIT.ok;

@@ -86,6 +86,8 @@ export interface RunSummary {
   runId: string | undefined;
   /** What the run set out to do: traces sent to the target, those --limit left for later, answers resubmitted. */
   planned: { callTarget: number; wanted: number; submitFirst: number };
+  /** The list read again at the end differed from the first: traces that appeared (run) and vanished (reported). */
+  listChanges?: ListChanges;
 }
 
 /**
@@ -115,6 +117,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     : undefined;
   let recorded: string | undefined;
   let plan: RunPlan | undefined;
+  let listChanges: ListChanges | undefined;
 
   const finish = async (stop = run.stopReason): Promise<RunSummary> => {
     if (ticker) clearInterval(ticker);
@@ -134,7 +137,12 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     const outcome: RunOutcome = stop?.outcome ?? (failed.length ? 'failedTraces' : 'completed');
     const message =
       stop?.message ?? (failed.length ? `${failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).` : undefined);
-    if (recorded && journal.failure === undefined) await journal.append({ t: 'end', run: recorded, at: Date.now(), outcome }).catch(() => undefined);
+    const changes = listChanges && (listChanges.appeared.length || listChanges.vanished.length) ? listChanges : undefined;
+    if (recorded && journal.failure === undefined) {
+      const record = { t: 'end' as const, run: recorded, at: Date.now(), outcome, ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}) };
+      await journal.append(record).catch(() => undefined);
+      store.apply(record);
+    }
     return {
       outcome,
       message,
@@ -149,6 +157,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       error: stop?.error,
       runId: recorded,
       planned: { callTarget: plan?.callTarget.length ?? 0, wanted: plan?.wanted ?? 0, submitFirst: plan?.submitFirst.length ?? 0 },
+      ...(changes ? { listChanges: changes } : {}),
     };
   };
 
@@ -200,6 +209,38 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   );
   if (plan.callTarget.length > 0 && options.target.warmUp && !(await warmUp(options.target, run))) return finish();
   const traces = new TraceHandler(caller, submitter, journal, store, run, concurrency, options.holdAnswers === true, recorded, changed);
+  try {
+    await drain(queue, traces, run, concurrency);
+    // Submissions handed over finish (or see the stop) before the run reports.
+    await submitter.settled();
+    // 4. The list once more: robustness generation may still have been adding prompts when it was first read.
+    if (!run.stopping && !options.only && !options.prompts && options.limit === undefined) {
+      listChanges = await listAgain(options, store, journal, run, prompts);
+      if (listChanges?.appeared.length) {
+        if (!recorded && options.runRecord) {
+          await journal.append(options.runRecord);
+          store.apply(options.runRecord);
+          recorded = traces.runId = options.runRecord.run;
+        }
+        const more = planQueue(store, { only: new Set(listChanges.appeared), holdAnswers: options.holdAnswers });
+        const next = [...more.submitFirst, ...more.callTarget];
+        run.queued += next.length;
+        if (more.callTarget.length > 0 && options.target.warmUp && !(await warmUp(options.target, run))) return finish();
+        await drain(next, traces, run, concurrency);
+        await submitter.settled();
+      }
+    }
+  } catch (error) {
+    run.fail(error);
+    await submitter.settled();
+  } finally {
+    traces.detach();
+  }
+  return finish();
+}
+
+/** Hands the queued traces to `concurrency` loops until the queue is empty or the run stops. */
+async function drain(queue: readonly TraceInfo[], traces: TraceHandler, run: RunState, concurrency: number): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (!run.stopping) {
@@ -208,16 +249,44 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       await traces.handle(info);
     }
   };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker));
+}
+
+/** What changed between the list a run started with and the list at its end. */
+export interface ListChanges {
+  /** Traces listed at the end and not at the start: run in the same run. */
+  appeared: string[];
+  /** Traces listed at the start and not at the end: reported, never failed. */
+  vanished: string[];
+}
+
+/** Lists the prompts again after the last submission; undefined when the list could not be read (said, not fatal). */
+async function listAgain(
+  options: EngineOptions,
+  store: TraceStore,
+  journal: Journal,
+  run: RunState,
+  first: readonly PromptItem[],
+): Promise<ListChanges | undefined> {
+  let items: PromptItem[];
   try {
-    await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker));
+    items = await options.client.listPrompts(options.kind, options.evaluationId, { signal: run.hardSignal });
   } catch (error) {
-    run.fail(error);
-  } finally {
-    traces.detach();
+    if (run.hardSignal.aborted) return undefined;
+    run.log('warn', `The prompt list could not be read again at the end of the run (${error instanceof Error ? error.message : String(error)}); the run's answers stand.`);
+    return undefined;
   }
-  // Submissions handed over finish (or see the stop) before the run reports.
-  await submitter.settled();
-  return finish();
+  const before = new Set(first.map((p) => p.traceId));
+  const after = new Set(items.map((p) => p.traceId));
+  const changes = { appeared: [...after].filter((id) => !before.has(id)), vanished: [...before].filter((id) => !after.has(id)) };
+  if (changes.appeared.length) {
+    run.log('info', `The service lists ${changes.appeared.length} trace(s) more than at the start of the run (first: "${changes.appeared[0]}"); they run now.`);
+    await registerPrompts(store, journal, items, run);
+  }
+  if (changes.vanished.length) {
+    run.log('warn', `${changes.vanished.length} trace(s) listed at the start are no longer listed by the service (first: "${changes.vanished[0]}"); they are reported, not failed.`);
+  }
+  return changes;
 }
 
 // By default, a submission that failed all of the API module's attempts for a passing reason gets this many
@@ -297,7 +366,7 @@ class TraceHandler {
     private readonly run: RunState,
     private readonly concurrency: number,
     private readonly holdAnswers: boolean,
-    private readonly runId: string | undefined,
+    public runId: string | undefined,
     private readonly changed: (info: TraceInfo) => void,
   ) {
     run.hardSignal.addEventListener('abort', this.onHardAbort, { once: true });

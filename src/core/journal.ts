@@ -30,7 +30,8 @@ export type JournalRecord =
       kind?: EvaluationKind;
       evaluationId?: number;
     }
-  | { t: 'end'; run: string; at: number; outcome: string }
+  /** The end of a run; the traces the list gained or lost while it ran (see listAgain in the engine). */
+  | { t: 'end'; run: string; at: number; outcome: string; appeared?: string[]; vanished?: string[] }
   /** The service's prompt list, when it differs from the one the journal holds. */
   | { t: 'prompts'; at: number; items: Array<{ traceId: string; content: string }> }
   | { t: 'list'; at: number; total: number }
@@ -74,7 +75,7 @@ const recordSchema = z.discriminatedUnion('t', [
     kind: z.optional(z.enum(['benchmark', 'robustness'])),
     evaluationId: z.optional(z.number()),
   }),
-  z.object({ t: z.literal('end'), run: z.string(), at, outcome: z.string() }),
+  z.object({ t: z.literal('end'), run: z.string(), at, outcome: z.string(), appeared: z.optional(z.array(z.string())), vanished: z.optional(z.array(z.string())) }),
   z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
   z.object({ t: z.literal('list'), at, total: z.number() }),
   z.object({

@@ -43,6 +43,11 @@ export function summaryText(label: string, s: RunSummary): string {
       `${s.targetCalls} target calls${s.rateLimitedCalls ? ` (${s.rateLimitedCalls} rate-limited)` : ''}, ${(s.durationMs / 1000).toFixed(1)} s (${rate} submitted/s)`,
   ];
   for (const f of s.failed.slice(0, 20)) lines.push(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`);
+  if (s.listChanges?.appeared.length) lines.push(`  the list read again at the end had ${s.listChanges.appeared.length} trace(s) more: run in this run`);
+  if (s.listChanges?.vanished.length) {
+    const first = s.listChanges.vanished.slice(0, 5).map((id) => JSON.stringify(id)).join(', ');
+    lines.push(`  ${s.listChanges.vanished.length} trace(s) are no longer listed by the service (${first}${s.listChanges.vanished.length > 5 ? ', …' : ''}): reported, not failed`);
+  }
   if (s.failed.length > 20) lines.push(`  …and ${s.failed.length - 20} more (see "status" or "export")`);
   if (s.message) lines.push(s.message);
   return lines.join('\n');

@@ -66,6 +66,8 @@ export interface RunInfo {
   /** Failures and submitted target errors, by reason group. */
   errors: Record<string, number>;
   lastAnswerAt: number | undefined;
+  /** The list read again at the run's end differed: traces that appeared (run then) and vanished (reported). */
+  listChanges?: { appeared: string[]; vanished: string[] };
 }
 
 export function emptyCounts(): StateCounts {
@@ -166,6 +168,7 @@ export class TraceStore {
         if (run) {
           run.endedAt = record.at;
           run.outcome = record.outcome;
+          if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
         }
         return;
       }
