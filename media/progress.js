@@ -70,7 +70,9 @@
   const stats = el('div', 'stats');
   const runStats = el('div', 'run-stats');
   const lastError = el('div', 'last-error');
-  summary.append(percent, bar, chips, stats, runStats, lastError);
+  const notice = el('div', 'notice');
+  notice.setAttribute('role', 'status');
+  summary.append(percent, bar, chips, stats, runStats, lastError, notice);
 
   const toolbar = el('div', 'toolbar');
   const filterSelect = el('select', 'filter');
@@ -307,6 +309,7 @@
     stats.textContent = parts.join(' · ');
     runStats.textContent = m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '';
     lastError.textContent = m.lastError ? `Last error: ${m.lastError}` : '';
+    notice.textContent = m.notice || '';
     runButton.hidden = m.running;
     rerunButton.hidden = m.running;
     cancelButton.hidden = !m.running;

@@ -1,3 +1,4 @@
+import { skippedNote } from '../core/skipped';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
@@ -125,6 +126,9 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
   }
   out.write(`${args.kind} evaluation ${args.evaluationId}: ${counts.submitted}/${status.total} submitted\n`);
   for (const state of LOCAL_STATES) out.write(`  ${STATE_LABELS[state].padEnd(18)} ${counts[state]}\n`);
+  if (status.notAnswered) out.write(`  ${'Not answered'.padEnd(18)} ${status.notAnswered} (skipped traces submitted as not answered, among the above)\n`);
+  const skipped = skippedNote(counts.skipped);
+  if (skipped) out.write(`${skipped}\n`);
   for (const f of status.failed.slice(0, 20)) out.write(`${safeText(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`)}\n`);
   if (status.runs.length) out.write(`${safeText(runsTable(status.runs))}\n`);
   for (const r of status.runs) {

@@ -4,6 +4,7 @@ import type { OnTargetError } from '../core/targetCalls';
 import { JournalLockedError } from '../core/journal';
 import type { JournalFs } from '../core/storage';
 import { RERUN_SUBSETS, parseIdsFile } from '../core/rerun';
+import { DEFAULT_SKIPPED_ANSWER } from '../core/skipped';
 import type { RerunSubset } from '../core/rerun';
 import { TargetError } from '../core/targets/target';
 import { readFileSync } from 'node:fs';
@@ -41,6 +42,9 @@ ${SERVICE_HELP}
                               rerun these traces as a new run of this target, whatever they were
                               answered before and by whom: the failed ones, those marked bad or with a
                               note (in the editor), or the ids listed in FILE (one per line)
+  --submit-skipped            after the run, submit each skipped trace as not answered: the service cannot
+                              complete an evaluation while a trace is unanswered
+  --skipped-answer TEXT       that answer's text; {reason} is the skip's reason (default "Not answered: {reason}")
   --limit N                   send at most N traces to the target in this run (a smoke test first)
   --no-submit                 call the target and journal the answers; submit nothing (a later run with
                               the same target submits them without calling it again)
@@ -86,6 +90,8 @@ export interface RunRequest {
   journalFs?: JournalFs;
   /** Rerun this subset as a new run (--only). */
   only?: RerunSubset;
+  /** After the run, submit skipped traces with this text ({reason} filled in) (--submit-skipped). */
+  submitSkipped?: string;
 }
 
 export interface RunIo {
@@ -176,6 +182,13 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
     if (summary.outcome === 'auth') summary.message = `${summary.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`;
     if (summary.outcome === 'completed') summary.message = completedNote(session, summary, req);
     if (rerunNote) summary.message = [rerunNote, summary.message].filter(Boolean).join('\n');
+    if (req.submitSkipped !== undefined && summary.counts.skipped > 0 && (summary.outcome === 'completed' || summary.outcome === 'failedTraces')) {
+      const done = await session.submitSkipped(client, req.submitSkipped);
+      summary.counts = session.store.snapshotCounts();
+      const failedNote = done.failed.length ? `; ${done.failed.length} failed (first: ${done.failed[0]!.reason})` : '';
+      summary.message = [summary.message, `--submit-skipped: ${done.submitted} skipped trace(s) submitted as not answered${failedNote}.`].filter(Boolean).join('\n');
+      if (done.failed.length && code === EXIT.ok) code = EXIT.failedTraces;
+    }
     if (req.json) {
       const { error: _error, ...rest } = summary;
       io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: code, ...rest }))}\n`);
@@ -281,6 +294,8 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     'no-submit': { type: 'boolean' },
     'max-rpm': { type: 'string' },
     only: { type: 'string' },
+    'submit-skipped': { type: 'boolean' },
+    'skipped-answer': { type: 'string' },
   });
   if (v.help) {
     stdout.write(RUN_HELP);
@@ -308,6 +323,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   const only = onlyOption(v.only);
   if (only && (v.fresh || v['reuse-answers'])) throw new UsageError('--only runs the chosen traces as a new run already: leave out --fresh and --reuse-answers.');
   if (only) request.only = only;
+  if (v['submit-skipped']) request.submitSkipped = v['skipped-answer'] ?? DEFAULT_SKIPPED_ANSWER;
   // Workers' stderr (python, worker targets): the user's own prints and tracebacks, shown as they come.
   const workerLog = (level: 'info' | 'warn', message: string) => {
     if (!request.json || level !== 'info') process.stderr.write(`${level === 'warn' ? 'warning: ' : ''}${safeText(message)}\n`);

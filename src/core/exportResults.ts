@@ -21,6 +21,8 @@ const COLUMNS = [
   'answeredAt',
   'submittedAt',
   'error',
+  // Last, so that the columns before keep their places for scripts that read them by position.
+  'notAnswered',
 ] as const;
 
 function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], string | number | boolean | null> {
@@ -31,6 +33,7 @@ function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], 
     answer: t.answer ?? null,
     state: t.state,
     errorAnswer: t.errorAnswer,
+    notAnswered: t.notAnswered,
     runId: t.answerRun ?? null,
     // The run's target answered, unless a reviewer wrote the answer.
     target: t.answeredBy === 'user' ? 'reviewer' : run?.target ?? null,

@@ -47,6 +47,8 @@ export type JournalRecord =
       tp?: number;
       tc?: number;
       err?: boolean;
+      /** The fixed not-answered text submitted for a skipped trace (Submit as Not Answered). */
+      na?: boolean;
       by?: 'target' | 'user';
       run?: string;
     }
@@ -88,6 +90,7 @@ const recordSchema = z.discriminatedUnion('t', [
     tp: z.optional(z.number()),
     tc: z.optional(z.number()),
     err: z.optional(z.boolean()),
+    na: z.optional(z.boolean()),
     by: z.optional(z.enum(['target', 'user'])),
     run: z.optional(z.string()),
   }),
@@ -182,7 +185,7 @@ function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'answer' }>
   const r = v as Loose;
   return (
     typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
-    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') &&
+    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
     optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
   );
 }

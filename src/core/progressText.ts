@@ -1,5 +1,6 @@
 import type { RunSummary } from './engine';
 import type { RunProgress } from './runState';
+import { skippedNote } from './skipped';
 
 export function formatDuration(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '–';
@@ -50,5 +51,7 @@ export function summaryText(label: string, s: RunSummary): string {
   }
   if (s.failed.length > 20) lines.push(`  …and ${s.failed.length - 20} more (see "status" or "export")`);
   if (s.message) lines.push(s.message);
+  const skipped = skippedNote(c.skipped);
+  if (skipped) lines.push(skipped);
   return lines.join('\n');
 }

@@ -58,6 +58,8 @@ const configSchema = z.strictObject({
   requestEncoding: z.optional(z.enum(['urlencoded', 'multipart'])),
   waitForGenerationSeconds: z.optional(z.int()),
   stateDir: z.optional(z.string()),
+  /** The text submitted for a skipped trace with --submit-skipped ({reason} filled in). */
+  skippedAnswer: z.optional(z.string()),
   /** Editor-only: accepted so a settings block can be pasted whole, and ignored. */
   processDetailsUrl: z.optional(z.string()),
 });
@@ -141,6 +143,7 @@ export function configToArgs(config: RunConfig, argv: readonly string[], scope: 
   flag('on-target-error', config.onTargetError);
   flag('encoding', config.requestEncoding);
   flag('wait-for-generation', config.waitForGenerationSeconds);
+  flag('skipped-answer', config.skippedAnswer);
   if (config.target && flagValue(argv, 'target') === undefined) out.push(...targetArgs(config.target));
   return out;
 }

@@ -13,6 +13,8 @@ import type { Journal, JournalKey, JournalReadResult } from './journal';
 import type { JournalFs } from './storage';
 import { describeConflict, targetConflict } from './runPlan';
 import { previousRun, selectTraces } from './rerun';
+import { notAnsweredCount, skippedAnswerText } from './skipped';
+import { AuthError } from '../api/errors';
 import type { RerunSubset } from './rerun';
 import type { RunMode, TargetConflict } from './runPlan';
 import type { TargetIdentity } from './targets/targetSpec';
@@ -57,6 +59,8 @@ export interface EvaluationStatus {
   total: number;
   counts: StateCounts;
   failed: Array<{ traceId: string; reason: string | undefined }>;
+  /** Skipped traces submitted (or about to be) with the not-answered text, counted apart. */
+  notAnswered: number;
   runs: RunInfo[];
   tornTail: boolean;
   invalidLines: number;
@@ -292,6 +296,40 @@ export class EvaluationSession {
     return compareRuns(replay.records, runA, runB);
   }
 
+  /**
+   * Submit as Not Answered: every skipped trace (and one whose not-answered text was not accepted yet) gets the
+   * template's text with its reason, journaled as such (`na`) before it is submitted. A rejected token stops it.
+   */
+  async submitSkipped(client: ApiClient, template: string): Promise<{ submitted: number; failed: Array<{ traceId: string; reason: string }> }> {
+    return this.withJournal(async (journal) => {
+      const todo = [...this.store.traces.values()].filter((t) => t.state === 'skipped' || (t.notAnswered && (t.state === 'answered' || t.state === 'failed')));
+      const failed: Array<{ traceId: string; reason: string }> = [];
+      let submitted = 0;
+      for (const t of todo) {
+        if (t.state === 'skipped') {
+          const record = { t: 'answer' as const, id: t.traceId, a: skippedAnswerText(template, t.error, t.traceId), at: Date.now(), by: 'user' as const, na: true };
+          await journal.append(record);
+          this.store.apply(record);
+        }
+        try {
+          const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, t.traceId, t.answer!);
+          const record = { t: 'submitted' as const, id: t.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
+          await journal.append(record);
+          this.store.apply(record);
+          submitted++;
+        } catch (error) {
+          if (error instanceof AuthError) throw error;
+          const reason = error instanceof Error ? error.message : String(error);
+          const record = { t: 'failed' as const, id: t.traceId, reason, stage: 'submit' as const, at: Date.now() };
+          await journal.append(record);
+          this.store.apply(record);
+          failed.push({ traceId: t.traceId, reason });
+        }
+      }
+      return { submitted, failed };
+    });
+  }
+
   async skip(traceId: string, reason: string): Promise<void> {
     await this.withJournal(async (journal) => {
       const record = { t: 'skipped' as const, id: traceId, reason, at: Date.now() };
@@ -309,6 +347,7 @@ export class EvaluationSession {
       total: this.store.total,
       counts: this.store.snapshotCounts(),
       failed,
+      notAnswered: notAnsweredCount(this.store),
       runs: this.store.runs,
       tornTail: this.tornTail,
       invalidLines: this.invalidLines,

@@ -25,6 +25,8 @@ export interface TraceInfo {
   answer: string | undefined;
   /** The answer is the target's refusal or error text (onTargetError: submit). */
   errorAnswer: boolean;
+  /** The answer is the not-answered text of a skipped trace (Submit as Not Answered). */
+  notAnswered: boolean;
   answeredBy: 'target' | 'user' | undefined;
   /** Why the trace failed or was skipped. */
   error: string | undefined;
@@ -191,6 +193,7 @@ export class TraceStore {
         info.promptTokens = record.tp;
         info.completionTokens = record.tc;
         info.errorAnswer = record.err ?? false;
+        info.notAnswered = record.na ?? false;
         info.answeredBy = record.by ?? 'target';
         info.latencyMs = record.ms;
         info.answeredAt = record.at;
@@ -260,6 +263,7 @@ export class TraceStore {
       if (info.state === 'skipped') continue;
       info.answer = undefined;
       info.errorAnswer = false;
+      info.notAnswered = false;
       info.answeredBy = undefined;
       info.error = undefined;
       info.failedStage = undefined;
@@ -290,6 +294,7 @@ export class TraceStore {
         state: 'pending',
         answer: undefined,
         errorAnswer: false,
+        notAnswered: false,
         answeredBy: undefined,
         error: undefined,
         failedStage: undefined,

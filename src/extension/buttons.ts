@@ -35,6 +35,9 @@ export const BUTTON = {
   get reuseAnswers(): string {
     return vscode.l10n.t('Reuse Answers');
   },
+  get submitNotAnswered(): string {
+    return vscode.l10n.t('Submit as Not Answered');
+  },
   get showProgress(): string {
     return vscode.l10n.t('Show Progress');
   },

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { AuthError } from '../api/errors';
 import { pickPythonTarget, pickWorkerTarget, rerunTraces } from './ownCode';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
@@ -158,6 +159,7 @@ export const COMMANDS = {
   },
   'evalRunner.copyCliCommand': copyCliCommand,
   'evalRunner.rerunTraces': rerunTraces,
+  'evalRunner.submitSkipped': submitSkipped,
   'evalRunner.refresh': async (ctx) => {
     await Promise.all(ctx.registry.refs.map((r) => ctx.registry.session(r).load()));
   },
@@ -272,6 +274,34 @@ async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, traceArg: un
     const isAuth = (error as Error).name === 'AuthError';
     const choice = await showError(ctx.log, vscode.l10n.t('Submitting {0} failed: {1}', picked.traceId, errorText(error)), ...(isAuth ? [BUTTON.setToken] : []));
     if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', picked.ref.id);
+  } finally {
+    await client.close();
+  }
+}
+
+/** Submit as Not Answered: each skipped trace gets the fixed text with its reason, so the service can complete. */
+async function submitSkipped(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
+  const ref = await pickEvaluation(ctx, arg);
+  if (!ref) return;
+  const session = ctx.registry.session(ref);
+  await session.load();
+  if (session.store.counts.skipped === 0) {
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no skipped traces.', ref.label));
+    return;
+  }
+  const client = await ctx.clientFor(ref);
+  if (!client) return;
+  try {
+    const done = await session.submitSkipped(client, ctx.settings.skippedAnswer);
+    if (done.failed.length) {
+      await showError(ctx.log, vscode.l10n.t('{0}: {1} skipped trace(s) submitted as not answered, {2} failed: {3}', ref.label, done.submitted, done.failed.length, done.failed[0]!.reason));
+    } else {
+      void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} skipped trace(s) submitted as not answered.', ref.label, done.submitted));
+    }
+  } catch (error) {
+    const isAuth = error instanceof AuthError;
+    const choice = await showError(ctx.log, vscode.l10n.t('Submitting the skipped traces of {0} failed: {1}', ref.label, errorText(error)), ...(isAuth ? [BUTTON.setToken] : []));
+    if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
   } finally {
     await client.close();
   }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { skippedNote } from '../core/skipped';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState, TraceInfo } from '../core/traceStore';
 import type { Ctx } from './ctx';
@@ -232,6 +233,7 @@ class ProgressPanel {
       ratePerSecond: p?.ratePerSecond ?? 0,
       etaSeconds: p?.etaSeconds ?? null,
       lastError: p?.lastError ?? s.lastSummary?.message ?? null,
+      notice: s.isRunning ? null : skippedNote(s.store.counts.skipped) ?? null,
       // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p ? heldBack(p) ?? null : null,
       run: this.runLine(),

@@ -141,6 +141,17 @@ export class RunController implements vscode.Disposable {
     if (invalid) this.ctx.log.warn(`${invalid} line(s) of the journal of ${ref.label} are unreadable or not a record Eval Runner wrote; they were skipped and nothing is submitted from them.`);
     switch (s.outcome) {
       case 'completed': {
+        if (c.skipped > 0) {
+          // A skip is local: the service cannot complete the evaluation while the trace is unanswered.
+          const choice = await vscode.window.showWarningMessage(
+            vscode.l10n.t('{0} {1} trace(s) are skipped: the service cannot complete the evaluation while they are unanswered.', line, c.skipped),
+            BUTTON.submitNotAnswered,
+            BUTTON.showProgress,
+          );
+          if (choice === BUTTON.submitNotAnswered) await vscode.commands.executeCommand('evalRunner.submitSkipped', ref.id);
+          else if (choice) await vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
+          return;
+        }
         const choice = await vscode.window.showInformationMessage(line, BUTTON.showProgress);
         if (choice) await vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
         return;

@@ -1,4 +1,5 @@
 import { proxyFromEnv } from '../api/proxy';
+import { DEFAULT_SKIPPED_ANSWER } from '../core/skipped';
 import type { RunConfig } from '../core/runConfig';
 import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
@@ -47,6 +48,8 @@ export interface Settings {
   waitForGenerationSeconds: number;
   /** Where journals live: the CLI's folder unless set (the same history for both). */
   stateDir: string;
+  /** The text submitted for a skipped trace (Submit as Not Answered); {reason} is the skip's reason. */
+  skippedAnswer: string;
   /** A cap on target requests per minute; undefined: learned from the endpoint. */
   maxRequestsPerMinute: number | undefined;
 }
@@ -66,6 +69,7 @@ export const RESTRICTED_SETTINGS = [
   'waitForGenerationSeconds',
   'stateDir',
   'maxRequestsPerMinute',
+  'skippedAnswer',
 ] as const;
 
 /** What settings.ts reads from VS Code: the effective value, and the user's own (global) value. */
@@ -98,6 +102,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
     requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
     waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
     stateDir: str('stateDir', '').trim() || defaultStateDir,
+    skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),
     maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,
   };
 }

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { skippedNote } from '../core/skipped';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState, RunInfo } from '../core/traceStore';
 import type { Ctx } from './ctx';
@@ -71,6 +72,10 @@ export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscod
       case 'group':
         item = new vscode.TreeItem(groupLabel(node.state, node.count), vscode.TreeItemCollapsibleState.Collapsed);
         item.iconPath = stateIcon(node.state);
+        if (node.state === 'skipped') {
+          item.description = vscode.l10n.t('the service cannot complete the evaluation while these are unanswered');
+          item.tooltip = skippedNote(node.count);
+        }
         break;
       case 'page':
         item = new vscode.TreeItem(

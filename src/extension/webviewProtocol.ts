@@ -32,6 +32,8 @@ export type HostMessage =
       ratePerSecond: number;
       etaSeconds: number | null;
       lastError: string | null;
+      /** What is left to do that the user should know (skipped traces keep the service from completing). */
+      notice: string | null;
       waiting: string | null;
       /** The latest run: who answers, and its latency, tokens and errors so far (live during a run). */
       run: { runId: string; target: string; stats: string } | null;
