@@ -61,6 +61,8 @@ export interface HttpRequestOptions {
   deadlineMs?: number;
   /** A longer body aborts the request with BodyTooLargeError. */
   maxBytes?: number;
+  /** Sees each piece of a successful (2xx) body as it arrives: a streamed answer's first token is timed here. */
+  onChunk?: (chunk: Buffer) => void;
 }
 
 export class BodyTooLargeError extends Error {
@@ -127,7 +129,10 @@ export function httpRequest(agent: HttpAgent, url: string | URL, options: HttpRe
         onResponseData(c, chunk) {
           size += chunk.length;
           if (maxBytes !== undefined && size > maxBytes) c.abort(new BodyTooLargeError(statusCode, maxBytes));
-          else chunks.push(chunk);
+          else {
+            chunks.push(chunk);
+            if (options.onChunk && statusCode >= 200 && statusCode < 300) options.onChunk(chunk);
+          }
         },
         onResponseEnd() {
           settle(() => resolve({ statusCode, headers, body: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size) }));

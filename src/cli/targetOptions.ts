@@ -24,6 +24,8 @@ export const TARGET_OPTIONS = {
   'body-template': { type: 'string' },
   'answer-path': { type: 'string' },
   'usage-path': { type: 'string' },
+  stream: { type: 'boolean' },
+  'sse-path': { type: 'string' },
   command: { type: 'string' },
   'python-file': { type: 'string' },
   'python-function': { type: 'string' },
@@ -38,6 +40,8 @@ export const TARGET_HELP = `Targets (--target):
     --openai-base-url URL       e.g. https://api.openai.com/v1 (required)
     --model NAME                (required)
     --system-prompt TEXT, --temperature T, --max-tokens N
+    --stream                    ask for the answer as server-sent events (stream: true); measures the
+                                time to first token
     --api-key-env NAME          environment variable holding the API key; without it, OPENAI_API_KEY
                                 is sent to https://api.openai.com only, and other endpoints get no key
   http                        your own JSON endpoint:
@@ -45,6 +49,8 @@ export const TARGET_HELP = `Targets (--target):
     --body-template JSON        {{prompt}} is replaced, JSON-escaped (default {"prompt": "{{prompt}}"})
     --answer-path PATH          e.g. choices.0.message.content (required)
     --usage-path PATH           where the token usage is, e.g. usage (prompt_tokens, completion_tokens)
+    --sse-path PATH             the endpoint streams server-sent events: where each event's piece is, e.g.
+                                choices.0.delta.content (the answer is their concatenation; [DONE] ends it)
   command                     a shell command per prompt: prompt on stdin, answer on stdout
     --command CMD               (required; run by /bin/sh, or %ComSpec% on Windows)
   python                      a function in your Python file, called in long-lived workers that load the
@@ -60,7 +66,9 @@ export const TARGET_HELP = `Targets (--target):
   --header-env 'Name=VAR'     a header whose value is read from environment variable VAR (repeatable)
   --target-timeout SECONDS    per target call (default 600)`;
 
-type TargetValues = { [K in keyof typeof TARGET_OPTIONS]?: (typeof TARGET_OPTIONS)[K] extends { multiple: true } ? string[] : string };
+type TargetValues = {
+  [K in keyof typeof TARGET_OPTIONS]?: (typeof TARGET_OPTIONS)[K] extends { multiple: true } ? string[] : (typeof TARGET_OPTIONS)[K] extends { type: 'boolean' } ? boolean : string;
+};
 
 function headers(v: TargetValues, env: NodeJS.ProcessEnv): Record<string, string> {
   const out: Record<string, string> = {};
@@ -156,6 +164,7 @@ export function targetFromArgs(
         ...(v['system-prompt'] ? { systemPrompt: v['system-prompt'] } : {}),
         ...(v.temperature !== undefined ? { temperature: numberOption(v.temperature, 'temperature', 1, 0, 2) } : {}),
         ...(v['max-tokens'] !== undefined ? { maxTokens: intOption(v['max-tokens'], 'max-tokens', 0, 1) } : {}),
+        ...(v.stream ? { stream: true } : {}),
       };
       secrets = { ...(apiKey ? { apiKey } : {}), headers: headers(v, env) };
       options.authHint = authHint;
@@ -171,6 +180,7 @@ export function targetFromArgs(
         ...(v['body-template'] ? { bodyTemplate: v['body-template'] } : {}),
         answerPath: required(v['answer-path'], 'answer-path', kind),
         ...(v['usage-path'] ? { usagePath: v['usage-path'] } : {}),
+        ...(v['sse-path'] ? { ssePath: v['sse-path'] } : {}),
       };
       secrets = { headers: headers(v, env) };
       if (Object.keys(secrets.headers!).length > 0 || new URL(url).search !== '') {

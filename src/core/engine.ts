@@ -426,6 +426,7 @@ class TraceHandler {
       ms: result.ms,
       ...(result.usage?.promptTokens !== undefined ? { tp: result.usage.promptTokens } : {}),
       ...(result.usage?.completionTokens !== undefined ? { tc: result.usage.completionTokens } : {}),
+      ...(result.ttftMs !== undefined ? { ft: result.ttftMs } : {}),
       ...(result.errorAnswer ? { err: true } : {}),
       ...(this.runId ? { run: this.runId } : {}),
     };

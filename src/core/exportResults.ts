@@ -23,6 +23,7 @@ const COLUMNS = [
   'error',
   // Last, so that the columns before keep their places for scripts that read them by position.
   'notAnswered',
+  'ttftMs',
 ] as const;
 
 function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], string | number | boolean | null> {
@@ -34,6 +35,7 @@ function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], 
     state: t.state,
     errorAnswer: t.errorAnswer,
     notAnswered: t.notAnswered,
+    ttftMs: t.ttftMs ?? null,
     runId: t.answerRun ?? null,
     // The run's target answered, unless a reviewer wrote the answer.
     target: t.answeredBy === 'user' ? 'reviewer' : run?.target ?? null,

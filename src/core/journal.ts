@@ -44,6 +44,8 @@ export type JournalRecord =
       at: number;
       /** The target's latency and, where it reported them, the prompt's and the answer's tokens. */
       ms?: number;
+      /** Time to first token of a streamed answer. */
+      ft?: number;
       tp?: number;
       tc?: number;
       err?: boolean;
@@ -87,6 +89,7 @@ const recordSchema = z.discriminatedUnion('t', [
     a: z.string(),
     at,
     ms: z.optional(z.number()),
+    ft: z.optional(z.number()),
     tp: z.optional(z.number()),
     tc: z.optional(z.number()),
     err: z.optional(z.boolean()),
@@ -185,7 +188,7 @@ function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'answer' }>
   const r = v as Loose;
   return (
     typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
-    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
+    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
     optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
   );
 }

@@ -20,6 +20,7 @@ const target = z.discriminatedUnion('type', [
     systemPrompt: z.optional(z.string()),
     temperature: z.optional(z.number()),
     maxTokens: z.optional(z.int()),
+    stream: z.optional(z.boolean()),
     headers,
     /** The name of the environment variable holding the key (the CLI's --api-key-env), never the key. */
     apiKeyEnv: z.optional(z.string()),
@@ -35,6 +36,7 @@ const target = z.discriminatedUnion('type', [
     bodyTemplate: z.optional(z.string()),
     answerPath: z.string(),
     usagePath: z.optional(z.string()),
+    ssePath: z.optional(z.string()),
   }),
   z.strictObject({ type: z.literal('command'), command: z.string() }),
   z.strictObject({
@@ -166,6 +168,7 @@ function targetArgs(target: NonNullable<RunConfig['target']>): string[] {
       flag('temperature', target.temperature);
       flag('max-tokens', target.maxTokens);
       flag('api-key-env', target.apiKeyEnv);
+      if (target.stream) out.push('--stream');
       plain(target.headers);
       break;
     case 'http':
@@ -174,6 +177,7 @@ function targetArgs(target: NonNullable<RunConfig['target']>): string[] {
       flag('body-template', target.bodyTemplate);
       flag('answer-path', target.answerPath);
       flag('usage-path', target.usagePath);
+      flag('sse-path', target.ssePath);
       plain(target.headers);
       for (const name of target.secretHeaders ?? []) {
         const variable = target.headerEnv?.[name] ?? headerVariable(name);

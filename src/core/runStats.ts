@@ -4,6 +4,8 @@ import type { RunInfo } from './traceStore';
 export interface RunStats {
   /** Latency of the target's answers (nearest-rank percentiles); absent when the run has none. */
   latencyMs?: { p50: number; p95: number; max: number };
+  /** Time to first token of streamed answers; absent when none was streamed. */
+  ttftMs?: { p50: number; p95: number };
   /** Token totals; absent when the target reported none. */
   tokens?: { prompt: number; completion: number };
   /** Failures and submitted target errors, by reason. */
@@ -26,6 +28,10 @@ export function runStats(run: RunInfo): RunStats {
     const sorted = Float64Array.from(run.latencies).sort();
     stats.latencyMs = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted[sorted.length - 1]! };
   }
+  if (run.ttfts.length > 0) {
+    const sorted = Float64Array.from(run.ttfts).sort();
+    stats.ttftMs = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
+  }
   if (run.usageReported > 0) stats.tokens = { prompt: run.promptTokens, completion: run.completionTokens };
   if (run.lastAnswerAt !== undefined && run.lastAnswerAt > run.startedAt && run.latencies.length > 0) {
     stats.tracesPerSecond = Math.round((run.latencies.length / ((run.lastAnswerAt - run.startedAt) / 1000)) * 10) / 10;
@@ -44,6 +50,7 @@ export function errorGroup(reason: string): string {
 export function describeStats(stats: RunStats): string {
   const parts: string[] = [];
   if (stats.latencyMs) parts.push(`latency p50 ${ms(stats.latencyMs.p50)} · p95 ${ms(stats.latencyMs.p95)} · max ${ms(stats.latencyMs.max)}`);
+  if (stats.ttftMs) parts.push(`first token p50 ${ms(stats.ttftMs.p50)} · p95 ${ms(stats.ttftMs.p95)}`);
   if (stats.tokens) parts.push(`tokens ${stats.tokens.prompt.toLocaleString('en-US')} prompt + ${stats.tokens.completion.toLocaleString('en-US')} completion`);
   if (stats.tracesPerSecond !== undefined) parts.push(`${stats.tracesPerSecond} traces/s`);
   const errors = Object.values(stats.errors).reduce((a, b) => a + b, 0);

@@ -21,7 +21,7 @@ export interface TargetCallPolicy {
   onError: OnTargetError;
 }
 
-export type TargetResult = { answer: string; ms: number; errorAnswer: boolean; usage?: TargetUsage } | { fail: string } | 'stopped';
+export type TargetResult = { answer: string; ms: number; errorAnswer: boolean; usage?: TargetUsage; ttftMs?: number } | { fail: string } | 'stopped';
 
 // Pauses between target tries (the target is not the service: its retries are the engine's, not the API module's).
 const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
@@ -54,13 +54,15 @@ export class TargetCaller {
       const onRateInfo = (i: RateInfo) => (rateInfo = i);
       let usage: TargetUsage | undefined;
       const onUsage = (u: TargetUsage) => (usage = u);
+      let ttftMs: number | undefined;
+      const onFirstToken = (ms: number) => (ttftMs = ms);
       try {
         this.run.targetCalls++;
         const context = { traceId: info.traceId, ...this.evaluation };
-        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, context });
+        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, context });
         this.scheduler.release(true, Date.now() - t0, rateInfo);
         this.quotaStrikes = 0;
-        return { answer, ms: Date.now() - t0, errorAnswer: false, ...(usage ? { usage } : {}) };
+        return { answer, ms: Date.now() - t0, errorAnswer: false, ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}) };
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
         this.scheduler.release(!limited, Date.now() - t0, rateInfo);

@@ -32,6 +32,8 @@ export interface TraceInfo {
   error: string | undefined;
   failedStage: 'target' | 'submit' | undefined;
   latencyMs: number | undefined;
+  /** Time to first token, when the answer was streamed. */
+  ttftMs: number | undefined;
   answeredAt: number | undefined;
   submittedAt: number | undefined;
   /** The run whose target (or reviewer) gave the answer. */
@@ -61,6 +63,8 @@ export interface RunInfo {
   failed: number;
   /** The latencies of the target's answers in this run (ms), for its percentiles (see runStats). */
   latencies: number[];
+  /** Times to first token of the run's streamed answers (ms). */
+  ttfts: number[];
   promptTokens: number;
   completionTokens: number;
   /** Answers whose target reported tokens. */
@@ -153,6 +157,7 @@ export class TraceStore {
           submitted: 0,
           failed: 0,
           latencies: [],
+          ttfts: [],
           promptTokens: 0,
           completionTokens: 0,
           usageReported: 0,
@@ -196,6 +201,7 @@ export class TraceStore {
         info.notAnswered = record.na ?? false;
         info.answeredBy = record.by ?? 'target';
         info.latencyMs = record.ms;
+        info.ttftMs = record.ft;
         info.answeredAt = record.at;
         info.error = undefined;
         info.failedStage = undefined;
@@ -250,6 +256,7 @@ export class TraceStore {
     if (record.by === 'user') return;
     if (record.err) run.errors[record.a] = (run.errors[record.a] ?? 0) + 1;
     else if (record.ms !== undefined) run.latencies.push(record.ms);
+    if (record.ft !== undefined && !record.err) run.ttfts.push(record.ft);
     if (record.tp !== undefined || record.tc !== undefined) {
       run.usageReported++;
       run.promptTokens += record.tp ?? 0;
@@ -268,6 +275,7 @@ export class TraceStore {
       info.error = undefined;
       info.failedStage = undefined;
       info.latencyMs = undefined;
+      info.ttftMs = undefined;
       info.answeredAt = undefined;
       info.submittedAt = undefined;
       info.answerRun = undefined;
@@ -299,6 +307,7 @@ export class TraceStore {
         error: undefined,
         failedStage: undefined,
         latencyMs: undefined,
+        ttftMs: undefined,
         answeredAt: undefined,
         submittedAt: undefined,
         answerRun: undefined,

@@ -17,7 +17,7 @@ export interface ConfiguredEvaluation {
 export type TargetSettings =
   | { type: 'echo' }
   | { type: 'manual' }
-  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number }
+  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number; stream?: boolean }
   | {
       type: 'http';
       url: string;
@@ -29,6 +29,8 @@ export type TargetSettings =
       answerPath: string;
       /** Where the token usage is in the JSON response (optional). */
       usagePath?: string;
+      /** The endpoint streams server-sent events: where each event's piece of the answer is. */
+      ssePath?: string;
     }
   | { type: 'command'; command: string }
   /** A function in the user's Python file (relative to the workspace), run in long-lived workers. */

@@ -210,19 +210,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     return submit(kind, fields);
   }
 
-  async function handleModel(req: IncomingMessage): Promise<Reply> {
+  async function handleModel(req: IncomingMessage, res: ServerResponse): Promise<Reply | undefined> {
     const body = await readBody(req, maxBodyBytes);
     if (body === 'tooLarge') return { status: 413, body: { error: { message: 'too large' } } };
     let prompt = '';
+    let stream = false;
     try {
-      const parsed = JSON.parse(body.toString('utf8')) as { messages?: Array<{ role?: string; content?: unknown }> };
+      const parsed = JSON.parse(body.toString('utf8')) as { messages?: Array<{ role?: string; content?: unknown }>; stream?: unknown };
       const last = [...(parsed.messages ?? [])].reverse().find((m) => m.role === 'user');
       prompt = typeof last?.content === 'string' ? last.content : '';
+      stream = parsed.stream === true;
     } catch {
       return { status: 400, body: { error: { message: 'The body must be JSON.' } } };
     }
     stats.modelCalls++;
     stats.modelCallsByPrompt.set(prompt, (stats.modelCallsByPrompt.get(prompt) ?? 0) + 1);
+    if (stream) {
+      await streamEcho(res, prompt, options.modelLatencyMs ?? 0);
+      return undefined;
+    }
     if (options.modelLatencyMs) await delay(options.modelLatencyMs);
     return {
       status: 200,
@@ -265,7 +271,8 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (url.pathname.startsWith('/api/')) {
         sendJson(res, await handleApi(req, url));
       } else if (url.pathname === '/v1/chat/completions' && req.method === 'POST') {
-        sendJson(res, await handleModel(req));
+        const reply = await handleModel(req, res);
+        if (reply) sendJson(res, reply);
       } else if (url.pathname === '/healthz') {
         sendJson(res, { status: 200, body: { ok: true } });
       } else if (url.pathname === '/' && req.method === 'GET') {
@@ -356,6 +363,25 @@ function parseForm(contentType: string, body: Buffer): Map<string, string> | 'un
     return (boundary && parseMultipart(body, boundary)) || 'malformed';
   }
   return 'unsupported';
+}
+
+/**
+ * The echo model's answer as OpenAI streams it (stream: true): server-sent events of a few characters each,
+ * the first after the model's latency, a last one with the usage, then [DONE].
+ */
+async function streamEcho(res: ServerResponse, prompt: string, latencyMs: number): Promise<void> {
+  res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache' });
+  const id = `chatcmpl-${randomUUID()}`;
+  const event = (payload: unknown) => res.write(`data: ${JSON.stringify(payload)}\n\n`);
+  if (latencyMs) await delay(latencyMs);
+  const chars = [...prompt];
+  const size = Math.max(1, Math.ceil(chars.length / 8));
+  for (let i = 0; i < chars.length; i += size) {
+    event({ id, object: 'chat.completion.chunk', model: 'sandbox-echo', choices: [{ index: 0, delta: { content: chars.slice(i, i + size).join('') }, finish_reason: null }] });
+    if (latencyMs) await delay(Math.min(20, latencyMs / 10));
+  }
+  event({ id, object: 'chat.completion.chunk', model: 'sandbox-echo', choices: [], usage: { prompt_tokens: wordCount(prompt), completion_tokens: wordCount(prompt), total_tokens: 2 * wordCount(prompt) } });
+  res.end('data: [DONE]\n\n');
 }
 
 /** The sandbox model's token count: one per whitespace-separated word. */

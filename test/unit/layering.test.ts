@@ -74,10 +74,10 @@ describe('architecture rules', () => {
   });
 
   // Issue 6 set 400 KB; the python and worker targets (the worker pool, 6 KB minified), the rerun loop and the
-  // explicit handling of skipped traces raised it to 420 KB (issues 19, 20). undici is 335 KB of it; its SOCKS
+  // explicit handling of skipped traces and streamed answers raised it to 424 KB (issues 19, 20). undici is 335 KB of it; its SOCKS
   // proxy support stays (users set socks5://).
-  it('keeps dist/extension.js within 420 KB (activation loads all of it)', () => {
+  it('keeps dist/extension.js within 424 KB (activation loads all of it)', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
-    assert.ok(size <= 420 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 424 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
   });
 });

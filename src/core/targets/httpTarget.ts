@@ -1,6 +1,6 @@
 import { readUsage, TargetError } from './target';
 import type { Target } from './target';
-import { createTargetAgent, pickPath, targetProxy, targetRequest } from './targetHttp';
+import { STREAMED, StreamedAnswer, createTargetAgent, pickPath, targetProxy, targetRequest } from './targetHttp';
 import { proxyFor } from '../../api/proxy';
 import type { ProxyConfig } from '../../api/proxy';
 import { targetSecrets } from './targetSecrets';
@@ -15,6 +15,11 @@ export interface HttpTargetOptions {
   answerPath: string;
   /** Where the token usage sits, e.g. usage: an object with prompt_tokens/completion_tokens (or input_/output_tokens). */
   usagePath?: string;
+  /**
+   * The endpoint streams server-sent events: the path to each event's piece of the answer (e.g.
+   * choices.0.delta.content); the answer is their concatenation, the usage read from the last event with one.
+   */
+  ssePath?: string;
   connections?: number;
   /** undefined: the environment's proxy; null: none. */
   proxy?: ProxyConfig | null;
@@ -40,7 +45,19 @@ export function createHttpTarget(options: HttpTargetOptions): Target {
       // JSON.stringify escapes quotes, backslashes and control characters; the outer quotes come from the template.
       const escaped = JSON.stringify(prompt).slice(1, -1);
       const body = method === 'GET' || method === 'HEAD' ? undefined : template.split('{{prompt}}').join(escaped);
-      const json = await targetRequest(agent, { method, url: options.url, headers, body, secrets, ...(via ? { via } : {}) }, what, call);
+      const request = { method, url: options.url, headers, body, secrets, ...(via ? { via } : {}) };
+      if (options.ssePath) {
+        const ssePath = options.ssePath;
+        const usagePath = options.usagePath;
+        const streamed = new StreamedAnswer(call, (e) => pickPath(e, ssePath), (e) => (usagePath ? pickPath(e, usagePath) : undefined));
+        const result = await targetRequest(agent, { ...request, headers: { ...headers, accept: 'text/event-stream' } }, what, call, streamed.onEvent);
+        if (result !== STREAMED) throw new TargetError(`${what} did not answer with an event stream (text/event-stream), which --sse-path expects`, 'failed', { retryable: false, cause: 'not an event stream' });
+        const usage = readUsage(streamed.usage);
+        if (usage) call.onUsage?.(usage);
+        if (streamed.events === 0) throw new TargetError(`${what} sent an event stream without a single event`, 'failed', { retryable: true, cause: 'empty stream' });
+        return streamed.text;
+      }
+      const json = await targetRequest(agent, request, what, call);
       const usage = options.usagePath ? readUsage(pickPath(json, options.usagePath)) : undefined;
       if (usage) call.onUsage?.(usage);
       const answer = pickPath(json, options.answerPath);

@@ -1,6 +1,6 @@
 import { readUsage, TargetError } from './target';
-import type { Target } from './target';
-import { createTargetAgent, pickPath, targetProxy, targetRequest } from './targetHttp';
+import type { Target, TargetCallOptions } from './target';
+import { STREAMED, StreamedAnswer, createTargetAgent, pickPath, targetProxy, targetRequest } from './targetHttp';
 import { proxyFor } from '../../api/proxy';
 import type { ProxyConfig } from '../../api/proxy';
 import { targetSecrets } from './targetSecrets';
@@ -20,6 +20,8 @@ export interface OpenAiTargetOptions {
   proxy?: ProxyConfig | null;
   /** Said with a 401 or 403: how to give this endpoint its key (the front end knows its own words). */
   authHint?: string;
+  /** Ask for the answer as server-sent events (stream: true): the time to first token is measured. */
+  stream?: boolean;
 }
 
 /** The one endpoint the conventional OPENAI_API_KEY variable is meant for. */
@@ -48,16 +50,38 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
         messages,
         ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
         ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
+        ...(options.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
       });
-      const json = await targetRequest(agent, { method: 'POST', url, headers, body, secrets, ...(authHint ? { authHint } : {}), ...(via ? { via } : {}) }, what, call);
-      const usage = readUsage(pickPath(json, 'usage'));
-      if (usage) call.onUsage?.(usage);
-      const message = pickPath(json, 'choices.0.message') as { content?: unknown; refusal?: unknown } | undefined;
-      if (typeof message?.content === 'string') return message.content;
-      // A model's refusal is its answer (robustness evaluations want exactly that).
-      if (typeof message?.refusal === 'string') return message.refusal;
-      throw new TargetError(`${what} answered without choices[0].message.content`, 'failed', { retryable: false, cause: 'no answer' });
+      const request = { method: 'POST', url, headers: options.stream ? { ...headers, accept: 'text/event-stream' } : headers, body, secrets, ...(authHint ? { authHint } : {}), ...(via ? { via } : {}) };
+      if (options.stream) {
+        const streamed = new StreamedAnswer(
+          call,
+          (e) => pickPath(e, 'choices.0.delta.content') ?? pickPath(e, 'choices.0.delta.refusal'),
+          (e) => pickPath(e, 'usage'),
+        );
+        const json = await targetRequest(agent, request, what, call, streamed.onEvent);
+        if (json === STREAMED) {
+          const usage = readUsage(streamed.usage);
+          if (usage) call.onUsage?.(usage);
+          if (streamed.events === 0) throw new TargetError(`${what} sent an event stream without a single event`, 'failed', { retryable: true, cause: 'empty stream' });
+          return streamed.text;
+        }
+        return answerOf(json, call, what);
+      }
+      const json = await targetRequest(agent, request, what, call);
+      return answerOf(json, call, what);
     },
     close: () => agent.close(),
   };
+}
+
+/** The answer of a whole (not streamed) chat completion, and its usage. */
+function answerOf(json: unknown, call: TargetCallOptions, what: string): string {
+  const usage = readUsage(pickPath(json, 'usage'));
+  if (usage) call.onUsage?.(usage);
+  const message = pickPath(json, 'choices.0.message') as { content?: unknown; refusal?: unknown } | undefined;
+  if (typeof message?.content === 'string') return message.content;
+  // A model's refusal is its answer (robustness evaluations want exactly that).
+  if (typeof message?.refusal === 'string') return message.refusal;
+  throw new TargetError(`${what} answered without choices[0].message.content`, 'failed', { retryable: false, cause: 'no answer' });
 }

@@ -26,6 +26,8 @@ export interface TargetCallOptions {
   onRateInfo?: (info: RateInfo) => void;
   /** Told the tokens the answer cost, where the target reports them (OpenAI-style `usage`, a usage path). */
   onUsage?: (usage: TargetUsage) => void;
+  /** Told when a streamed answer's first piece arrived, ms after the call started (time to first token). */
+  onFirstToken?: (ms: number) => void;
   /** Which trace the prompt belongs to (a worker's function may use it). */
   context?: { traceId: string; evaluationId?: number; kind?: string };
 }

@@ -7,6 +7,7 @@ import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
 import type { TargetCallOptions } from './target';
 import { redactSecrets } from './targetSecrets';
 import { parseRateHeaders } from '../rateScheduler';
+import { SseReader, isEventStream } from './sse';
 
 export interface TargetHttpRequest {
   method: string;
@@ -38,10 +39,24 @@ export function createTargetAgent(connections: number, proxy?: ProxyConfig): Htt
 
 const MAX_TARGET_RESPONSE = 64 * 1024 * 1024;
 
-/** Sends one request to a model endpoint and returns its parsed JSON, mapping failures to TargetError. */
-export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, what: string, options: TargetCallOptions): Promise<unknown> {
+/** A streamed answer: each event's data as it arrives (the stream's pieces, read by the target). */
+export const STREAMED = Symbol('streamed');
+
+/**
+ * Sends one request to a model endpoint and returns its parsed JSON, mapping failures to TargetError. With
+ * `onEvent`, a text/event-stream answer is read as it arrives (each event's data to onEvent) and STREAMED is
+ * returned; an endpoint that answers JSON all the same gets its JSON returned.
+ */
+export async function targetRequest(
+  agent: HttpAgent,
+  req: TargetHttpRequest,
+  what: string,
+  options: TargetCallOptions,
+  onEvent?: (data: string) => void,
+): Promise<unknown> {
   return withDeadline(options, what, async (signal) => {
     let res;
+    let reader: SseReader | undefined;
     try {
       res = await httpRequest(agent, req.url, {
         method: req.method as 'POST',
@@ -49,6 +64,14 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
         ...(req.body !== undefined ? { body: req.body } : {}),
         signal,
         maxBytes: MAX_TARGET_RESPONSE,
+        ...(onEvent
+          ? {
+              onChunk: (chunk: Buffer) => {
+                reader ??= new SseReader(onEvent);
+                reader.push(chunk);
+              },
+            }
+          : {}),
       });
     } catch (error) {
       if (signal.aborted) throw error;
@@ -80,6 +103,10 @@ export async function targetRequest(agent: HttpAgent, req: TargetHttpRequest, wh
       const hint = (status === 401 || status === 403) && req.authHint ? ` ${req.authHint}` : '';
       throw new TargetError(`${what} answered HTTP ${status}: ${quoted()}${hint}`, 'failed', { status, retryable });
     }
+    if (onEvent && isEventStream(res.headers['content-type'])) {
+      reader?.end();
+      return STREAMED;
+    }
     try {
       return JSON.parse(raw) as unknown;
     } catch {
@@ -101,4 +128,46 @@ export function pickPath(value: unknown, path: string): unknown {
     current = (current as Record<string, unknown>)[part];
   }
   return current;
+}
+
+/**
+ * Gathers a streamed answer: each event's JSON gives a piece (the concatenation is the answer) and, in the
+ * last event that has one, the usage. The first non-empty piece is the time to first token.
+ */
+export class StreamedAnswer {
+  private readonly pieces: string[] = [];
+  usage: unknown;
+  events = 0;
+  private readonly started = performance.now();
+  private timed = false;
+
+  constructor(
+    private readonly call: TargetCallOptions,
+    private readonly piece: (event: unknown) => unknown,
+    private readonly usageOf: (event: unknown) => unknown,
+  ) {}
+
+  readonly onEvent = (data: string): void => {
+    let event: unknown;
+    try {
+      event = JSON.parse(data);
+    } catch {
+      return; // a keep-alive or a vendor's own line: not a piece
+    }
+    this.events++;
+    const text = this.piece(event);
+    if (typeof text === 'string' && text !== '') {
+      if (!this.timed) {
+        this.timed = true;
+        this.call.onFirstToken?.(Math.round(performance.now() - this.started));
+      }
+      this.pieces.push(text);
+    }
+    const usage = this.usageOf(event);
+    if (usage !== undefined && usage !== null) this.usage = usage;
+  };
+
+  get text(): string {
+    return this.pieces.join('');
+  }
 }

@@ -18,8 +18,8 @@ import { createWorkerTarget } from './workerTarget';
  */
 export type TargetSpec =
   | { type: 'echo' }
-  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number }
-  | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string; usagePath?: string }
+  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number; stream?: boolean }
+  | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string; usagePath?: string; ssePath?: string }
   | { type: 'command'; command: string }
   | PythonTargetSpec
   /** A long-lived command speaking the worker protocol (JSON lines), started `workers` times. */
@@ -136,8 +136,8 @@ export function targetIdentity(spec: TargetSpec, cwd?: string): TargetIdentity {
     }
     case 'http': {
       const method = (spec.method ?? 'POST').toUpperCase();
-      description = `http: ${method} ${endpoint(spec.url)}, answer at ${spec.answerPath}`;
-      parts.push(method, endpoint(spec.url), spec.bodyTemplate, spec.answerPath);
+      description = `http: ${method} ${endpoint(spec.url)}, answer at ${spec.ssePath ? `${spec.ssePath} (streamed)` : spec.answerPath}`;
+      parts.push(method, endpoint(spec.url), spec.bodyTemplate, spec.answerPath, ...(spec.ssePath ? [spec.ssePath] : []));
       break;
     }
     case 'command':
