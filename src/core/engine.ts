@@ -214,7 +214,8 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     // Submissions handed over finish (or see the stop) before the run reports.
     await submitter.settled();
     // 4. The list once more: robustness generation may still have been adding prompts when it was first read.
-    if (!run.stopping && !options.only && !options.prompts && options.limit === undefined) {
+    // (A benchmark's list is fixed: reading 100,000 prompts again would cost the run for nothing.)
+    if (options.kind === 'robustness' && !run.stopping && !options.only && !options.prompts && options.limit === undefined) {
       listChanges = await listAgain(options, store, journal, run, prompts);
       if (listChanges?.appeared.length) {
         if (!recorded && options.runRecord) {

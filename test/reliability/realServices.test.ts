@@ -81,16 +81,16 @@ describe('real services: what the spec promises, whatever the rest holds', funct
     assert.ok(Math.abs(rate - 20 / seconds) <= 0.1 + 20 / seconds * 0.1, `rate ${rate} = 20 / ${seconds}: ${text}`);
   });
   it('the list read again at the end: traces that appeared run in the same run, those that vanished are reported, not failed', async () => {
-    const all = seedPrompts('benchmark', 20);
+    const all = seedPrompts('robustness', 20);
     let lists = 0;
     sandbox = await startSandbox({
       port: 0,
-      benchmarkTraces: 20,
+      robustnessTraces: 20,
       generationSeconds: 0,
       evaluationSeconds: 0,
       // The first list lacks the last two traces (still being generated); the last lacks the first (withdrawn).
       intercept: (req, res) => {
-        if (req.method !== 'GET' || !req.url?.startsWith('/api/evaluation/promptsAll')) return false;
+        if (req.method !== 'GET' || !req.url?.startsWith('/api/evaluation/all-adv-prompts')) return false;
         const items = lists++ === 0 ? all.slice(0, 18) : all.slice(1);
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ code: 'req_1', message: 'ok', data: items, success: true }));
@@ -98,16 +98,16 @@ describe('real services: what the spec promises, whatever the rest holds', funct
       },
     });
     const stateDir = tempDir();
-    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, scriptedTarget((p) => `a ${p.length}`));
+    const { summary } = await engineRun(sandbox, 'robustness', stateDir, scriptedTarget((p) => `a ${p.length}`));
     assert.equal(summary.outcome, 'completed', summary.message);
     assert.deepEqual(summary.listChanges, { appeared: [all[18]!.traceId, all[19]!.traceId], vanished: [all[0]!.traceId] });
     assert.equal(summary.failed.length, 0, 'a vanished trace is not a failure');
-    for (const p of all) assert.ok(sandbox.answerOf(1, p.traceId) !== undefined, `${p.traceId} submitted`);
+    for (const p of all) assert.ok(sandbox.answerOf(2, p.traceId) !== undefined, `${p.traceId} submitted`);
     assert.equal(summary.runId !== undefined, true);
-    const text = summaryText('benchmark 1', summary);
+    const text = summaryText('robustness 2', summary);
     assert.match(text, /the list read again at the end had 2 trace\(s\) more: run in this run/);
-    assert.match(text, /1 trace\(s\) are no longer listed by the service \("bench-0000"\): reported, not failed/);
-    const session = new EvaluationSession({ origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark', evaluationId: 1 }, stateDir);
+    assert.ok(text.includes(`1 trace(s) are no longer listed by the service (${JSON.stringify(all[0]!.traceId)}): reported, not failed`), text);
+    const session = new EvaluationSession({ origin: new URL(sandbox.baseUrl).origin, kind: 'robustness', evaluationId: 2 }, stateDir);
     const status = await session.status();
     assert.deepEqual(status.runs[0]!.listChanges, summary.listChanges, 'kept in the journal for status --json');
   });
