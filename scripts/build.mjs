@@ -34,8 +34,18 @@ const portableHttpParser = {
 const BUNDLE_START_MARK = '"use strict";performance.mark("evalRunner:bundleStart");';
 const BUNDLE_END_MARK = 'performance.mark("evalRunner:bundleEnd");';
 
+// RFC 9535 JSONPath (an HTTP target's `$…` paths) is loaded on first use: in the extension it is a file of its own,
+// dist/jsonpath.js, so that activation does not load it (src/core/targets/jsonPath.ts requires it lazily).
+const jsonPathAside = {
+  name: 'jsonpath-aside',
+  setup(b) {
+    b.onResolve({ filter: /^jsonpath-rfc9535$/ }, () => ({ path: './jsonpath.js', external: true }));
+  },
+};
+
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside] }),
+  build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
 ]);
 

@@ -47,7 +47,8 @@ export const TARGET_HELP = `Targets (--target):
   http                        your own JSON endpoint:
     --http-url URL              (required)   --http-method M (default POST)
     --body-template JSON        {{prompt}} is replaced, JSON-escaped (default {"prompt": "{{prompt}}"})
-    --answer-path PATH          e.g. choices.0.message.content (required)
+    --answer-path PATH          e.g. choices.0.message.content, or RFC 9535 JSONPath such as
+                                "$.output[0].content[?@.type=='text'].text" (required)
     --usage-path PATH           where the token usage is, e.g. usage (prompt_tokens, completion_tokens)
     --sse-path PATH             the endpoint streams server-sent events: where each event's piece is, e.g.
                                 choices.0.delta.content (the answer is their concatenation; [DONE] ends it)

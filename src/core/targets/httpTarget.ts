@@ -1,6 +1,7 @@
 import { readUsage, TargetError } from './target';
 import type { Target } from './target';
-import { STREAMED, StreamedAnswer, createTargetAgent, pickPath, targetProxy, targetRequest } from './targetHttp';
+import { STREAMED, StreamedAnswer, createTargetAgent, targetProxy, targetRequest } from './targetHttp';
+import { compilePath } from './jsonPath';
 import { proxyFor } from '../../api/proxy';
 import type { ProxyConfig } from '../../api/proxy';
 import { targetSecrets } from './targetSecrets';
@@ -30,6 +31,10 @@ export const DEFAULT_BODY_TEMPLATE = '{"prompt": "{{prompt}}"}';
 /** A user-defined JSON endpoint: the prompt goes into a body template, the answer comes out of a path. */
 export function createHttpTarget(options: HttpTargetOptions): Target {
   const template = options.bodyTemplate ?? DEFAULT_BODY_TEMPLATE;
+  // Checked once, here: an invalid JSONPath is a configuration error before any prompt is sent.
+  const answerPath = compilePath(options.answerPath);
+  const usagePath = options.usagePath ? compilePath(options.usagePath) : undefined;
+  const ssePath = options.ssePath ? compilePath(options.ssePath) : undefined;
   if (!template.includes('{{prompt}}')) throw new TypeError('The body template must contain {{prompt}}.');
   const method = (options.method ?? 'POST').toUpperCase();
   const proxy = targetProxy(options.proxy);
@@ -46,10 +51,8 @@ export function createHttpTarget(options: HttpTargetOptions): Target {
       const escaped = JSON.stringify(prompt).slice(1, -1);
       const body = method === 'GET' || method === 'HEAD' ? undefined : template.split('{{prompt}}').join(escaped);
       const request = { method, url: options.url, headers, body, secrets, ...(via ? { via } : {}) };
-      if (options.ssePath) {
-        const ssePath = options.ssePath;
-        const usagePath = options.usagePath;
-        const streamed = new StreamedAnswer(call, (e) => pickPath(e, ssePath), (e) => (usagePath ? pickPath(e, usagePath) : undefined));
+      if (ssePath) {
+        const streamed = new StreamedAnswer(call, (e) => ssePath.pick(e, what), (e) => usagePath?.pick(e, what));
         const result = await targetRequest(agent, { ...request, headers: { ...headers, accept: 'text/event-stream' } }, what, call, streamed.onEvent);
         if (result !== STREAMED) throw new TargetError(`${what} did not answer with an event stream (text/event-stream), which --sse-path expects`, 'failed', { retryable: false, cause: 'not an event stream' });
         const usage = readUsage(streamed.usage);
@@ -58,12 +61,12 @@ export function createHttpTarget(options: HttpTargetOptions): Target {
         return streamed.text;
       }
       const json = await targetRequest(agent, request, what, call);
-      const usage = options.usagePath ? readUsage(pickPath(json, options.usagePath)) : undefined;
+      const usage = usagePath ? readUsage(usagePath.pick(json, what)) : undefined;
       if (usage) call.onUsage?.(usage);
-      const answer = pickPath(json, options.answerPath);
+      const answer = answerPath.pick(json, what);
       if (typeof answer === 'string') return answer;
       if (answer === undefined || answer === null) {
-        throw new TargetError(`${what} answered without a value at "${options.answerPath}"`, 'failed', { retryable: false, cause: 'no answer' });
+        throw new TargetError(`${what} answered without a value at "${answerPath.expression}"`, 'failed', { retryable: false, cause: 'no answer' });
       }
       return JSON.stringify(answer);
     },
