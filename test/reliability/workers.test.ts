@@ -24,23 +24,32 @@ function alive(pid: number): boolean {
   }
 }
 
-/** A model file whose module records its pid (and a grandchild's) at load, in `dir/pids`. */
-function pythonModel(dir: string, body: string): string {
+/**
+ * A model file whose module records its pid at load in `dir/pids`; with `child`, each worker also starts a
+ * helper process that would sleep for two minutes and records its pid in `dir/children`.
+ */
+function pythonModel(dir: string, body: string, { child = false } = {}): string {
   const file = join(dir, 'model.py');
+  const helper = child
+    ? `child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])
+with open(${JSON.stringify(join(dir, 'children'))}, 'a') as f:
+    f.write('%d\\n' % child.pid)
+`
+    : '';
   writeFileSync(
     file,
     `import os, sys, time, subprocess
 with open(${JSON.stringify(join(dir, 'pids'))}, 'a') as f:
     f.write('%d\\n' % os.getpid())
-${body}
+${helper}${body}
 `,
   );
   return file;
 }
 
-function pidsIn(dir: string): number[] {
+function pidsIn(dir: string, name = 'pids'): number[] {
   try {
-    return readFileSync(join(dir, 'pids'), 'utf8').split('\n').filter(Boolean).map(Number);
+    return readFileSync(join(dir, name), 'utf8').split('\n').filter(Boolean).map(Number);
   } catch {
     return [];
   }
@@ -101,6 +110,7 @@ describe('your own code as the target: workers that die, hang, print garbage, fa
         os._exit(9)
     return 'ok ' + context['traceId']
 `,
+      { child: true },
     );
     const { summary } = await run({ type: 'python', file: 'model.py', workers: 2 }, dir);
     assert.equal(summary.outcome, 'failedTraces', summary.message);
@@ -111,27 +121,28 @@ describe('your own code as the target: workers that die, hang, print garbage, fa
     // The two that died (the first try and its retry) were replaced: at least one more served the rest.
     assert.ok(pidsIn(dir).length >= 3, `workers started: ${pidsIn(dir).length}`);
     assert.ok(logs.some((l) => /worker \d+: about to crash on bench-0011/.test(l)), 'the worker\'s stderr reaches the log');
+    const all = [...pidsIn(dir), ...pidsIn(dir, 'children')];
+    assert.ok(await waitFor(() => all.every((p) => !alive(p))), `a crashed worker's helper does not outlive it: ${all.filter(alive).join(', ')}`);
   });
 
   it('a worker that hangs: the time-out ends it (and its children), the trace fails, the rest go on', async () => {
     const dir = tempDir();
     pythonModel(
       dir,
-      `child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])
-with open(${JSON.stringify(join(dir, 'children'))}, 'a') as f:
-    f.write('%d\\n' % child.pid)
-def answer(prompt, context):
+      `def answer(prompt, context):
     if context['traceId'] == 'bench-0003':
         time.sleep(3600)
     return 'ok'
 `,
+      { child: true },
     );
     const { summary } = await run({ type: 'python', file: 'model.py', workers: 2 }, dir, { targetTimeoutMs: 1500 });
     assert.equal(summary.outcome, 'failedTraces', summary.message);
     assert.deepEqual(summary.failed.map((f) => f.traceId), ['bench-0003']);
     assert.match(summary.failed[0]!.reason, /did not answer within 2 s; the worker was ended and replaced/);
     assert.equal(summary.counts.submitted, TRACES - 1);
-    const children = readFileSync(join(dir, 'children'), 'utf8').split('\n').filter(Boolean).map(Number);
+    const children = pidsIn(dir, 'children');
+    assert.ok(children.length > 0);
     assert.ok(await waitFor(() => [...pidsIn(dir), ...children].every((p) => !alive(p))), 'no worker nor a child of one is left');
   });
 
@@ -175,20 +186,18 @@ rl.on('line', (line) => {
     const dir = tempDir();
     pythonModel(
       dir,
-      `child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'])
-with open(${JSON.stringify(join(dir, 'children'))}, 'a') as f:
-    f.write('%d\\n' % child.pid)
-async def answer(prompt):
+      `async def answer(prompt):
     import asyncio
     await asyncio.sleep(0.2)
     return 'slow ' + str(len(prompt))
 `,
+      { child: true },
     );
     const { summary, target } = await run({ type: 'python', file: 'model.py', workers: 3 }, dir, { cancelAfter: 5 });
     assert.equal(summary.outcome, 'cancelled');
     assert.ok(summary.counts.submitted < TRACES);
     assert.deepEqual(target.pids, []);
-    const pids = [...pidsIn(dir), ...readFileSync(join(dir, 'children'), 'utf8').split('\n').filter(Boolean).map(Number)];
+    const pids = [...pidsIn(dir), ...pidsIn(dir, 'children')];
     assert.ok(pids.length >= 6, `three workers and their children started: ${pids.length}`);
     assert.ok(await waitFor(() => pids.every((p) => !alive(p))), `left alive: ${pids.filter(alive).join(', ')}`);
   });

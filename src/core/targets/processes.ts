@@ -24,22 +24,25 @@ export function treeSpawnOptions(platform = process.platform): { detached: boole
   return { detached: platform !== 'win32', windowsHide: true };
 }
 
-/** Ends a child and every process it started. Safe to call twice, or after the child exited. */
+/**
+ * Ends a child and every process it started. Safe to call twice, or after the child exited: on POSIX its process
+ * group outlives it while a descendant is alive (a worker that crashed after starting a helper), so the group is
+ * signalled whatever the child's own state; a group with no member left is simply not there (ESRCH).
+ */
 export function killTree(child: ChildProcess, platform = process.platform): void {
   const pid = child.pid;
-  if (pid === undefined || child.exitCode !== null || child.signalCode !== null) {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    return;
-  }
+  const exited = child.exitCode !== null || child.signalCode !== null;
+  if (pid === undefined) return;
   if (platform === 'win32') {
-    // /T: the whole tree, /F: at once. Synchronous so that close() has ended them when it returns.
-    spawnSync('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' });
+    // /T: the whole tree, /F: at once. Synchronous so that close() has ended them when it returns. Windows keeps
+    // no tree for a parent that is gone: an exited child's descendants cannot be found from it.
+    if (!exited) spawnSync('taskkill', ['/pid', String(pid), '/T', '/F'], { windowsHide: true, stdio: 'ignore' });
     return;
   }
   try {
     process.kill(-pid, 'SIGKILL');
   } catch {
-    child.kill('SIGKILL');
+    if (!exited) child.kill('SIGKILL');
   }
 }
 

@@ -5,6 +5,8 @@
  */
 export class SseReader {
   private buffer = '';
+  /** Where the search for the next blank line resumes: a long event is scanned once, not once per chunk. */
+  private scanned = 0;
   private readonly decoder = new TextDecoder('utf-8');
   done = false;
 
@@ -23,11 +25,18 @@ export class SseReader {
   }
 
   private drain(atEnd: boolean): void {
+    const blank = /\r?\n\r?\n/g;
     for (;;) {
-      const m = /\r?\n\r?\n/.exec(this.buffer);
-      if (!m) break;
+      // Back up three characters: a separator may have been split across the previous chunk's end.
+      blank.lastIndex = Math.max(0, this.scanned - 3);
+      const m = blank.exec(this.buffer);
+      if (!m) {
+        this.scanned = this.buffer.length;
+        break;
+      }
       this.event(this.buffer.slice(0, m.index));
       this.buffer = this.buffer.slice(m.index + m[0].length);
+      this.scanned = 0;
       if (this.done) return;
     }
     if (atEnd && this.buffer.trim()) {

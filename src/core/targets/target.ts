@@ -41,15 +41,16 @@ export interface TargetUsage {
 const MAX_TOKENS_REPORTED = 100_000_000;
 
 /**
- * Reads a usage object an endpoint returned (hostile until checked): OpenAI's prompt_tokens/completion_tokens,
- * or input_tokens/output_tokens (Anthropic-style); only whole non-negative numbers within reason are kept.
+ * Reads a usage object an endpoint or a worker returned (hostile until checked): OpenAI's prompt_tokens /
+ * completion_tokens, input_tokens / output_tokens (Anthropic-style), or the worker protocol's promptTokens /
+ * completionTokens; only whole non-negative numbers within reason are kept.
  */
 export function readUsage(value: unknown): TargetUsage | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const v = value as Record<string, unknown>;
   const count = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= MAX_TOKENS_REPORTED ? x : undefined);
-  const promptTokens = count(v.prompt_tokens) ?? count(v.input_tokens);
-  const completionTokens = count(v.completion_tokens) ?? count(v.output_tokens);
+  const promptTokens = count(v.prompt_tokens) ?? count(v.input_tokens) ?? count(v.promptTokens);
+  const completionTokens = count(v.completion_tokens) ?? count(v.output_tokens) ?? count(v.completionTokens);
   if (promptTokens === undefined && completionTokens === undefined) return undefined;
   return { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}) };
 }

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { TargetError } from './target';
+import { describeData } from '../../api/schemas';
+import { TargetError, readUsage } from './target';
 import type { Target, TargetCallOptions, TargetUsage } from './target';
 import { killTree, treeSpawnOptions } from './processes';
 
@@ -89,6 +90,8 @@ class Worker {
       } else {
         this.end(new TargetError(`${options.what} ${how} while answering${tail ? `: ${tail}` : ''}`, 'failed', { retryable: true, cause: `worker ${how}` }));
       }
+      // Whatever the worker started dies with it: nothing of a crashed worker is left to run on.
+      killTree(this.child);
     });
   }
 
@@ -165,10 +168,10 @@ class Worker {
     if (typeof message.error === 'string') {
       pending.reject(new TargetError(`${this.options.what} raised: ${quote(message.error)}`, 'failed', { retryable: true, cause: 'worker error' }));
     } else if (typeof message.answer === 'string') {
-      const usage = readWorkerUsage(message.usage);
+      const usage = readUsage(message.usage);
       pending.resolve({ answer: message.answer, ...(usage ? { usage } : {}) });
     } else {
-      pending.reject(new TargetError(`${this.options.what} replied without a text "answer" (got ${describe(message.answer)})`, 'failed', { retryable: false, cause: 'no answer' }));
+      pending.reject(new TargetError(`${this.options.what} replied without a text "answer" (got ${describeData(message.answer)})`, 'failed', { retryable: false, cause: 'no answer' }));
     }
   }
 
@@ -221,8 +224,12 @@ export function createWorkerTarget(options: WorkerTargetOptions): WorkerTarget {
     while (busy >= size) {
       if (signal.aborted) throw signal.reason;
       await new Promise<void>((resolve) => {
-        waiting.push(resolve);
-        signal.addEventListener('abort', () => resolve(), { once: true });
+        const wake = () => {
+          signal.removeEventListener('abort', wake);
+          resolve();
+        };
+        waiting.push(wake);
+        signal.addEventListener('abort', wake, { once: true });
       });
     }
     if (closed) throw new TargetError(`${options.what} was stopped`, 'failed', { retryable: false });
@@ -320,26 +327,9 @@ export function createWorkerTarget(options: WorkerTargetOptions): WorkerTarget {
   };
 }
 
-/** The protocol's usage ({promptTokens, completionTokens}), or OpenAI's names; whole non-negative numbers only. */
-function readWorkerUsage(value: unknown): TargetUsage | undefined {
-  if (typeof value !== 'object' || value === null) return undefined;
-  const v = value as Record<string, unknown>;
-  const count = (x: unknown) => (typeof x === 'number' && Number.isInteger(x) && x >= 0 && x <= 100_000_000 ? x : undefined);
-  const promptTokens = count(v.promptTokens) ?? count(v.prompt_tokens);
-  const completionTokens = count(v.completionTokens) ?? count(v.completion_tokens);
-  if (promptTokens === undefined && completionTokens === undefined) return undefined;
-  return { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}) };
-}
-
 /** The start of a text a worker wrote, capped, control characters shown as escapes. */
 function quote(text: string, max = QUOTED): string {
   // eslint-disable-next-line no-control-regex
   const shown = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return shown.length > max ? `${shown.slice(0, max)}…` : shown;
-}
-
-function describe(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (value === null) return 'null';
-  return Array.isArray(value) ? 'an array' : `a ${typeof value}`;
 }
