@@ -218,10 +218,9 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     if (options.kind === 'robustness' && !run.stopping && !options.only && !options.prompts && options.limit === undefined) {
       listChanges = await listAgain(options, store, journal, run, prompts);
       if (listChanges?.appeared.length) {
-        if (!recorded && options.runRecord) {
-          await journal.append(options.runRecord);
-          store.apply(options.runRecord);
-          recorded = traces.runId = options.runRecord.run;
+        if (!recorded) {
+          recorded = await recordRun(options, store, journal);
+          traces.runId = recorded;
         }
         const more = planQueue(store, { only: new Set(listChanges.appeared), holdAnswers: options.holdAnswers });
         const next = [...more.submitFirst, ...more.callTarget];
@@ -312,12 +311,19 @@ async function planRun(options: EngineOptions, store: TraceStore, journal: Journ
   const fresh = options.runRecord?.mode === 'fresh';
   const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit };
   let plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh || (options.rerun === true && options.only !== undefined) });
-  if (!options.runRecord || plan.submitFirst.length + plan.callTarget.length === 0) return { plan, recorded: undefined };
+  if (plan.submitFirst.length + plan.callTarget.length === 0) return { plan, recorded: undefined };
+  const recorded = await recordRun(options, store, journal);
+  // A fresh run's record has set the old answers aside: plan again over what is left.
+  if (fresh && recorded) plan = planQueue(store, planOptions);
+  return { plan, recorded };
+}
+
+/** Journals the run's record (once there is work to do: a run with nothing to do leaves no trace). */
+async function recordRun(options: EngineOptions, store: TraceStore, journal: Journal): Promise<string | undefined> {
+  if (!options.runRecord) return undefined;
   await journal.append(options.runRecord);
   store.apply(options.runRecord);
-  // A fresh run's record has set the old answers aside: plan again over what is left.
-  if (fresh) plan = planQueue(store, planOptions);
-  return { plan, recorded: options.runRecord.run };
+  return options.runRecord.run;
 }
 
 /** The service's list; for robustness, after waiting for generation (the wait shows in progress). */

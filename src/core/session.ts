@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import type { ApiClient } from '../api/client';
+import type { ApiClient, SubmitResult } from '../api/client';
 import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
 import type { EngineOptions, RunSummary } from './engine';
@@ -269,12 +269,18 @@ export class EvaluationSession {
         await journal.append(record);
         this.store.apply(record);
       }
-      const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, traceId, text);
-      const record = { t: 'submitted' as const, id: traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
-      await journal.append(record);
-      this.store.apply(record);
+      const result = await this.submitJournaled(journal, client, traceId, text);
       return { message: result.message || result.data, requestCode: result.requestCode };
     });
+  }
+
+  /** One answer to the service, its acceptance journaled (the answer itself already is). */
+  private async submitJournaled(journal: Journal, client: ApiClient, traceId: string, text: string): Promise<SubmitResult> {
+    const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, traceId, text);
+    const record = { t: 'submitted' as const, id: traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
+    await journal.append(record);
+    this.store.apply(record);
+    return result;
   }
 
   /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
@@ -312,10 +318,7 @@ export class EvaluationSession {
           this.store.apply(record);
         }
         try {
-          const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, t.traceId, t.answer!);
-          const record = { t: 'submitted' as const, id: t.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
-          await journal.append(record);
-          this.store.apply(record);
+          await this.submitJournaled(journal, client, t.traceId, t.answer!);
           submitted++;
         } catch (error) {
           if (error instanceof AuthError) throw error;
