@@ -545,7 +545,7 @@ function interpret(raw: RawResponse, operation: string, token: string): Envelope
 /** The prompt items, extra fields dropped, when every item is {traceId: string, content: string}; else undefined. */
 function plainPromptItems(data: unknown): PromptItem[] | undefined {
   if (!Array.isArray(data)) return undefined;
-  const items: PromptItem[] = new Array(data.length);
+  const items = new Array<PromptItem>(data.length);
   for (let i = 0; i < data.length; i++) {
     const item = data[i] as { traceId?: unknown; content?: unknown } | null;
     if (item === null || typeof item !== 'object' || typeof item.traceId !== 'string' || typeof item.content !== 'string') return undefined;

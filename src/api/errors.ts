@@ -88,6 +88,12 @@ export function redact(text: string, secret: string | undefined): string {
   return text.split(secret).join('[redacted]');
 }
 
+/** Why a signal aborted, as an Error (a reason given as anything else becomes an AbortError). */
+export function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new DOMException('The call was cancelled.', 'AbortError');
+}
+
 export function isAbortError(error: unknown): boolean {
   return error instanceof Error && (error.name === 'AbortError' || (error as { code?: string }).code === 'ABORT_ERR');
 }

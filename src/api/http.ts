@@ -4,6 +4,7 @@
 // every response in a Readable stream and an AbortController, which cost more CPU per trace than the rest of
 // the run engine (`npm run bench` measures it).
 import type { Agent as UndiciAgent, Dispatcher, EnvHttpProxyAgent } from 'undici';
+import { abortReason } from './errors';
 import type { ProxyConfig } from './proxy';
 
 // Required on first use, not at load: undici's module set (HTTP/1 and HTTP/2 clients, parser) is most of what
@@ -85,21 +86,21 @@ export function httpRequest(agent: HttpAgent, url: string | URL, options: HttpRe
   const { signal, maxBytes } = options;
   return new Promise<HttpResponse>((resolve, reject) => {
     if (signal?.aborted) {
-      reject(signal.reason);
+      reject(abortReason(signal));
       return;
     }
     let controller: Dispatcher.DispatchController | undefined;
-    let abortWith: unknown;
+    let abortWith: Error | undefined;
     let settled = false;
     let statusCode = 0;
     let headers: HttpHeaders = {};
     const chunks: Buffer[] = [];
     let size = 0;
-    const abort = (reason: unknown) => {
+    const abort = (reason: Error) => {
       abortWith = reason;
-      controller?.abort(reason as Error);
+      controller?.abort(reason);
     };
-    const onAbort = () => abort(signal!.reason);
+    const onAbort = () => abort(abortReason(signal!));
     const timer = options.deadlineMs ? setTimeout(() => abort(new DeadlineError(options.deadlineMs!)), options.deadlineMs) : undefined;
     signal?.addEventListener('abort', onAbort, { once: true });
     const settle = (fn: () => void) => {
@@ -120,11 +121,11 @@ export function httpRequest(agent: HttpAgent, url: string | URL, options: HttpRe
       {
         onRequestStart(c) {
           controller = c;
-          if (abortWith !== undefined) c.abort(abortWith as Error);
+          if (abortWith !== undefined) c.abort(abortWith);
         },
         onResponseStart(_c, status, responseHeaders) {
           statusCode = status;
-          headers = responseHeaders as HttpHeaders;
+          headers = responseHeaders;
         },
         onResponseData(c, chunk) {
           size += chunk.length;

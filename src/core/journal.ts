@@ -178,7 +178,7 @@ function parseLine(line: string): JournalRecord | undefined {
   if (isPlainAnswer(value) || isPlainSubmitted(value) || isPlainPrompts(value)) return value;
   const parsed = recordSchema.safeParse(value);
   // The parsed copy drops unknown fields; records written by a newer version keep their known meaning.
-  return parsed.success ? (parsed.data as JournalRecord) : undefined;
+  return parsed.success ? parsed.data : undefined;
 }
 
 type Loose = Record<string, unknown>;
@@ -248,7 +248,7 @@ export async function openJournal(
   let writing = 0;
   let flushing: Promise<void> | undefined;
   let timer: NodeJS.Immediate | undefined;
-  let failure: unknown;
+  let failure: Error | undefined;
 
   async function flushLoop(): Promise<void> {
     while (queue.length > 0) {
@@ -314,7 +314,7 @@ export async function openJournal(
 
 /** A journal that keeps nothing: for benchmarking the journal's own cost. */
 export function nullJournal(): Journal {
-  return { path: undefined, backlog: 0, failure: undefined, append: async () => undefined, flush: async () => undefined, close: async () => undefined };
+  return { path: undefined, backlog: 0, failure: undefined, append: () => Promise.resolve(), flush: () => Promise.resolve(), close: () => Promise.resolve() };
 }
 
 async function cutTornTail(fs: JournalFs, path: string): Promise<void> {

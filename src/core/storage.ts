@@ -61,10 +61,10 @@ export class StorageError extends Error {
 }
 
 /** A write failure of the state folder as a StorageError; anything else as it was. */
-export function asStorageError(error: unknown, path: string): unknown {
+export function asStorageError(error: unknown, path: string): Error {
   if (error instanceof StorageError) return error;
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
-  if (typeof code !== 'string' || !STORAGE_CODES.has(code)) return error;
+  if (typeof code !== 'string' || !STORAGE_CODES.has(code)) return error instanceof Error ? error : new Error(String(error));
   const folder = shownFolder(dirname(dirname(path)));
   return new StorageError(storageMessage(code, folder), code, folder);
 }

@@ -143,7 +143,7 @@ export class Submitter {
     // The service's own rate limit slows the submitters, as the target's slows the target calls.
     if (error instanceof ApiError && error.reason === 'rateLimited') this.pace.rateLimited();
     const unreachable = error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout');
-    if (unreachable && ++this.unreachableStreak >= this.policy.maxUnreachable) this.run.halt('unreachable', (error as ApiError).message, error);
+    if (unreachable && ++this.unreachableStreak >= this.policy.maxUnreachable) this.run.halt('unreachable', (error).message, error);
     if (!unreachable) this.unreachableStreak = 0;
     // A Retry-After beyond the API module's cap is the service asking for a long pause: not retried in this run.
     const transient =

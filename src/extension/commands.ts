@@ -3,17 +3,14 @@ import { AuthError } from '../api/errors';
 import { pickPythonTarget, pickWorkerTarget, rerunTraces } from './ownCode';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
-import type { EvaluationKind } from '../api/kinds';
 import { exportLines, exportToFile } from '../core/exportResults';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
-import type { LocalTraceState } from '../core/traceStore';
 import { askToken } from './ctx';
 import type { Ctx } from './ctx';
 import { errorText, showError } from './log';
 import type { ComparePanels } from './comparePanel';
 import type { ProgressPanels } from './progressPanel';
 import { editNote, markVerdict, pickTwoRuns, stepTrace } from './reviewCommands';
-import type { EvaluationRef } from './registry';
 import { openReview, parseReviewUri } from './review';
 import { pickEvaluation, pickOrigin, pickTrace } from './pick';
 import type { RunController } from './runs';
@@ -22,8 +19,6 @@ import { processDetailsUrl, runConfigFor } from './settingsModel';
 import { configSecrets, runCommandLine } from '../core/runConfig';
 import type { TargetSettings } from './settingsModel';
 import type { EvaluationsTree } from './tree';
-import type { TreeNode } from './treeModel';
-import { preview } from './treeModel';
 
 export interface Features {
   tree: EvaluationsTree;
@@ -191,8 +186,8 @@ async function addEvaluation(ctx: Ctx): Promise<void> {
   if (!idText) return;
   const kindPick = await vscode.window.showQuickPick(
     [
-      { label: 'Benchmark', description: 'prompts from promptsAll, answers as llmResponse', evaluationKind: 'benchmark' as EvaluationKind },
-      { label: 'Robustness', description: 'adversarial prompts, answers as advResponse', evaluationKind: 'robustness' as EvaluationKind },
+      { label: 'Benchmark', description: 'prompts from promptsAll, answers as llmResponse', evaluationKind: 'benchmark' as const },
+      { label: 'Robustness', description: 'adversarial prompts, answers as advResponse', evaluationKind: 'robustness' as const },
     ],
     { title: vscode.l10n.t('Add Evaluation (2/3): kind') },
   );

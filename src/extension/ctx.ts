@@ -91,7 +91,7 @@ export class Ctx implements vscode.Disposable {
       token,
       encoding: this.settings.requestEncoding,
       connections: this.settings.concurrency,
-      userAgent: `eval-runner-vscode/${String(this.extension.extension.packageJSON.version)}`,
+      userAgent: `eval-runner-vscode/${extensionVersion(this.extension.extension)}`,
       proxy: readProxy(),
       onRetry: (e) => this.log.warn(`Retrying in ${e.delayMs} ms (attempt ${e.attempt}): ${e.error.message}`),
       onDebug: (message) => this.log.debug(message),
@@ -242,4 +242,9 @@ function baseUrlProblem(baseUrl: string): string {
 function workspaceDir(): string | undefined {
   const folder = vscode.workspace.workspaceFolders?.[0];
   return folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined;
+}
+
+/** The extension's version, from its package.json. */
+export function extensionVersion(extension: vscode.Extension<unknown>): string {
+  return String((extension.packageJSON as { version?: unknown }).version);
 }

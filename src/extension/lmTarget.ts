@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { abortReason } from '../api/errors';
 import { TargetError } from '../core/targets/target';
 import type { Target, TargetCallOptions } from '../core/targets/target';
 
@@ -30,7 +31,7 @@ export function createLmTarget(modelId: string | undefined): Target {
       const stopped = new Promise<never>((_, reject) => {
         onAbort = () => {
           cts.cancel();
-          reject(call.signal.reason ?? new DOMException('The call was cancelled.', 'AbortError'));
+          reject(abortReason(call.signal));
         };
         if (call.signal.aborted) onAbort();
         else call.signal.addEventListener('abort', onAbort, { once: true });

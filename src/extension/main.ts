@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
-import { Ctx } from './ctx';
+import { Ctx, extensionVersion } from './ctx';
 import { ProgressPanels } from './progressPanel';
 import { ComparePanels } from './comparePanel';
 import { REVIEW_SCHEME, ReviewCodeLens, ReviewContext, ReviewFileSystem } from './review';
@@ -25,7 +25,7 @@ export function activate(context: vscode.ExtensionContext): TestHandles | undefi
     performance.mark('evalRunner:activateStart');
     const handles = start(context);
     performance.mark('evalRunner:activateEnd');
-    context.subscriptions.push({ dispose: () => features?.dispose() });
+    context.subscriptions.push({ dispose: () => void features?.dispose() });
     return context.extensionMode === vscode.ExtensionMode.Test ? handles : undefined;
   } catch (error) {
     void vscode.window.showErrorMessage(vscode.l10n.t('Eval Runner could not start: {0}', error instanceof Error ? error.message : String(error)));
@@ -57,7 +57,7 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
     tree,
     ctx,
   );
-  ctx.log.info(`Eval Runner ${String(context.extension.packageJSON.version)} activated.`);
+  ctx.log.info(`Eval Runner ${extensionVersion(context.extension)} activated.`);
   // The same object across restarts, so a test holding the handles activate() returned sees the new context.
   const out = handles ?? ({} as TestHandles);
   out.ctx = ctx;

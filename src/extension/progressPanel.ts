@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { skippedNote } from '../core/skipped';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
-import type { LocalTraceState, TraceInfo } from '../core/traceStore';
+import type { TraceInfo } from '../core/traceStore';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
@@ -24,14 +24,12 @@ export class ProgressPanels implements vscode.Disposable {
 
   constructor(private readonly ctx: Ctx) {
     this.serializer = vscode.window.registerWebviewPanelSerializer(PROGRESS_VIEW_TYPE, {
-      deserializeWebviewPanel: async (panel, state: unknown) => {
+      deserializeWebviewPanel: (panel, state: unknown) => {
         const parsed = panelStateSchema.safeParse(state);
         const ref = parsed.success ? ctx.registry.find(parsed.data.refId) : undefined;
-        if (!ref) {
-          panel.webview.html = '<!doctype html><p>This evaluation is no longer configured.</p>';
-          return;
-        }
-        this.attach(panel, ref);
+        if (!ref) panel.webview.html = '<!doctype html><p>This evaluation is no longer configured.</p>';
+        else this.attach(panel, ref);
+        return Promise.resolve();
       },
     });
   }
@@ -276,7 +274,7 @@ function signature(t: TraceInfo): string {
 function row(t: TraceInfo): RowTuple {
   return [
     t.traceId,
-    t.state as LocalTraceState,
+    t.state,
     preview(t.prompt, 120),
     preview(t.answer, 120),
     t.latencyMs ?? null,

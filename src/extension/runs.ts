@@ -8,6 +8,7 @@ import type { EvaluationSession, RefusedRun } from '../core/session';
 import type { Target } from '../core/targets/target';
 import type { TargetIdentity } from '../core/targets/targetSpec';
 import { progressText } from '../core/progressText';
+import { extensionVersion } from './ctx';
 import type { Ctx } from './ctx';
 import { errorText, showError } from './log';
 import type { EvaluationRef } from './registry';
@@ -99,7 +100,7 @@ export class RunController implements vscode.Disposable {
             target: run.target,
             identity: run.identity,
             mode: run.mode,
-            tool: `eval-runner-vscode ${String(this.ctx.extension.extension.packageJSON.version)}`,
+            tool: `eval-runner-vscode ${extensionVersion(this.ctx.extension.extension)}`,
             concurrency: settings.concurrency,
             onTargetError: settings.onTargetError,
             holdAnswers: settings.reviewBeforeSubmit,

@@ -64,7 +64,7 @@ function robustnessSpecial(i: number): PromptItem | undefined {
 
 /** Every prompt is distinct (each template embeds its index), as in a real evaluation. */
 export function seedPrompts(kind: 'benchmark' | 'robustness', count: number): PromptItem[] {
-  const items: PromptItem[] = new Array(count);
+  const items = new Array<PromptItem>(count);
   const templates = kind === 'benchmark' ? BENCHMARK_TEMPLATES : ROBUSTNESS_TEMPLATES;
   const prefix = kind === 'benchmark' ? 'bench' : 'adv';
   for (let i = 0; i < count; i++) {

@@ -75,7 +75,7 @@ describe('Copy as CLI Command: a run tried in the editor moves to CI unchanged',
     await config().update('concurrency', undefined, G);
     await until('the target is read', () => api.ctx.settings.target.type === 'http');
     const file = join(mkdtempSync(join(tmpdir(), 'eval-runner-config-')), 'eval-runner.config.json');
-    api.ctx.askSaveUri = async () => vscode.Uri.file(file);
+    api.ctx.askSaveUri = () => Promise.resolve(vscode.Uri.file(file));
     await vscode.commands.executeCommand('evalRunner.copyCliCommand', ref().id);
     const text = await vscode.env.clipboard.readText();
     assert.equal(text, `# Needs EVAL_RUNNER_TOKEN, X_API_KEY in the environment (never on the command line).\neval-runner run --config ${file}\n`);

@@ -32,7 +32,7 @@ describe('the extension against the sandbox, in the real extension host', () => 
   it('starts the local sandbox and shows its two evaluations as tree roots', async () => {
     await vscode.commands.executeCommand('evalRunner.startSandbox');
     assert.deepEqual(sandboxRefs().map((r) => `${r.kind} ${r.evaluationId}`), ['benchmark 1', 'robustness 2']);
-    const roots = api.tree.getChildren() as TreeNode[];
+    const roots = api.tree.getChildren();
     const labels = roots.map((n) => api.tree.getTreeItem(n).label);
     assert.ok(labels.includes('Sandbox benchmark 1'));
     const item = api.tree.getTreeItem(roots[0]!);

@@ -7,7 +7,7 @@ import { journalPath } from '../../src/core/journal';
 import type { TestHandles } from '../../src/extension/main';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import { until } from './until';
+import { tooltipText, until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
@@ -32,7 +32,7 @@ describe('one history for the CLI and the editor', () => {
 
   it("uses the CLI's state folder by default ($XDG_STATE_HOME/eval-runner)", () => {
     assert.ok(process.env.XDG_STATE_HOME, 'the harness gives the editor its own XDG_STATE_HOME');
-    assert.equal(api.ctx.settings.stateDir, join(process.env.XDG_STATE_HOME!, 'eval-runner'));
+    assert.equal(api.ctx.settings.stateDir, join(process.env.XDG_STATE_HOME, 'eval-runner'));
   });
 
   it('shows a run the CLI made in the same state folder: the tree follows its journal', async () => {
@@ -47,7 +47,7 @@ describe('one history for the CLI and the editor', () => {
     await until('the session has read the CLI run', () => session.store.counts.submitted === 25);
     assert.equal(session.runs.length, 1);
     assert.equal(session.runs[0]!.target, 'echo');
-    assert.match(String(api.tree.getTreeItem({ kind: 'evaluation', ref }).tooltip), /Runs \(1\):\n .* · echo · 25 answered, 25 submitted, 0 failed/);
+    assert.match(tooltipText(api.tree.getTreeItem({ kind: 'evaluation', ref }).tooltip), /Runs \(1\):\n .* · echo · 25 answered, 25 submitted, 0 failed/);
   });
 
   it("moves an older version's journals from the editor's storage into the state folder, once, merged with the CLI's", async () => {

@@ -53,9 +53,9 @@ describe('your own code as the target, in the editor: pick, edit and save, rerun
   it('Select Target → Python function: a workspace file, then one of its top-level functions; stored relative to the workspace', async () => {
     const offered: string[][] = [];
     const original = api.ctx.pickItem;
-    api.ctx.pickItem = (async (items: readonly vscode.QuickPickItem[]) => {
+    api.ctx.pickItem = ((items: readonly vscode.QuickPickItem[]) => {
       offered.push(items.map((i) => i.label));
-      return items.find((i) => i.label === 'Python function' || i.label.endsWith('model.py') || i.label === 'answer');
+      return Promise.resolve(items.find((i) => i.label === 'Python function' || i.label.endsWith('model.py') || i.label === 'answer'));
     }) as typeof api.ctx.pickItem;
     try {
       await vscode.commands.executeCommand('evalRunner.selectTarget');

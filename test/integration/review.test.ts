@@ -1,11 +1,10 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import type { EvaluationRef } from '../../src/extension/registry';
 import { parseReviewUri, ReviewCodeLens, reviewUri } from '../../src/extension/review';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import { until } from './until';
+import { until, tooltipText } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
@@ -85,7 +84,7 @@ describe('review and insight in the editor', () => {
     const item = api.tree.getTreeItem({ kind: 'trace', ref: ref(), trace: t6 });
     assert.equal((item.iconPath as vscode.ThemeIcon).id, 'thumbsdown');
     assert.match(String(item.contextValue), /^trace:submitted:hasAnswer:bad$/);
-    assert.match(String(item.tooltip), /Rated bad: repeats the prompt/);
+    assert.match(tooltipText(item.tooltip), /Rated bad: repeats the prompt/);
     const lenses = new ReviewCodeLens(api.ctx).provideCodeLenses(await vscode.workspace.openTextDocument(reviewUri(ref(), 'bench-0006', 'answer')));
     assert.ok(lenses.some((l) => l.command?.title === '$(thumbsdown) Bad ✓'));
     assert.ok(lenses.some((l) => l.command?.title === '$(note) Note: repeats the prompt'));
@@ -103,7 +102,7 @@ describe('review and insight in the editor', () => {
     const runs = session().runs;
     assert.equal(runs.length, 2);
     const [a, b] = runs as [(typeof runs)[number], (typeof runs)[number]];
-    await api.compare.show(ref() as EvaluationRef, a, b);
+    await api.compare.show(ref(), a, b);
     const panel = api.compare.find(ref().id, a.runId, b.runId)!;
     assert.ok(panel, 'the panel is open');
     const expected = [...session().store.traces.values()].filter((t) => t.prompt !== t.prompt!.toUpperCase()).map((t) => t.traceId);

@@ -30,9 +30,9 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
     endpointA = await scriptedServer(model);
     endpointB = await scriptedServer(model);
     // The password box, answered by the test: what it was asked, and what the user types (undefined: Escape).
-    api.ctx.askSecret = async (title) => {
+    api.ctx.askSecret = (title) => {
       asked.push(title);
-      return answer;
+      return Promise.resolve(answer);
     };
   });
   beforeEach(() => {

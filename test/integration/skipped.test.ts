@@ -1,10 +1,9 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import type { TreeNode } from '../../src/extension/treeModel';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import { until } from './until';
+import { labelText, until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
@@ -36,8 +35,8 @@ describe('skipped traces in the editor: said in the tree and Process Details, Su
     await session().skip('bench-0004', 'needs a human reviewer');
     await api.runs.run(ref());
     assert.equal(session().store.counts.skipped, 1);
-    const groups = api.tree.getChildren({ kind: 'evaluation', ref: ref() } as TreeNode);
-    const skipped = groups.map((g) => api.tree.getTreeItem(g)).find((i) => String(i.label).startsWith('Skipped'));
+    const groups = api.tree.getChildren({ kind: 'evaluation', ref: ref() });
+    const skipped = groups.map((g) => api.tree.getTreeItem(g)).find((i) => labelText(i.label).startsWith('Skipped'));
     assert.ok(skipped, 'a Skipped group');
     assert.match(String(skipped.description), /the service cannot complete the evaluation while these are unanswered/);
     assert.equal(sandbox.answerOf(1, 'bench-0004'), undefined);

@@ -136,7 +136,7 @@ describe('a full disk under the state folder: the run stops at once, in words, a
   });
 
   it('each unwritable folder is said in its own words', () => {
-    const said = (code: string) => (asStorageError(Object.assign(new Error(code), { code }), '/data/state/host/benchmark-1.jsonl') as Error).message;
+    const said = (code: string) => (asStorageError(Object.assign(new Error(code), { code }), '/data/state/host/benchmark-1.jsonl')).message;
     assert.match(said('ENOSPC'), /^The disk holding \/data\/state is full/);
     assert.match(said('EDQUOT'), /disk quota for \/data\/state is used up/);
     assert.match(said('EROFS'), /\/data\/state is on a read-only file system: choose a writable state folder \(--state-dir/);

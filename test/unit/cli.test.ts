@@ -72,7 +72,7 @@ describe('CLI contract', function () {
     assert.match(r.stdout, /0\/25 submitted .* 25 failed/);
     assert.match(r.stdout, /failed: "bench-0000": The command exited with 7: boom/);
     const status = await cli(['status', ...svc(1, 'benchmark'), '--state-dir', stateDir, '--json']);
-    assert.equal(JSON.parse(status.stdout).counts.failed, 25);
+    assert.equal((JSON.parse(status.stdout) as { counts: { failed: number } }).counts.failed, 25);
   });
 
   it('exits 3 when the token is rejected, saying how to set it', async () => {
@@ -114,7 +114,7 @@ describe('CLI contract', function () {
     assert.match(r.stderr, /Finishing the traces in flight/);
     const first = readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
     assert.ok(first < 25);
-    const status = JSON.parse((await cli(['status', ...svc(1, 'benchmark'), '--state-dir', stateDir, '--json'])).stdout);
+    const status = JSON.parse((await cli(['status', ...svc(1, 'benchmark'), '--state-dir', stateDir, '--json'])).stdout) as { counts: { submitted: number } };
     assert.equal(status.counts.submitted, first, 'every trace started before Ctrl-C was finished and saved');
     const rerun = await cli(args, env);
     assert.equal(rerun.code, 0);

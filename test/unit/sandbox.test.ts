@@ -4,13 +4,22 @@ import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 
 /** Raw requests: the API client can never send a wrong field, so the sandbox's own checks are driven by hand. */
+/** The service's envelope, as the tests read it. */
+interface Envelope {
+  success: boolean;
+  code: string;
+  message: string;
+  data: unknown;
+}
+
 async function raw(sandbox: Sandbox, path: string, init: { method?: string; body?: string; token?: string | null; type?: string } = {}) {
   const headers: Record<string, string> = {};
   if (init.token !== null) headers.authorization = `Bearer ${init.token ?? sandbox.token}`;
   if (init.body !== undefined) headers['content-type'] = init.type ?? 'application/x-www-form-urlencoded';
   const res = await fetch(sandbox.baseUrl + path, { method: init.method ?? (init.body ? 'POST' : 'GET'), headers, body: init.body });
   const text = await res.text();
-  return { status: res.status, text, json: res.headers.get('content-type')?.includes('json') ? JSON.parse(text) : undefined };
+  const json = res.headers.get('content-type')?.includes('json') ? (JSON.parse(text) as Envelope) : undefined;
+  return { status: res.status, text, json: json! };
 }
 
 describe('sandbox service', () => {
@@ -74,7 +83,7 @@ describe('sandbox service', () => {
     await new Promise((r) => setTimeout(r, 350));
     const r = await raw(sandbox, '/api/evaluation/all-adv-prompts?evaluationId=2');
     assert.equal(r.status, 200);
-    assert.equal(r.json.data.length, 20);
+    assert.equal((r.json.data as unknown[]).length, 20);
   });
 
   it('shows a self-refreshing Process Details page with every string escaped', async () => {

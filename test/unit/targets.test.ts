@@ -113,7 +113,7 @@ describe('http target', () => {
     });
     assert.equal(await target.send(TRICKY, call()), `echo:${TRICKY}`);
     assert.equal(server.seen[0]!.headers['x-api'], 'v');
-    assert.equal(JSON.parse(server.seen[0]!.body).mode, 'fast');
+    assert.equal((JSON.parse(server.seen[0]!.body) as { mode: string }).mode, 'fast');
     await target.close!();
     await server.close();
   });

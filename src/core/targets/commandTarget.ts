@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { abortReason } from '../../api/errors';
 import { killTree, shellInvocation, treeSpawnOptions } from './processes';
 import { TargetError } from './target';
 import type { Target } from './target';
@@ -36,7 +37,7 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
     send: (prompt, call) =>
       new Promise<string>((resolve, reject) => {
         if (call.signal.aborted) {
-          reject(call.signal.reason);
+          reject(abortReason(call.signal));
           return;
         }
         const shell = shellInvocation(options.command);

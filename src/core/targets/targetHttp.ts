@@ -59,7 +59,7 @@ export async function targetRequest(
     let reader: SseReader | undefined;
     try {
       res = await httpRequest(agent, req.url, {
-        method: req.method as 'POST',
+        method: req.method,
         headers: req.headers,
         ...(req.body !== undefined ? { body: req.body } : {}),
         signal,

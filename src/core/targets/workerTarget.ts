@@ -329,7 +329,7 @@ export function createWorkerTarget(options: WorkerTargetOptions): WorkerTarget {
 
 /** The start of a text a worker wrote, capped, control characters shown as escapes. */
 function quote(text: string, max = QUOTED): string {
-  // eslint-disable-next-line no-control-regex
+   
   const shown = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
   return shown.length > max ? `${shown.slice(0, max)}…` : shown;
 }
