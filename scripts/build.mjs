@@ -47,6 +47,20 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside] }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the
+  // protocol, so nothing of the host's (zod included) is in them. Built into media/ (the webviews' resource root).
+  build({
+    entryPoints: { progress: 'src/webview/app/progress.ts', compare: 'src/webview/app/compare.ts' },
+    outdir: 'media/webview',
+    bundle: true,
+    platform: 'browser',
+    format: 'iife',
+    target: 'es2022',
+    minify: !dev,
+    sourcemap: dev ? 'inline' : false,
+    legalComments: 'none',
+    logLevel: 'warning',
+  }),
 ]);
 
 // The webview's icon font comes from @vscode/codicons; copied (not committed) so the VSIX carries it.

@@ -19,7 +19,7 @@ function step(name, command, args, env = {}) {
 }
 
 rmSync('out', { recursive: true, force: true });
-if (step('typecheck', 'npx', ['tsc', '-p', '.']) && step('lint', 'npx', ['eslint', '--max-warnings=0', 'src', 'test']) && step('build', 'node', ['scripts/build.mjs'])) {
+if (step('typecheck', 'npm', ['run', '--silent', 'typecheck']) && step('lint', 'npx', ['eslint', '--max-warnings=0', 'src', 'test']) && step('build', 'node', ['scripts/build.mjs'])) {
   step('unit', 'node', ['scripts/mochaSuite.mjs', 'unit', 'out/test/unit']);
   // Crash, fault, malformed-input and secret tests: loopback only, bounded, slower than unit.
   step('reliability', 'node', ['scripts/mochaSuite.mjs', 'reliability', 'out/test/reliability']);

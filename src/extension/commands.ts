@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { AuthError } from '../api/errors';
 import { pickPythonTarget, pickWorkerTarget, rerunTraces } from './ownCode';
+import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
 import { exportLines, exportToFile } from '../core/exportResults';
@@ -76,7 +76,7 @@ export const COMMANDS = {
   'evalRunner.showProgress': async (ctx, f, arg) => {
     const running = ctx.registry.refs.filter((r) => ctx.registry.session(r).isRunning);
     const ref = arg === undefined && running.length === 1 ? running[0] : await pickEvaluation(ctx, arg);
-    if (ref) f.panels.show(ref);
+    if (ref) f.panels.open(ref);
   },
   'evalRunner.openTrace': async (ctx, _f, arg, traceArg) => {
     const picked = await pickTrace(ctx, arg, traceArg);
@@ -150,7 +150,7 @@ export const COMMANDS = {
   'evalRunner.compareRuns': async (ctx, f, arg) => {
     const picked = await pickTwoRuns(ctx, arg);
     const ref = picked ? ctx.registry.find(picked.refId) : undefined;
-    if (picked && ref) await f.compare.show(ref, picked.a, picked.b);
+    if (picked && ref) await f.compare.compare(ref, picked.a, picked.b);
   },
   'evalRunner.copyCliCommand': copyCliCommand,
   'evalRunner.rerunTraces': rerunTraces,
@@ -219,10 +219,9 @@ async function removeEvaluation(ctx: Ctx, _f: Features, arg: unknown): Promise<v
 async function fetchPrompts(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
   const ref = await pickEvaluation(ctx, arg);
   if (!ref) return;
-  const client = await ctx.clientFor(ref);
-  if (!client) return;
-  try {
-    const count = await vscode.window.withProgress(
+  const failed = (reason: string) => vscode.l10n.t('Fetching the prompts of {0} failed: {1}', ref.label, reason);
+  const count = await withClient(ctx, ref, failed, (client) =>
+    vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: vscode.l10n.t('Fetching the prompts of {0}', ref.label), cancellable: true },
       async (progress, token) => {
         const controller = new AbortController();
@@ -233,16 +232,9 @@ async function fetchPrompts(ctx: Ctx, _f: Features, arg: unknown): Promise<void>
           onWait: (reason) => progress.report({ message: `waiting: ${reason}` }),
         });
       },
-    );
-    void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} prompts fetched.', ref.label, count));
-  } catch (error) {
-    if ((error as Error).name === 'AbortError') return;
-    const isAuth = (error as Error).name === 'AuthError';
-    const choice = await showError(ctx.log, vscode.l10n.t('Fetching the prompts of {0} failed: {1}', ref.label, errorText(error)), ...(isAuth ? [BUTTON.setToken] : []));
-    if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
-  } finally {
-    await client.close();
-  }
+    ),
+  );
+  if (count !== undefined) void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} prompts fetched.', ref.label, count));
 }
 
 async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, traceArg: unknown): Promise<void> {
@@ -260,18 +252,12 @@ async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, traceArg: un
     void vscode.window.showWarningMessage(vscode.l10n.t('Trace {0} has no answer yet: open it and write one, or run it.', picked.traceId));
     return;
   }
-  const client = await ctx.clientFor(picked.ref);
-  if (!client) return;
-  try {
+  const failed = (reason: string) => vscode.l10n.t('Submitting {0} failed: {1}', picked.traceId, reason);
+  const done = await withClient(ctx, picked.ref, failed, async (client) => {
     await session.submitAnswer(client, picked.traceId);
-    void vscode.window.showInformationMessage(vscode.l10n.t('Submitted the answer to {0}.', picked.traceId));
-  } catch (error) {
-    const isAuth = (error as Error).name === 'AuthError';
-    const choice = await showError(ctx.log, vscode.l10n.t('Submitting {0} failed: {1}', picked.traceId, errorText(error)), ...(isAuth ? [BUTTON.setToken] : []));
-    if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', picked.ref.id);
-  } finally {
-    await client.close();
-  }
+    return true;
+  });
+  if (done) void vscode.window.showInformationMessage(vscode.l10n.t('Submitted the answer to {0}.', picked.traceId));
 }
 
 /** Submit as Not Answered: each skipped trace gets the fixed text with its reason, so the service can complete. */
@@ -284,21 +270,13 @@ async function submitSkipped(ctx: Ctx, _f: Features, arg: unknown): Promise<void
     void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no skipped traces.', ref.label));
     return;
   }
-  const client = await ctx.clientFor(ref);
-  if (!client) return;
-  try {
-    const done = await session.submitSkipped(client, ctx.settings.skippedAnswer);
-    if (done.failed.length) {
-      await showError(ctx.log, vscode.l10n.t('{0}: {1} skipped trace(s) submitted as not answered, {2} failed: {3}', ref.label, done.submitted, done.failed.length, done.failed[0]!.reason));
-    } else {
-      void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} skipped trace(s) submitted as not answered.', ref.label, done.submitted));
-    }
-  } catch (error) {
-    const isAuth = error instanceof AuthError;
-    const choice = await showError(ctx.log, vscode.l10n.t('Submitting the skipped traces of {0} failed: {1}', ref.label, errorText(error)), ...(isAuth ? [BUTTON.setToken] : []));
-    if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
-  } finally {
-    await client.close();
+  const failed = (reason: string) => vscode.l10n.t('Submitting the skipped traces of {0} failed: {1}', ref.label, reason);
+  const done = await withClient(ctx, ref, failed, (client) => session.submitSkipped(client, ctx.settings.skippedAnswer));
+  if (!done) return;
+  if (done.failed.length) {
+    await showError(ctx.log, vscode.l10n.t('{0}: {1} skipped trace(s) submitted as not answered, {2} failed: {3}', ref.label, done.submitted, done.failed.length, done.failed[0]!.reason));
+  } else {
+    void vscode.window.showInformationMessage(vscode.l10n.t('{0}: {1} skipped trace(s) submitted as not answered.', ref.label, done.submitted));
   }
 }
 

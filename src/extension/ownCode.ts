@@ -167,7 +167,7 @@ export async function rerunTraces(ctx: Ctx, f: Features, arg: unknown, subsetArg
   if (!result?.runId || !before) return;
   const a = session.store.runById(before);
   const b = session.store.runById(result.runId);
-  if (a && b) await f.compare.show(ref, a, b, new Set(ids));
+  if (a && b) await f.compare.compare(ref, a, b, new Set(ids));
 }
 
 function isSubset(value: unknown): value is RerunSubset {

@@ -9,140 +9,86 @@ import { heldBack } from '../core/progressText';
 import { describeStats, runStats } from '../core/runStats';
 import { errorText, showError } from './log';
 import { preview } from './treeModel';
-import { webviewHtml } from './webviewHtml';
-import { panelStateSchema, webviewMessageSchema } from './webviewProtocol';
-import type { HostMessage, RowTuple } from './webviewProtocol';
+import { toDisposable } from './lifecycle';
+import { PanelController, PanelHost } from './panelHost';
+import { progressStateSchema, webviewMessageSchema } from '../webview/messageSchemas';
+import type { HostMessage, ProgressState, RowTuple, WebviewMessage } from '../webview/protocol';
 
 export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
 const FIRST_CHUNK = 500;
 const CHUNK = 20_000;
 
-/** One Process Details panel per evaluation, restored after a reload by the serializer. */
-export class ProgressPanels implements vscode.Disposable {
-  private readonly panels = new Map<string, ProgressPanel>();
-  private readonly serializer: vscode.Disposable;
-
-  constructor(private readonly ctx: Ctx) {
-    this.serializer = vscode.window.registerWebviewPanelSerializer(PROGRESS_VIEW_TYPE, {
-      deserializeWebviewPanel: (panel, state: unknown) => {
-        const parsed = panelStateSchema.safeParse(state);
-        const ref = parsed.success ? ctx.registry.find(parsed.data.refId) : undefined;
-        if (!ref) panel.webview.html = '<!doctype html><p>This evaluation is no longer configured.</p>';
-        else this.attach(panel, ref);
-        return Promise.resolve();
-      },
+/** One Process Details panel per evaluation, restored after a reload from the state its page saved. */
+export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
+  constructor(ctx: Ctx) {
+    super(ctx, {
+      viewType: PROGRESS_VIEW_TYPE,
+      title: 'Process Details',
+      stateSchema: progressStateSchema,
+      keyOf: (state) => state.refId,
+      create: (panel, ref) => new ProgressPanel(ctx, panel, ref),
     });
   }
 
-  show(ref: EvaluationRef): void {
-    const existing = this.panels.get(ref.id);
-    if (existing) {
-      existing.panel.reveal();
-      return;
-    }
-    const panel = vscode.window.createWebviewPanel(PROGRESS_VIEW_TYPE, `Process Details: ${ref.label}`, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')],
-    });
-    this.attach(panel, ref);
-  }
-
-  private attach(panel: vscode.WebviewPanel, ref: EvaluationRef): void {
-    panel.webview.options = { enableScripts: true, localResourceRoots: [vscode.Uri.joinPath(this.ctx.extension.extensionUri, 'media')] };
-    panel.title = `Process Details: ${ref.label}`;
-    panel.iconPath = tabIcon(this.ctx.extension.extensionUri);
-    const p = new ProgressPanel(this.ctx, panel, ref);
-    this.panels.set(ref.id, p);
-    panel.onDidDispose(() => {
-      p.dispose();
-      this.panels.delete(ref.id);
-    });
-  }
-
-  dispose(): void {
-    this.serializer.dispose();
-    for (const p of this.panels.values()) p.panel.dispose();
+  open(ref: EvaluationRef): void {
+    this.show(ref, { refId: ref.id });
   }
 }
 
-class ProgressPanel {
-  private readonly subscriptions: vscode.Disposable[] = [];
+class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   private sent = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
-  private ready = false;
-  private disposed = false;
   /** Rows are being streamed: an update waits, since what was sent is not yet complete. */
   private streaming = false;
   private generation = 0;
   private statsLine: { key: string; text: string } | undefined;
 
-  constructor(
-    private readonly ctx: Ctx,
-    readonly panel: vscode.WebviewPanel,
-    private readonly ref: EvaluationRef,
-  ) {
-    panel.webview.html = this.html();
-    this.subscriptions.push(
-      panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+  constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
+    super(ctx, panel, ref, {
+      title: 'Process Details',
+      script: 'webview/progress.js',
+      schema: webviewMessageSchema,
+      appAttributes: `data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"`,
+    });
+    panel.title = `Process Details: ${ref.label}`;
+    this._register(
       ctx.registry.onDidChangeSession((r) => {
         if (r.id === ref.id) this.scheduleUpdate();
       }),
     );
+    this._register(toDisposable(() => clearTimeout(this.timer)));
   }
 
-  private get session() {
-    return this.ctx.registry.session(this.ref);
+  protected onReady(): void {
+    this.sendAll();
   }
 
-  private post(message: HostMessage): void {
-    void this.panel.webview.postMessage(message);
-  }
-
-  private receive(raw: unknown): void {
-    const parsed = webviewMessageSchema.safeParse(raw);
-    if (!parsed.success) {
-      this.ctx.log.warn(`Ignored a malformed message from the Process Details webview: ${parsed.error.issues[0]?.message ?? ''}`);
-      return;
-    }
-    const message = parsed.data;
+  protected onMessage(message: WebviewMessage): void {
+    const run = (command: string, ...args: unknown[]) => void vscode.commands.executeCommand(command, this.ref.id, ...args);
+    const known = 'traceId' in message && this.session.store.get(message.traceId);
     switch (message.type) {
-      case 'ready':
-        this.ready = true;
-        this.sendAll();
-        return;
       case 'openTrace':
-        if (this.session.store.get(message.traceId)) void vscode.commands.executeCommand('evalRunner.openTrace', this.ref.id, message.traceId);
+        if (known) run('evalRunner.openTrace', message.traceId);
         return;
       case 'openProcessDetails':
-        void vscode.commands.executeCommand('evalRunner.openProcessDetails', this.ref.id);
-        return;
+        return run('evalRunner.openProcessDetails');
       case 'run':
-        void vscode.commands.executeCommand('evalRunner.runEvaluation', this.ref.id);
-        return;
+        return run('evalRunner.runEvaluation');
       case 'rerun':
-        void vscode.commands.executeCommand('evalRunner.rerunTraces', this.ref.id, undefined, message.shown ?? undefined);
-        return;
+        return run('evalRunner.rerunTraces', undefined, message.shown ?? undefined);
       case 'cancel':
-        this.session.cancel();
-        return;
+        return this.session.cancel();
       case 'rendered':
-        this.ctx.log.debug(`Process Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
+        return this.ctx.log.debug(`Process Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
+      case 'verdict':
+        if (known && known.answer !== undefined) void this.judge(message.traceId, message.rating ?? undefined, known.note);
         return;
-      case 'verdict': {
-        const trace = this.session.store.get(message.traceId);
-        if (trace?.answer !== undefined) void this.judge(message.traceId, message.rating ?? undefined, trace.note);
-        return;
-      }
       case 'note':
-        if (this.session.store.get(message.traceId)) void vscode.commands.executeCommand('evalRunner.editNote', this.ref.id, message.traceId);
+        if (known) run('evalRunner.editNote', message.traceId);
         return;
-      case 'details': {
-        const trace = this.session.store.get(message.traceId);
-        if (trace) {
-          this.post({ type: 'details', traceId: trace.traceId, prompt: trace.prompt ?? '', answer: trace.answer ?? null, note: trace.note ?? null });
-        }
+      case 'details':
+        if (known) this.post({ type: 'details', traceId: known.traceId, prompt: known.prompt ?? '', answer: known.answer ?? null, note: known.note ?? null });
         return;
-      }
     }
   }
 
@@ -192,13 +138,13 @@ class ProgressPanel {
       if (i < traces.length) {
         await new Promise((resolve) => setTimeout(resolve, 0));
         // A newer full send (or the panel closing) supersedes this one.
-        if (generation !== this.generation || this.disposed) return;
+        if (generation !== this.generation || this.isDisposed) return;
       }
     }
   }
 
   private scheduleUpdate(): void {
-    if (!this.ready || this.timer) return;
+    if (!this.isReady || this.timer) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.streaming) return this.scheduleUpdate();
@@ -247,20 +193,6 @@ class ProgressPanel {
     if (this.statsLine?.key !== key) this.statsLine = { key, text: describeStats(runStats(run)) };
     return { runId: run.runId, target: run.target, stats: this.statsLine.text };
   }
-
-  private html(): string {
-    return webviewHtml(this.panel.webview, this.ctx.extension.extensionUri, {
-      title: 'Process Details',
-      scripts: ['grid.js', 'progress.js'],
-      appAttributes: `data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"`,
-    });
-  }
-
-  dispose(): void {
-    this.disposed = true;
-    if (this.timer) clearTimeout(this.timer);
-    for (const s of this.subscriptions) s.dispose();
-  }
 }
 
 function escapeAttribute(text: string): string {
@@ -282,14 +214,6 @@ function row(t: TraceInfo): RowTuple {
     t.rating ?? null,
     t.note ? preview(t.note, 200) : null,
   ];
-}
-
-/** The tab's icon, drawn for light and dark themes. */
-export function tabIcon(extensionUri: vscode.Uri): { light: vscode.Uri; dark: vscode.Uri } {
-  return {
-    light: vscode.Uri.joinPath(extensionUri, 'media', 'tab-light.svg'),
-    dark: vscode.Uri.joinPath(extensionUri, 'media', 'tab-dark.svg'),
-  };
 }
 
 function pageOrProblem(page: ReturnType<typeof processDetailsUrl>): string {

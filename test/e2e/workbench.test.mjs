@@ -4,7 +4,7 @@ import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { ROOT } from '../harness/workbench.mjs';
-import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, webview } from './workbenchPage.mjs';
+import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
 
 // The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
 // service misbehave.
@@ -422,7 +422,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await sandbox.close();
     }
   });
-  it('the loop: a Python function answers, two answers marked bad, the file edited and saved, Rerun Traces, the comparison shows the two changed answers', async () => {
+  it('the loop: a Python function answers, two answers marked bad, the file edited and saved, Rerun Traces, the comparison shows the two changed answers; both panels come back after a reload', async () => {
     const TRACES = 10;
     const sandbox = await startSandbox({ port: 0, benchmarkTraces: TRACES, evaluationSeconds: 0, generationSeconds: 0 });
     const prompts = seedPrompts('benchmark', TRACES);
@@ -491,6 +491,30 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.equal(sandbox.answerOf(1, prompts[0].traceId), `final: ${head(prompts[0])}`);
       assert.equal(sandbox.answerOf(1, prompts[1].traceId), `final: ${head(prompts[1])}`);
       assert.equal(sandbox.answerOf(1, prompts[2].traceId), `draft: ${head(prompts[2])}`, 'the others untouched');
+
+      // Both panels come back after a reload of the window, as they were left: Compare Runs on the same two runs,
+      // narrowed to the rerun traces and searched; Process Details filtered and searched for the new answers.
+      await compare.locator('input.search').fill(prompts[1].traceId);
+      await compare.locator('.shown', { hasText: '1 of 2 traces' }).waitFor();
+      const comparedRuns = await compare.locator('.subtitle').innerText();
+      await palette(page, 'Eval Runner: Show Progress');
+      const details = visibleWebview(page);
+      await details.locator('select.filter').first().selectOption('submitted');
+      await details.locator('input.search').fill('final:');
+      await details.locator('.shown', { hasText: `2 of ${TRACES} traces` }).waitFor();
+      await page.waitForTimeout(1000); // the workbench keeps a page's setState on its own schedule
+      await page.reload();
+      await page.locator('.tabs-container .tab', { hasText: 'Compare: Loop bench' }).waitFor({ timeout: 60_000 });
+      const restored = visibleWebview(page);
+      await restored.locator('.shown', { hasText: `2 of ${TRACES} traces` }).waitFor({ timeout: 60_000 });
+      assert.equal(await restored.locator('select.filter').first().inputValue(), 'submitted');
+      assert.equal(await restored.locator('input.search').inputValue(), 'final:');
+      await page.locator('.tabs-container .tab', { hasText: 'Compare: Loop bench' }).click();
+      const compareAgain = visibleWebview(page);
+      await compareAgain.locator('.shown', { hasText: '1 of 2 traces' }).waitFor({ timeout: 60_000 });
+      assert.equal(await compareAgain.locator('input.search').inputValue(), prompts[1].traceId);
+      assert.equal(await compareAgain.locator('.subtitle').innerText(), comparedRuns, 'the same two runs');
+      await shot(page, 'compare-after-reload');
     } finally {
       await sandbox.close();
     }

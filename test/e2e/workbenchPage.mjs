@@ -147,3 +147,8 @@ export function treeRow(page, text) {
 export function webview(page) {
   return page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 }
+
+/** The webview on screen, when other webview panels sit in tabs behind it. */
+export function visibleWebview(page) {
+  return page.locator('iframe.webview.ready:visible').first().contentFrame().frameLocator('iframe#active-frame');
+}

@@ -98,7 +98,7 @@ describe('your own code as the target, in the editor: pick, edit and save, rerun
     assert.equal(runs.length, 2, 'a new run, without the "another target" question');
     assert.equal(sandbox.stats.submissions - before, 2, 'only those two were submitted');
     for (const id of bad) assert.equal(sandbox.answerOf(1, id), `v2 ${id}`);
-    const panel = api.compare.find(ref().id, firstRun, runs[1]!.runId);
+    const panel = api.compare.findRuns(ref().id, firstRun, runs[1]!.runId);
     assert.ok(panel, 'Compare Runs opened on the previous run and the rerun');
     assert.deepEqual([...panel.differing].sort(), [...bad].sort());
   });

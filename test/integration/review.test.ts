@@ -102,8 +102,8 @@ describe('review and insight in the editor', () => {
     const runs = session().runs;
     assert.equal(runs.length, 2);
     const [a, b] = runs as [(typeof runs)[number], (typeof runs)[number]];
-    await api.compare.show(ref(), a, b);
-    const panel = api.compare.find(ref().id, a.runId, b.runId)!;
+    await api.compare.compare(ref(), a, b);
+    const panel = api.compare.findRuns(ref().id, a.runId, b.runId)!;
     assert.ok(panel, 'the panel is open');
     const expected = [...session().store.traces.values()].filter((t) => t.prompt !== t.prompt!.toUpperCase()).map((t) => t.traceId);
     assert.deepEqual(panel.differing, expected);

@@ -23,14 +23,16 @@ function importsIn(text: string): string[] {
   return specs;
 }
 
-type Layer = 'api' | 'sandbox' | 'core' | 'cli' | 'extension';
+type Layer = 'api' | 'sandbox' | 'core' | 'webview' | 'cli' | 'extension';
 /** Which layers each layer may import from (besides itself). */
 const ALLOWED: Record<Layer, readonly string[]> = {
   api: [],
   sandbox: ['api'],
   core: ['api'],
+  // The webview protocol names the core's trace states (types only: see the front-end rule below).
+  webview: ['core'],
   cli: ['api', 'core', 'sandbox'],
-  extension: ['api', 'core', 'sandbox'],
+  extension: ['api', 'core', 'sandbox', 'webview'],
 };
 
 describe('architecture rules', () => {
@@ -61,6 +63,21 @@ describe('architecture rules', () => {
       }
     }
     assert.deepEqual(violations, []);
+  });
+
+  it('keeps the webview front ends to browser code: no package, no schema, only the protocol and each other', () => {
+    const app = join(ROOT, 'src', 'webview', 'app');
+    const offenders = files
+      .filter((f) => f.startsWith(app + sep))
+      .flatMap((f) => importsOf(f).filter((spec) => !spec.startsWith('./') && spec !== '../protocol').map((spec) => `${relative(ROOT, f)} imports ${spec}`));
+    assert.deepEqual(offenders, []);
+    // protocol.ts itself imports only types, so the bundles carry none of the host's code (zod above all).
+    const protocol = readFileSync(join(ROOT, 'src', 'webview', 'protocol.ts'), 'utf8');
+    assert.deepEqual(importsIn(protocol.replace(/^import type .*$/gm, '')), []);
+    for (const page of ['progress', 'compare']) {
+      const size = statSync(join(ROOT, 'media', 'webview', `${page}.js`)).size;
+      assert.ok(size <= 32 * 1024, `media/webview/${page}.js is ${Math.round(size / 1024)} KB`);
+    }
   });
 
   it('speaks HTTP through src/api/http.ts only, so the bundles never pull in the whole undici or zod entry', () => {

@@ -1,0 +1,251 @@
+// A virtualised, accessible grid shared by the Process Details and Compare Runs webviews.
+// Only the rows in view exist in the DOM, and those nodes are reused as rows scroll or update, so 100,000 rows
+// stay smooth. The grid element itself holds keyboard focus and names the active row with
+// aria-activedescendant: rows can be rebuilt under a running evaluation without focus or selection moving.
+// Every cell is text (textContent) or a node the caller built: nothing is ever parsed as HTML.
+import { el } from './dom';
+
+const OVERSCAN = 8;
+
+export interface Column<K extends string = string> {
+  key: K;
+  title: string;
+  className: string;
+  sortable?: boolean;
+}
+
+export interface GridOptions<R, K extends string> {
+  /** The grid's accessible name. */
+  label: string;
+  columns: ReadonlyArray<Column<K>>;
+  /** A row's stable key. */
+  keyOf(row: R): string;
+  /** The row's accessible name. */
+  rowLabel(row: R): string;
+  /** Extra classes for the row. */
+  rowClass?(row: R): string;
+  /** Fills one cell node (text, or nodes). */
+  cell(row: R, column: Column<K>, node: HTMLElement): void;
+  onOpen?(row: R): void;
+  onActive?(row: R): void;
+  onSort?(key: K): void;
+  /** A key on the active row: true when handled (the grid owns arrows, Page Up/Down, Home/End and Enter). */
+  onKey?(event: KeyboardEvent, row: R): boolean;
+  rowHeight?: number;
+  /** Shown when there are no rows at all. */
+  empty?: string;
+}
+
+export interface Grid<R, K extends string> {
+  readonly element: HTMLElement;
+  readonly viewport: HTMLElement;
+  /** Replaces the rows; the active row is kept by key wherever it moved (or cleared when it is gone). */
+  setRows(rows: R[]): void;
+  /** Rows whose content changed in place (same positions): repainted on the next frame. */
+  changed(): void;
+  setSort(key: K, direction: 1 | -1): void;
+  setEmpty(text: string): void;
+  readonly activeRow: R | undefined;
+  readonly size: number;
+}
+
+/** A pooled row node, remembering which row (and at which index) it shows. */
+interface Line<R> {
+  node: HTMLDivElement;
+  index: number | undefined;
+  row: R | undefined;
+}
+
+const MOVES: Record<string, (from: number, page: number, last: number) => number> = {
+  ArrowDown: (from) => from + 1,
+  ArrowUp: (from) => from - 1,
+  PageDown: (from, page) => from + page,
+  PageUp: (from, page) => from - page,
+  Home: () => 0,
+  End: (_from, _page, last) => last,
+};
+
+export function createGrid<R, K extends string>(options: GridOptions<R, K>): Grid<R, K> {
+  return new VirtualGrid(options);
+}
+
+class VirtualGrid<R, K extends string> implements Grid<R, K> {
+  readonly element = el('div', 'table');
+  readonly viewport = el('div', 'viewport');
+  private readonly spacer = el('div', 'spacer');
+  private readonly body = el('div', 'body');
+  private readonly emptyNode: HTMLDivElement;
+  private readonly headers = new Map<K, HTMLDivElement>();
+  private readonly rowHeight: number;
+  private readonly pool: Array<Line<R>> = [];
+  private rows: R[] = [];
+  private active = -1;
+  private frame = 0;
+  private nextId = 0;
+
+  constructor(private readonly options: GridOptions<R, K>) {
+    this.rowHeight = options.rowHeight ?? 26;
+    this.element.setAttribute('role', 'grid');
+    this.element.setAttribute('aria-label', options.label);
+    this.element.tabIndex = 0;
+    this.body.setAttribute('role', 'rowgroup');
+    this.viewport.append(this.spacer, this.body);
+    this.emptyNode = el('div', 'empty', options.empty ?? 'Nothing to show.');
+    this.element.append(this.header(), this.viewport, this.emptyNode);
+    this.element.addEventListener('keydown', (e) => this.key(e));
+    this.element.addEventListener('focus', () => {
+      if (this.active < 0 && this.rows.length) this.setActive(Math.floor(this.viewport.scrollTop / this.rowHeight));
+    });
+    this.viewport.addEventListener('scroll', () => this.renderSoon(), { passive: true });
+    window.addEventListener('resize', () => this.renderSoon());
+  }
+
+  get activeRow(): R | undefined {
+    return this.active >= 0 ? this.rows[this.active] : undefined;
+  }
+
+  get size(): number {
+    return this.rows.length;
+  }
+
+  setRows(next: R[]): void {
+    const current = this.activeRow;
+    const key = current === undefined ? undefined : this.options.keyOf(current);
+    this.rows = next;
+    this.active = key === undefined ? -1 : next.findIndex((r) => this.options.keyOf(r) === key);
+    this.spacer.style.height = `${next.length * this.rowHeight}px`;
+    this.emptyNode.hidden = next.length > 0;
+    this.render();
+  }
+
+  changed(): void {
+    this.renderSoon();
+  }
+
+  setSort(key: K, direction: 1 | -1): void {
+    for (const [k, cell] of this.headers) cell.setAttribute('aria-sort', k === key ? (direction > 0 ? 'ascending' : 'descending') : 'none');
+  }
+
+  setEmpty(text: string): void {
+    this.emptyNode.textContent = text;
+  }
+
+  private header(): HTMLDivElement {
+    const head = el('div', 'row head');
+    head.setAttribute('role', 'row');
+    head.setAttribute('aria-rowindex', '1');
+    for (const column of this.options.columns) {
+      const cell = el('div', `cell ${column.className}`);
+      cell.setAttribute('role', 'columnheader');
+      if (column.sortable) {
+        const button = el('button', 'sort', column.title);
+        button.tabIndex = -1;
+        button.addEventListener('click', () => this.options.onSort?.(column.key));
+        cell.append(button);
+      } else cell.textContent = column.title;
+      this.headers.set(column.key, cell);
+      head.append(cell);
+    }
+    return head;
+  }
+
+  private line(): Line<R> {
+    const node = el('div', 'row');
+    node.setAttribute('role', 'row');
+    node.id = `grid-row-${this.nextId++}`;
+    for (const column of this.options.columns) {
+      const cell = el('div', `cell ${column.className}`);
+      cell.setAttribute('role', 'gridcell');
+      node.append(cell);
+    }
+    const line: Line<R> = { node, index: undefined, row: undefined };
+    node.addEventListener('click', (e) => {
+      if (line.index === undefined) return;
+      this.setActive(line.index, false);
+      const onButton = e.target instanceof Element && e.target.closest('button');
+      if (!onButton && line.row !== undefined) this.options.onOpen?.(line.row);
+    });
+    return line;
+  }
+
+  private fill(line: Line<R>, row: R, index: number): void {
+    const { node } = line;
+    line.index = index;
+    node.style.transform = `translateY(${index * this.rowHeight}px)`;
+    node.setAttribute('aria-rowindex', String(index + 2));
+    node.setAttribute('aria-selected', index === this.active ? 'true' : 'false');
+    node.classList.toggle('active', index === this.active);
+    if (line.row === row) return;
+    line.row = row;
+    node.className = `row ${this.options.rowClass?.(row) ?? ''}${index === this.active ? ' active' : ''}`;
+    node.setAttribute('aria-label', this.options.rowLabel(row));
+    node.dataset.key = this.options.keyOf(row);
+    this.options.columns.forEach((column, i) => {
+      const cell = node.children[i] as HTMLElement;
+      cell.replaceChildren();
+      this.options.cell(row, column, cell);
+    });
+  }
+
+  private render(): void {
+    this.frame = 0;
+    const top = this.viewport.scrollTop;
+    const height = this.viewport.clientHeight || 600;
+    const first = Math.max(0, Math.floor(top / this.rowHeight) - OVERSCAN);
+    const last = Math.min(this.rows.length, Math.ceil((top + height) / this.rowHeight) + OVERSCAN);
+    const needed = Math.max(0, last - first);
+    while (this.pool.length < needed) this.pool.push(this.line());
+    for (let k = 0; k < this.pool.length; k++) {
+      const line = this.pool[k]!;
+      if (k < needed) {
+        this.fill(line, this.rows[first + k]!, first + k);
+        if (!line.node.isConnected) this.body.append(line.node);
+      } else if (line.node.isConnected) {
+        line.node.remove();
+        line.index = undefined;
+        line.row = undefined;
+      }
+    }
+    const activeLine = this.pool.find((l) => l.node.isConnected && l.index === this.active);
+    if (activeLine) this.element.setAttribute('aria-activedescendant', activeLine.node.id);
+    else this.element.removeAttribute('aria-activedescendant');
+  }
+
+  private renderSoon(): void {
+    if (!this.frame) this.frame = requestAnimationFrame(() => this.render());
+  }
+
+  private scrollIntoView(index: number): void {
+    const top = index * this.rowHeight;
+    const { viewport } = this;
+    if (top < viewport.scrollTop) viewport.scrollTop = top;
+    else if (top + this.rowHeight > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = top + this.rowHeight - viewport.clientHeight;
+  }
+
+  private setActive(index: number, scroll = true): void {
+    if (this.rows.length === 0) return;
+    this.active = Math.max(0, Math.min(this.rows.length - 1, index));
+    if (scroll) this.scrollIntoView(this.active);
+    this.render();
+    this.options.onActive?.(this.rows[this.active]!);
+  }
+
+  private key(e: KeyboardEvent): void {
+    const row = this.activeRow;
+    if (row !== undefined && this.options.onKey?.(e, row)) {
+      e.preventDefault();
+      return;
+    }
+    const move = MOVES[e.key];
+    if (move) {
+      const page = Math.max(1, Math.floor((this.viewport.clientHeight || 600) / this.rowHeight) - 1);
+      const forward = e.key === 'ArrowDown' || e.key === 'PageDown';
+      const from = this.active < 0 ? (forward ? -1 : this.rows.length) : this.active;
+      this.setActive(move(from, page, this.rows.length - 1));
+      e.preventDefault();
+    } else if (e.key === 'Enter' && row !== undefined) {
+      this.options.onOpen?.(row);
+      e.preventDefault();
+    }
+  }
+}

@@ -1,0 +1,329 @@
+// The Process Details webview. Speaks the protocol of src/webview/protocol.ts; saves ProgressState for its restorer.
+// The table is virtualised (grid.ts): only the rows in view exist in the DOM, so 100,000 traces stay smooth.
+import { Row } from '../protocol';
+import type { HostMessage, ProgressState, RowTuple, VerdictFilter, WebviewMessage } from '../protocol';
+import { afterPaint, el, icon, onTypingPause, searchBox, toggle } from './dom';
+import { createGrid } from './grid';
+import type { Column, Grid } from './grid';
+import { Header, STATE_ICONS, Summary } from './progressSummary';
+import { TraceRows } from './traceRows';
+import type { Filters } from './traceRows';
+import { vscodeApi } from './vscodeApi';
+
+// Marks for `npm run bench`: when this script ran and when the first rows arrived, beside the paint marks.
+performance.mark('evalRunner:script');
+
+type ColumnKey = 'state' | 'trace' | 'prompt' | 'answer' | 'latency' | 'verdict' | 'error';
+const COLUMNS: ReadonlyArray<Column<ColumnKey>> = [
+  { key: 'state', title: 'State', className: 'c-state', sortable: true },
+  { key: 'trace', title: 'Trace', className: 'c-id', sortable: true },
+  { key: 'prompt', title: 'Prompt', className: 'c-prompt' },
+  { key: 'answer', title: 'Answer', className: 'c-answer' },
+  { key: 'latency', title: 'Latency', className: 'c-ms', sortable: true },
+  { key: 'verdict', title: 'Verdict', className: 'c-verdict', sortable: true },
+  { key: 'error', title: 'Error', className: 'c-error' },
+];
+const NO_TRACES = 'No traces yet: run the evaluation or fetch its prompts.';
+const VERDICTS: ReadonlyArray<[VerdictFilter, string]> = [['all', 'All verdicts'], ['good', 'Good'], ['bad', 'Bad'], ['none', 'Not judged']];
+
+const vscode = vscodeApi<WebviewMessage, ProgressState>();
+const app = document.getElementById('app')!;
+// State names and labels come from the host (src/core/traceStore.ts owns them).
+const STATES = (app.dataset.states ?? '').split(',');
+const LABELS = JSON.parse(app.dataset.labels ?? '{}') as Record<string, string>;
+
+class ProgressPage {
+  private refId: string;
+  private showDetails: boolean;
+  private readonly filters: Filters;
+  private readonly traces: TraceRows;
+  private readonly header = new Header();
+  private readonly summary = new Summary(STATES, LABELS);
+  private readonly shown = el('span', 'shown');
+  private readonly grid: Grid<RowTuple, ColumnKey>;
+  private readonly details = new DetailsPane();
+  private activeKey: string | undefined;
+  private detailsTimer = 0;
+  private firstMessageMarked = false;
+  private reportedRender = false;
+  private started = performance.now();
+
+  constructor() {
+    const saved = vscode.getState() ?? {};
+    this.refId = saved.refId ?? '';
+    this.showDetails = saved.showDetails === true;
+    this.filters = {
+      stateFilter: saved.stateFilter ?? 'all',
+      verdictFilter: saved.verdictFilter ?? 'all',
+      search: saved.search ?? '',
+      sortKey: saved.sortKey ?? 'trace',
+      sortDirection: saved.sortDirection ?? 1,
+    };
+    this.traces = new TraceRows(STATES, this.filters);
+    this.grid = createGrid({ label: 'Traces', columns: COLUMNS, rowHeight: 26, empty: NO_TRACES, ...this.rowBehaviour() });
+    this.details.element.hidden = !this.showDetails;
+    document.body.classList.toggle('with-details', this.showDetails);
+    app.append(this.header.element, this.summary.element, this.toolbar(), this.grid.element, this.details.element);
+    this.wireButtons();
+  }
+
+  receive(m: HostMessage): void {
+    switch (m.type) {
+      case 'init':
+        this.refId = m.refId;
+        this.header.title.textContent = `Process Details: ${m.title}`;
+        this.header.subtitle.textContent = `${m.kind} evaluation ${m.evaluationId} · ${m.baseUrl}`;
+        this.header.serviceLink.title = m.processDetailsUrl;
+        this.persist();
+        return;
+      case 'rows':
+        return this.rows(m.rows, m.reset, m.done);
+      case 'update':
+        if (this.traces.update(m.rows)) this.recompute();
+        // Rows changed in place: the grid repaints the nodes in view; the active row, focus and scroll stay.
+        else this.grid.changed();
+        if (this.showDetails && m.rows.some((r) => r[Row.TraceId] === this.activeKey)) this.requestDetails();
+        return;
+      case 'details':
+        if (m.traceId === this.activeKey) this.details.show(m.traceId, m.prompt, m.answer, m.note);
+        return;
+      case 'progress':
+        this.summary.show(m);
+        this.header.showRunning(m.running);
+        document.body.dataset.complete = m.total > 0 && m.counts.submitted === m.total ? 'true' : 'false';
+        return;
+    }
+  }
+
+  private rows(rows: RowTuple[], reset: boolean, done: boolean): void {
+    if (!this.firstMessageMarked) {
+      this.firstMessageMarked = true;
+      performance.mark('evalRunner:firstMessage');
+    }
+    if (reset) {
+      this.traces.reset();
+      this.started = performance.now();
+    }
+    this.traces.add(rows);
+    if (reset && !done && !this.reportedRender) {
+      // The first chunk is what the user sees first: paint it now, the rest streams in behind it.
+      this.recompute();
+      afterPaint(() => performance.mark('evalRunner:firstRows', { detail: { rows: this.traces.rows.length } }));
+    } else if (!done) this.shown.textContent = `loading… ${this.traces.rows.length.toLocaleString()} traces`;
+    if (done) {
+      this.recompute();
+      if (!this.reportedRender && this.traces.rows.length) this.reportRender();
+    }
+  }
+
+  /** Marks for `npm run bench` (read in the browser) and a 'rendered' message: painted = since this document started. */
+  private reportRender(): void {
+    this.reportedRender = true;
+    afterPaint(() => {
+      const rows = this.traces.rows.length;
+      performance.mark('evalRunner:painted', { detail: { rows } });
+      vscode.postMessage({ type: 'rendered', rows, ms: performance.now() - this.started });
+    });
+  }
+
+  private recompute(): void {
+    this.traces.recompute();
+    const { view, rows } = this.traces;
+    this.grid.setSort(this.filters.sortKey, this.filters.sortDirection);
+    this.grid.setRows(view);
+    this.shown.textContent = `${view.length.toLocaleString()} of ${rows.length.toLocaleString()} traces`;
+    this.grid.setEmpty(rows.length ? 'No trace matches the filters.' : NO_TRACES);
+  }
+
+  private persist(): void {
+    vscode.setState({ refId: this.refId, ...this.filters, showDetails: this.showDetails });
+  }
+
+  /** Re-filters after a change of the filters, measured for `npm run bench`. */
+  private refilter(measure?: string): void {
+    const t0 = performance.now();
+    this.persist();
+    this.recompute();
+    if (measure) afterPaint(() => performance.measure(measure, { start: t0, detail: { shown: this.traces.view.length } }));
+  }
+
+  private toolbar(): HTMLElement {
+    const toolbar = el('div', 'toolbar');
+    const stateSelect = select('filter', 'Filter by state', [['all', 'All states'], ...STATES.map((s): [string, string] => [s, LABELS[s] ?? s])], this.filters.stateFilter);
+    stateSelect.addEventListener('change', () => {
+      this.filters.stateFilter = stateSelect.value;
+      this.refilter('evalRunner:filter');
+    });
+    const verdictSelect = select('filter verdict-filter', 'Filter by verdict', VERDICTS, this.filters.verdictFilter);
+    verdictSelect.addEventListener('change', () => {
+      this.filters.verdictFilter = verdictSelect.value as VerdictFilter;
+      this.refilter();
+    });
+    const search = searchBox('Search trace id, prompt, answer or note', this.filters.search);
+    onTypingPause(search, (value) => {
+      this.filters.search = value;
+      this.refilter('evalRunner:search');
+    });
+    const { label, box } = toggle('Full text', this.showDetails);
+    box.addEventListener('change', () => this.toggleDetails(box.checked));
+    this.shown.setAttribute('aria-live', 'polite');
+    toolbar.append(stateSelect, verdictSelect, search, label, this.shown);
+    return toolbar;
+  }
+
+  private toggleDetails(show: boolean): void {
+    this.showDetails = show;
+    this.details.element.hidden = !show;
+    document.body.classList.toggle('with-details', show);
+    this.persist();
+    if (show) this.requestDetails();
+  }
+
+  private requestDetails(): void {
+    clearTimeout(this.detailsTimer);
+    this.detailsTimer = window.setTimeout(() => {
+      if (this.activeKey !== undefined) vscode.postMessage({ type: 'details', traceId: this.activeKey });
+    }, 80);
+  }
+
+  private wireButtons(): void {
+    this.header.run.addEventListener('click', () => vscode.postMessage({ type: 'run' }));
+    this.header.cancel.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
+    // The rows a filter or a search narrowed the table to are a choice of traces too (all rows: no choice).
+    this.header.rerun.addEventListener('click', () => {
+      const { view, rows } = this.traces;
+      vscode.postMessage({ type: 'rerun', shown: view.length < rows.length ? view.slice(0, 50_000).map((r) => r[Row.TraceId]) : null });
+    });
+    this.header.serviceLink.addEventListener('click', () => vscode.postMessage({ type: 'openProcessDetails' }));
+  }
+
+  /** How rows look and what they do: cells, labels, opening, sorting, and g / b / n on the active row. */
+  private rowBehaviour() {
+    return {
+      keyOf: (r: RowTuple) => r[Row.TraceId],
+      rowClass: (r: RowTuple) => `state-${r[Row.State]}${r[Row.Verdict] ? ` verdict-${r[Row.Verdict]}` : ''}`,
+      rowLabel,
+      cell: fillCell,
+      onOpen: (r: RowTuple) => vscode.postMessage({ type: 'openTrace', traceId: r[Row.TraceId] }),
+      onActive: (r: RowTuple) => {
+        this.activeKey = r[Row.TraceId];
+        if (this.showDetails) this.requestDetails();
+      },
+      onSort: (key: ColumnKey) => {
+        if (key !== 'state' && key !== 'trace' && key !== 'latency' && key !== 'verdict') return;
+        this.filters.sortDirection = this.filters.sortKey === key ? (-this.filters.sortDirection as 1 | -1) : 1;
+        this.filters.sortKey = key;
+        this.refilter();
+      },
+      onKey: (e: KeyboardEvent, r: RowTuple) => rowKey(e, r),
+    };
+  }
+}
+
+function rowLabel(r: RowTuple): string {
+  const latency = r[Row.LatencyMs];
+  return [r[Row.TraceId], LABELS[r[Row.State]], latency === null ? '' : `${latency} ms`, r[Row.Verdict] ? `rated ${r[Row.Verdict]}` : '', r[Row.Error] ? `error: ${r[Row.Error]}` : '']
+    .filter(Boolean)
+    .join(', ');
+}
+
+function fillCell(r: RowTuple, column: Column<ColumnKey>, node: HTMLElement): void {
+  switch (column.key) {
+    case 'state':
+      node.append(icon(STATE_ICONS[r[Row.State]] ?? 'circle-outline', r[Row.State] === 'running' ? 'codicon-modifier-spin' : ''), el('span', '', ` ${LABELS[r[Row.State]] ?? ''}`));
+      return;
+    case 'trace':
+      node.textContent = r[Row.TraceId];
+      node.title = r[Row.TraceId];
+      return;
+    case 'prompt':
+      node.textContent = r[Row.Prompt];
+      return;
+    case 'answer':
+      node.textContent = r[Row.Answer];
+      return;
+    case 'latency':
+      node.textContent = r[Row.LatencyMs] === null ? '' : `${r[Row.LatencyMs]} ms`;
+      return;
+    case 'verdict':
+      if (r[Row.Answer] !== '' || r[Row.Verdict]) node.append(...verdictButtons(r));
+      return;
+    case 'error':
+      node.textContent = r[Row.Error] ?? '';
+      return;
+  }
+}
+
+function verdictButtons(r: RowTuple): HTMLButtonElement[] {
+  const id = r[Row.TraceId];
+  const verdict = r[Row.Verdict];
+  const note = r[Row.Note];
+  return [
+    actionButton(verdict === 'good' ? 'thumbsup-filled' : 'thumbsup', `Mark ${id} good`, { type: 'verdict', traceId: id, rating: verdict === 'good' ? null : 'good' }, verdict === 'good'),
+    actionButton(verdict === 'bad' ? 'thumbsdown-filled' : 'thumbsdown', `Mark ${id} bad`, { type: 'verdict', traceId: id, rating: verdict === 'bad' ? null : 'bad' }, verdict === 'bad'),
+    actionButton(note ? 'note' : 'comment', note ? `Note: ${note}` : `Add a note to ${id}`, { type: 'note', traceId: id }, !!note),
+  ];
+}
+
+function actionButton(name: string, label: string, message: WebviewMessage, pressed: boolean): HTMLButtonElement {
+  const button = el('button', `icon-button${pressed ? ' pressed' : ''}`);
+  button.append(icon(name));
+  button.tabIndex = -1;
+  button.title = label;
+  button.setAttribute('aria-label', label);
+  button.setAttribute('aria-pressed', pressed ? 'true' : 'false');
+  button.addEventListener('click', () => vscode.postMessage(message));
+  return button;
+}
+
+/** Keys on the active row: g good, b bad (again: no verdict), n note. */
+function rowKey(e: KeyboardEvent, r: RowTuple): boolean {
+  if (e.ctrlKey || e.metaKey || e.altKey) return false;
+  if (e.key === 'g' || e.key === 'b') {
+    const rating = e.key === 'g' ? 'good' : 'bad';
+    vscode.postMessage({ type: 'verdict', traceId: r[Row.TraceId], rating: r[Row.Verdict] === rating ? null : rating });
+    return true;
+  }
+  if (e.key === 'n') {
+    vscode.postMessage({ type: 'note', traceId: r[Row.TraceId] });
+    return true;
+  }
+  return false;
+}
+
+function select(className: string, label: string, options: ReadonlyArray<readonly [string, string]>, value: string): HTMLSelectElement {
+  const node = el('select', className);
+  node.setAttribute('aria-label', label);
+  for (const [v, text] of options) node.append(new Option(text, v));
+  node.value = value;
+  return node;
+}
+
+/** The full prompt, answer and note of the active trace, asked for only while "Full text" is on. */
+class DetailsPane {
+  readonly element = el('section', 'details');
+  private readonly title = el('h2', 'details-title');
+  private readonly prompt = el('pre', 'details-text');
+  private readonly answer = el('pre', 'details-text');
+  private readonly note = el('div', 'details-note');
+
+  constructor() {
+    this.element.setAttribute('aria-label', 'Full prompt and answer of the active trace');
+    this.element.setAttribute('aria-live', 'polite');
+    this.element.append(this.title, el('h3', '', 'Prompt'), this.prompt, el('h3', '', 'Answer'), this.answer, this.note);
+  }
+
+  show(traceId: string, prompt: string, answer: string | null, note: string | null): void {
+    this.title.textContent = traceId;
+    this.prompt.textContent = prompt;
+    this.answer.textContent = answer ?? '(no answer yet)';
+    this.note.textContent = note ? `Note: ${note}` : '';
+  }
+}
+
+const page = new ProgressPage();
+window.addEventListener('message', (event: MessageEvent<HostMessage | null>) => {
+  const m = event.data;
+  if (m && typeof m.type === 'string') page.receive(m);
+});
+vscode.postMessage({ type: 'ready' });

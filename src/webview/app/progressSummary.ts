@@ -1,0 +1,89 @@
+// Process Details' header and summary: the title, the run buttons, the progress bar, a chip per state and the
+// run's figures.
+import type { ProgressMessage } from '../protocol';
+import { el, icon, iconButton } from './dom';
+
+export const STATE_ICONS: Readonly<Record<string, string>> = {
+  pending: 'circle-outline',
+  running: 'sync',
+  answered: 'comment',
+  submitted: 'pass',
+  failed: 'error',
+  skipped: 'debug-step-over',
+};
+
+export class Header {
+  readonly element = el('header', 'header');
+  readonly title = el('h1', 'title', 'Process Details');
+  readonly subtitle = el('div', 'subtitle');
+  readonly run = iconButton('play', 'Run');
+  readonly rerun = iconButton('debug-rerun', 'Rerun…', 'button secondary');
+  readonly cancel = iconButton('debug-stop', 'Cancel', 'button secondary');
+  readonly serviceLink = iconButton('link-external', "Service's Process Details", 'button secondary');
+
+  constructor() {
+    this.rerun.title = 'Rerun traces: the failed, those marked bad or noted, or the rows shown here';
+    const actions = el('div', 'actions');
+    actions.append(this.run, this.rerun, this.cancel, this.serviceLink);
+    this.element.append(this.title, this.subtitle, actions);
+  }
+
+  /** Run and Rerun while idle, Cancel while running. */
+  showRunning(running: boolean): void {
+    this.run.hidden = running;
+    this.rerun.hidden = running;
+    this.cancel.hidden = !running;
+  }
+}
+
+export class Summary {
+  readonly element = el('section', 'summary');
+  private readonly bar = el('div', 'bar');
+  private readonly barFill = el('div', 'bar-fill');
+  private readonly percent = el('div', 'percent', '0%');
+  private readonly chipCounts = new Map<string, HTMLElement>();
+  private readonly stats = el('div', 'stats');
+  private readonly runStats = el('div', 'run-stats');
+  private readonly lastError = el('div', 'last-error');
+  private readonly notice = el('div', 'notice');
+
+  constructor(
+    private readonly states: readonly string[],
+    labels: Readonly<Record<string, string>>,
+  ) {
+    this.bar.append(this.barFill);
+    this.bar.setAttribute('role', 'progressbar');
+    this.bar.setAttribute('aria-valuemin', '0');
+    this.bar.setAttribute('aria-valuemax', '100');
+    const chips = el('div', 'chips');
+    for (const s of states) {
+      const chip = el('span', `chip state-${s}`);
+      const count = el('b', 'chip-count', '0');
+      chip.append(icon(STATE_ICONS[s] ?? 'circle-outline'), el('span', 'chip-label', ` ${labels[s] ?? s} `), count);
+      this.chipCounts.set(s, count);
+      chips.append(chip);
+    }
+    this.notice.setAttribute('role', 'status');
+    this.element.append(this.percent, this.bar, chips, this.stats, this.runStats, this.lastError, this.notice);
+  }
+
+  show(m: ProgressMessage): void {
+    const done = m.counts.submitted + m.counts.failed + m.counts.skipped;
+    const pct = m.total ? Math.floor((100 * m.counts.submitted) / m.total) : 0;
+    this.percent.textContent = `${pct}% submitted`;
+    this.barFill.style.width = `${m.total ? (100 * done) / m.total : 0}%`;
+    this.bar.setAttribute('aria-valuenow', String(pct));
+    for (const s of this.states) this.chipCounts.get(s)!.textContent = (m.counts[s as keyof typeof m.counts] ?? 0).toLocaleString();
+    this.stats.textContent = statsLine(m);
+    this.runStats.textContent = m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '';
+    this.lastError.textContent = m.lastError ? `Last error: ${m.lastError}` : '';
+    this.notice.textContent = m.notice ?? '';
+  }
+}
+
+function statsLine(m: ProgressMessage): string {
+  const parts = [`${m.counts.submitted.toLocaleString()} / ${m.total.toLocaleString()} submitted`];
+  if (m.running) parts.push(`${m.ratePerSecond.toFixed(1)} traces/s`, m.etaSeconds === null ? 'ETA –' : `ETA ${Math.ceil(m.etaSeconds)} s`);
+  if (m.waiting) parts.push(m.waiting);
+  return parts.join(' · ');
+}

@@ -1,0 +1,118 @@
+import type * as z from 'zod/mini';
+import type { compareMessageSchema, compareStateSchema, progressStateSchema, webviewMessageSchema } from './messageSchemas';
+import type { LocalTraceState, StateCounts } from '../core/traceStore';
+
+/**
+ * Every message between the two webviews (Process Details, Compare Runs) and the host, and what each page saves
+ * with setState for its restorer: the one protocol module both ends import. What the pages send and save is
+ * typed from the schemas the host validates it with (./messageSchemas.ts), since the pages render adversarial
+ * text; this module holds no code but the row indexes, so the front ends (src/webview/app/) bundle no zod.
+ */
+
+/** Indexes into a RowTuple: a const enum, so the bundles read `r[3]` while the source reads `r[Row.Answer]`. */
+export const enum Row {
+  TraceId = 0,
+  State = 1,
+  Prompt = 2,
+  Answer = 3,
+  LatencyMs = 4,
+  Error = 5,
+  Verdict = 6,
+  Note = 7,
+}
+
+/** One Process Details row, a tuple so 100,000 rows travel cheaply (indexed by Row). */
+export type RowTuple = [
+  traceId: string,
+  state: LocalTraceState,
+  prompt: string,
+  answer: string,
+  latencyMs: number | null,
+  error: string | null,
+  verdict: Verdict | null,
+  note: string | null,
+];
+
+export type Verdict = 'good' | 'bad';
+
+/** What the latest run looks like: who answers, and its latency, tokens and errors so far (live during a run). */
+export interface RunLine {
+  runId: string;
+  target: string;
+  stats: string;
+}
+
+export interface ProgressMessage {
+  type: 'progress';
+  counts: StateCounts;
+  total: number;
+  running: boolean;
+  ratePerSecond: number;
+  etaSeconds: number | null;
+  lastError: string | null;
+  /** What is left to do that the user should know (skipped traces keep the service from completing). */
+  notice: string | null;
+  waiting: string | null;
+  run: RunLine | null;
+}
+
+export type HostMessage =
+  | { type: 'init'; refId: string; title: string; kind: string; evaluationId: number; baseUrl: string; processDetailsUrl: string }
+  | { type: 'rows'; reset: boolean; done: boolean; rows: RowTuple[] }
+  | { type: 'update'; rows: RowTuple[] }
+  | ProgressMessage
+  /** The full texts of one trace, asked for when the reviewer wants more than the preview. */
+  | { type: 'details'; traceId: string; prompt: string; answer: string | null; note: string | null };
+
+export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
+
+export const SORT_KEYS = ['state', 'trace', 'latency', 'verdict'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export type VerdictFilter = 'all' | 'good' | 'bad' | 'none';
+
+/**
+ * What Process Details saves with setState, and what its restorer reads after a reload: which evaluation, and the
+ * table as the user left it. Only refId is required, so a state saved by an older version still restores.
+ */
+export type ProgressState = z.infer<typeof progressStateSchema>;
+
+/** Compare Runs: one row per trace either run answered (indexed by CompareRow). */
+export type CompareTuple = [
+  traceId: string,
+  prompt: string,
+  answerA: string | null,
+  answerB: string | null,
+  latencyA: number | null,
+  latencyB: number | null,
+  differs: boolean,
+];
+
+export const enum CompareRow {
+  TraceId = 0,
+  Prompt = 1,
+  AnswerA = 2,
+  AnswerB = 3,
+  LatencyA = 4,
+  LatencyB = 5,
+  Differs = 6,
+}
+
+/**
+ * What Compare Runs saves with setState and its restorer reads: the evaluation and the two runs (the host's part,
+ * sent with every 'compare' message), the traces it was narrowed to after Rerun Traces, and the page's filters.
+ */
+export type CompareState = z.infer<typeof compareStateSchema>;
+
+/** The host's part of the Compare Runs state: which comparison the page shows. */
+export type ComparedRuns = Pick<CompareState, 'refId' | 'runA' | 'runB' | 'only'>;
+
+export interface CompareHostMessage {
+  type: 'compare';
+  title: string;
+  a: { runId: string; target: string };
+  b: { runId: string; target: string };
+  rows: CompareTuple[];
+  state: ComparedRuns;
+}
+
+export type CompareMessage = z.infer<typeof compareMessageSchema>;
