@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Disposable } from './lifecycle';
 import { PythonWatcher, absolutePythonFile, pythonInterpreter } from './ownCode';
 import type { Restartable } from './ownCode';
 import { BUTTON } from './buttons';
@@ -19,7 +20,7 @@ import type { Settings } from './settingsModel';
 import { TokenStore } from './tokenStore';
 
 /** Everything the features share, built once by activate(). Disposing it disposes all it owns. */
-export class Ctx implements vscode.Disposable {
+export class Ctx extends Disposable {
   readonly log = createLog();
   readonly tokens: TokenStore;
   readonly sandbox = new SandboxController();
@@ -27,25 +28,23 @@ export class Ctx implements vscode.Disposable {
   /** Restarts running Python workers when their file is saved. */
   readonly python: PythonWatcher;
   private settingsCache: Settings | undefined;
-  private readonly disposables: vscode.Disposable[] = [];
   /** What the sidebar has selected (set once the tree view exists): a keybinding acts on it. */
   treeSelection: () => readonly unknown[] = () => [];
 
   constructor(readonly extension: vscode.ExtensionContext) {
+    super();
     this.tokens = new TokenStore(extension.secrets, extension.globalState);
     this.registry = new EvaluationRegistry(() => this.settings, this.sandbox, this.moveOldJournals());
     this.python = new PythonWatcher(this);
-    this.disposables.push(
-      this.python,
-      this.log,
-      this.sandbox,
-      this.registry,
+    // Disposed newest first: the listeners, then the registry (cancelling runs), the sandbox, the log, the watcher.
+    for (const d of [this.python, this.log, this.sandbox, this.registry]) this._register(d);
+    this._register(
       onSettingsChanged(() => {
         this.settingsCache = undefined;
         this.registry.refresh();
       }),
-      this.sandbox.onDidChange(() => this.registry.refresh()),
     );
+    this._register(this.sandbox.onDidChange(() => this.registry.refresh()));
     this.registry.refresh();
   }
 
@@ -213,10 +212,6 @@ export class Ctx implements vscode.Disposable {
   }
 
   private readonly warned = new Set<string>();
-
-  dispose(): void {
-    for (const d of this.disposables.reverse()) d.dispose();
-  }
 }
 
 export async function askToken(origin: string): Promise<string | undefined> {

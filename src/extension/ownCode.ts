@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Disposable, toDisposable } from './lifecycle';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
 import { RERUN_SUBSETS, previousRun, selectTraces } from '../core/rerun';
 import type { RerunSubset } from '../core/rerun';
@@ -101,12 +102,13 @@ export interface Restartable {
  * Saving the target's Python file, or a .py file beside it, restarts the running workers before the next
  * trace, so the next answers come from the edit.
  */
-export class PythonWatcher implements vscode.Disposable {
+export class PythonWatcher extends Disposable {
   private readonly live = new Set<{ target: Restartable; file: string }>();
-  private readonly subscription: vscode.Disposable;
 
   constructor(private readonly ctx: Ctx) {
-    this.subscription = vscode.workspace.onDidSaveTextDocument((doc) => this.saved(doc.uri));
+    super();
+    this._register(vscode.workspace.onDidSaveTextDocument((doc) => this.saved(doc.uri)));
+    this._register(toDisposable(() => this.live.clear()));
   }
 
   /** Follows a python target for the length of its run; returns the way to stop following it. */
@@ -124,11 +126,6 @@ export class PythonWatcher implements vscode.Disposable {
         target.restart();
       }
     }
-  }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.live.clear();
   }
 }
 

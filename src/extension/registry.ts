@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import { Disposable, toDisposable } from './lifecycle';
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../api/client';
 import type { EvaluationKind } from '../api/kinds';
@@ -18,12 +19,12 @@ export interface EvaluationRef {
 }
 
 /** The evaluations shown in this window (configured ones and the sandbox's) and their sessions. */
-export class EvaluationRegistry implements vscode.Disposable {
+export class EvaluationRegistry extends Disposable {
   private refsList: EvaluationRef[] = [];
   private readonly sessions = new Map<string, EvaluationSession>();
   private readonly unsubscribe = new Map<string, () => void>();
-  private readonly listEmitter = new vscode.EventEmitter<void>();
-  private readonly sessionEmitter = new vscode.EventEmitter<EvaluationRef>();
+  private readonly listEmitter = this._register(new vscode.EventEmitter<void>());
+  private readonly sessionEmitter = this._register(new vscode.EventEmitter<EvaluationRef>());
   readonly onDidChangeList = this.listEmitter.event;
   readonly onDidChangeSession = this.sessionEmitter.event;
 
@@ -35,7 +36,14 @@ export class EvaluationRegistry implements vscode.Disposable {
     /** Settles once journals of older versions are moved into the state folder: sessions load after it. */
     private readonly ready: Promise<unknown>,
   ) {
+    super();
     this.stateDir = settings().stateDir;
+    this._register(
+      toDisposable(() => {
+        for (const session of this.sessions.values()) session.cancel(true);
+        for (const off of this.unsubscribe.values()) off();
+      }),
+    );
   }
 
   get refs(): readonly EvaluationRef[] {
@@ -87,13 +95,6 @@ export class EvaluationRegistry implements vscode.Disposable {
     for (const off of this.unsubscribe.values()) off();
     this.sessions.clear();
     this.unsubscribe.clear();
-  }
-
-  dispose(): void {
-    for (const session of this.sessions.values()) session.cancel(true);
-    for (const off of this.unsubscribe.values()) off();
-    this.listEmitter.dispose();
-    this.sessionEmitter.dispose();
   }
 }
 

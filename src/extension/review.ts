@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Disposable } from './lifecycle';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 
@@ -42,19 +43,19 @@ export function parseReviewUri(ctx: Ctx, uri: vscode.Uri): ReviewTarget | undefi
  * Prompts and answers as virtual documents. The prompt is read-only; the answer is editable while it is not
  * submitted, and saving it journals the reviewer's text (it is then what gets submitted).
  */
-export class ReviewFileSystem implements vscode.FileSystemProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<vscode.FileChangeEvent[]>();
+export class ReviewFileSystem extends Disposable implements vscode.FileSystemProvider {
+  private readonly emitter = this._register(new vscode.EventEmitter<vscode.FileChangeEvent[]>());
   readonly onDidChangeFile = this.emitter.event;
-  private readonly subscription: vscode.Disposable;
 
   constructor(private readonly ctx: Ctx) {
+    super();
     // Answers change under a run: tell open editors so they show the latest text.
-    this.subscription = ctx.registry.onDidChangeSession((ref) => {
+    this._register(ctx.registry.onDidChangeSession((ref) => {
       const changes = vscode.workspace.textDocuments
         .filter((d) => d.uri.scheme === REVIEW_SCHEME && parseReviewUri(ctx, d.uri)?.ref.id === ref.id && !d.isDirty)
         .map((d) => ({ type: vscode.FileChangeType.Changed, uri: d.uri }));
       if (changes.length) this.emitter.fire(changes);
-    });
+    }));
   }
 
   private async resolve(uri: vscode.Uri) {
@@ -109,24 +110,19 @@ export class ReviewFileSystem implements vscode.FileSystemProvider, vscode.Dispo
   rename(uri: vscode.Uri): void {
     throw vscode.FileSystemError.NoPermissions(uri);
   }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.emitter.dispose();
-  }
 }
 
 /**
  * Above an answer: Submit (or Approve and Submit) while it is not submitted, Skip, the reviewer's verdict and
  * note, the way to the previous and next trace, and who answered.
  */
-export class ReviewCodeLens implements vscode.CodeLensProvider, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<void>();
+export class ReviewCodeLens extends Disposable implements vscode.CodeLensProvider {
+  private readonly emitter = this._register(new vscode.EventEmitter<void>());
   readonly onDidChangeCodeLenses = this.emitter.event;
-  private readonly subscription: vscode.Disposable;
 
   constructor(private readonly ctx: Ctx) {
-    this.subscription = ctx.registry.onDidChangeSession(() => this.emitter.fire());
+    super();
+    this._register(ctx.registry.onDidChangeSession(() => this.emitter.fire()));
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {
@@ -156,11 +152,6 @@ export class ReviewCodeLens implements vscode.CodeLensProvider, vscode.Disposabl
     if (by) lenses.push(lens(by));
     return lenses;
   }
-
-  dispose(): void {
-    this.subscription.dispose();
-    this.emitter.dispose();
-  }
 }
 
 function oneLine(text: string, max: number): string {
@@ -176,16 +167,14 @@ export const REVIEW_LANGUAGE = 'evalrunner-review';
  * act: evalRunner.reviewSubmittable (an answer not yet submitted).
  * Also gives every review document its wrapping language, however it was opened (a restored tab included).
  */
-export class ReviewContext implements vscode.Disposable {
-  private readonly subscriptions: vscode.Disposable[];
+export class ReviewContext extends Disposable {
   private submittable: boolean | undefined;
 
   constructor(private readonly ctx: Ctx) {
-    this.subscriptions = [
-      vscode.window.onDidChangeActiveTextEditor(() => this.update()),
-      ctx.registry.onDidChangeSession(() => this.update()),
-      vscode.workspace.onDidOpenTextDocument((d) => void this.wrap(d)),
-    ];
+    super();
+    this._register(vscode.window.onDidChangeActiveTextEditor(() => this.update()));
+    this._register(ctx.registry.onDidChangeSession(() => this.update()));
+    this._register(vscode.workspace.onDidOpenTextDocument((d) => void this.wrap(d)));
     for (const d of vscode.workspace.textDocuments) void this.wrap(d);
     this.update();
   }
@@ -203,10 +192,6 @@ export class ReviewContext implements vscode.Disposable {
     const submittable = target?.part === 'answer' && trace !== undefined && trace.state !== 'submitted' && trace.state !== 'running';
     // Sessions change many times a second under a run: the key is sent only when it changes.
     if (submittable !== this.submittable) void vscode.commands.executeCommand('setContext', 'evalRunner.reviewSubmittable', (this.submittable = submittable));
-  }
-
-  dispose(): void {
-    for (const s of this.subscriptions) s.dispose();
   }
 }
 

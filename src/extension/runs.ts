@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Disposable } from './lifecycle';
 import { BUTTON } from './buttons';
 import type { ApiClient } from '../api/client';
 import type { RunSummary } from '../core/engine';
@@ -23,12 +24,13 @@ export interface RunRequest {
 }
 
 /** Runs through the core engine with a cancellable progress notification and a status bar item. */
-export class RunController implements vscode.Disposable {
-  private readonly status = vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50);
+export class RunController extends Disposable {
+  private readonly status = this._register(vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50));
   private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
   private running = false;
 
   constructor(private readonly ctx: Ctx) {
+    super();
     this.status.name = 'Eval Runner';
     this.status.command = 'evalRunner.showProgress';
   }
@@ -191,9 +193,5 @@ export class RunController implements vscode.Disposable {
     this.status.text = `$(sync~spin) Eval Runner ${parts.join(' · ')}`;
     this.status.tooltip = 'Eval Runner is running; click to show progress';
     this.status.show();
-  }
-
-  dispose(): void {
-    this.status.dispose();
   }
 }

@@ -1,12 +1,23 @@
 import * as vscode from 'vscode';
+import { Disposable, toDisposable } from './lifecycle';
 import { startSandbox } from '../sandbox/server';
 import type { Sandbox } from '../sandbox/server';
 
 /** The local sandbox inside the extension host: one at a time, ended with the window. */
-export class SandboxController implements vscode.Disposable {
+export class SandboxController extends Disposable {
   private current: Sandbox | undefined;
-  private readonly emitter = new vscode.EventEmitter<void>();
+  private readonly emitter = this._register(new vscode.EventEmitter<void>());
   readonly onDidChange = this.emitter.event;
+
+  constructor() {
+    super();
+    this._register(
+      toDisposable(() => {
+        void this.current?.close();
+        this.current = undefined;
+      }),
+    );
+  }
 
   get sandbox(): Sandbox | undefined {
     return this.current;
@@ -28,11 +39,5 @@ export class SandboxController implements vscode.Disposable {
     await vscode.commands.executeCommand('setContext', 'evalRunner.sandboxRunning', false);
     this.emitter.fire();
     return new URL(sandbox.baseUrl).origin;
-  }
-
-  dispose(): void {
-    void this.current?.close();
-    this.current = undefined;
-    this.emitter.dispose();
   }
 }

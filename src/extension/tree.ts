@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { Disposable, toDisposable } from './lifecycle';
 import { skippedNote } from '../core/skipped';
 import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
 import type { LocalTraceState, RunInfo } from '../core/traceStore';
@@ -27,18 +28,17 @@ export function verdictIcon(rating: 'good' | 'bad'): vscode.ThemeIcon {
 }
 
 /** Adapts the tree model to VS Code; refreshes are coalesced so a running evaluation repaints at most twice a second. */
-export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscode.Disposable {
-  private readonly emitter = new vscode.EventEmitter<TreeNode | undefined>();
+export class EvaluationsTree extends Disposable implements vscode.TreeDataProvider<TreeNode> {
+  private readonly emitter = this._register(new vscode.EventEmitter<TreeNode | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   visibleStates = new Set<LocalTraceState>(LOCAL_STATES);
   private pending: NodeJS.Timeout | undefined;
-  private readonly subscriptions: vscode.Disposable[];
 
   constructor(private readonly ctx: Ctx) {
-    this.subscriptions = [
-      ctx.registry.onDidChangeList(() => this.refreshSoon(0)),
-      ctx.registry.onDidChangeSession(() => this.refreshSoon(500)),
-    ];
+    super();
+    this._register(ctx.registry.onDidChangeList(() => this.refreshSoon(0)));
+    this._register(ctx.registry.onDidChangeSession(() => this.refreshSoon(500)));
+    this._register(toDisposable(() => clearTimeout(this.pending)));
   }
 
   refreshSoon(delayMs: number): void {
@@ -100,12 +100,6 @@ export class EvaluationsTree implements vscode.TreeDataProvider<TreeNode>, vscod
     item.id = nodeId(node);
     item.contextValue = contextValue(node, session);
     return item;
-  }
-
-  dispose(): void {
-    if (this.pending) clearTimeout(this.pending);
-    for (const s of this.subscriptions) s.dispose();
-    this.emitter.dispose();
   }
 }
 

@@ -1,0 +1,236 @@
+// What the service's answers and the transport's failures mean, as ApiErrors with a reason and a hint: the one
+// place that maps HTTP statuses, envelopes and socket errors to the user's words (beside errors.ts, their shape).
+import { ApiError, AuthError, NotReadyError, isAbortError, redact, truncate } from './errors';
+import type { ApiErrorInit } from './errors';
+import type { HttpHeaders } from './http';
+import { failedAtProxy, proxyFailure } from './proxy';
+import { parseRetryAfter } from './retry';
+import { describeIssue, envelopeSchema, envelopeText } from './schemas';
+import type { Envelope } from './schemas';
+
+export type Method = 'GET' | 'POST';
+
+/** One HTTP answer as the transport read it. */
+export interface RawResponse {
+  status: number;
+  headers: HttpHeaders;
+  text: string;
+}
+
+// Codes meaning the request never got an answer because the connection itself failed.
+const CONNECTION_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CLOSED',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+const NOT_READY_STATUSES = new Set([409, 423, 425, 503]);
+
+function requestCodeOf(code: string | undefined, token: string): string | undefined {
+  return code === undefined ? undefined : truncate(redact(code, token), 100);
+}
+
+export function isRetryable(method: Method, error: ApiError): boolean {
+  if (error.reason === 'network') return method === 'GET' || error.connectionFailed;
+  if (error.status === undefined) return method === 'GET' && error.reason === 'timeout';
+  const s = error.status;
+  if (method === 'GET') return s === 408 || s === 429 || (s >= 500 && s <= 599);
+  return s === 429 || s === 502 || s === 503 || s === 504;
+}
+
+export function isNotReadySignal(error: ApiError): boolean {
+  if (error.reason === 'rejected' && error.status !== undefined && error.status >= 200 && error.status < 300) return true;
+  return error.status !== undefined && NOT_READY_STATUSES.has(error.status);
+}
+
+/** While waiting for generation, passing trouble is waited out too; a wrong token or evaluation is not. */
+export function isWaitable(error: ApiError): boolean {
+  if (error instanceof NotReadyError) return true;
+  return error.reason === 'network' || error.reason === 'timeout' || error.reason === 'server' || error.reason === 'rateLimited';
+}
+
+export function errorInit(error: ApiError, reason: ApiErrorInit['reason']): ApiErrorInit {
+  return {
+    reason,
+    operation: error.operation,
+    status: error.status,
+    serviceMessage: error.serviceMessage,
+    requestCode: error.requestCode,
+    retryAfterMs: error.retryAfterMs,
+  };
+}
+
+export function transportError(error: unknown, operation: string, timedOut: boolean, origin: string, via?: string): ApiError {
+  const code = transportCode(error);
+  // Through a proxy, a failed connection is the proxy's to explain: say so, not "the service is down".
+  if (via && !timedOut && failedAtProxy(error, code)) {
+    const failure = proxyFailure(error, via);
+    return new ApiError(
+      `Could not reach the service at ${origin}: ${failure.message}${code ? ` [${code}]` : ''}`,
+      'Check the proxy (HTTPS_PROXY / HTTP_PROXY, or VS Code\'s http.proxy) and whether this host belongs in NO_PROXY (http.noProxy).',
+      { reason: 'network', operation, transportCode: code, connectionFailed: true },
+    );
+  }
+  if (timedOut || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT') {
+    return new ApiError(
+      'The service did not answer in time',
+      'The service may be overloaded or the network slow; try again, or raise the request time-out.',
+      { reason: 'timeout', operation, transportCode: code },
+    );
+  }
+  const name = (error as { name?: string } | undefined)?.name;
+  if (name === 'HTTPParserError' || code === 'UND_ERR_HEADERS_OVERFLOW') {
+    const detail = name === 'HTTPParserError' ? ((error as Error).message.match(/\(([^)]+)\)$/)?.[1] ?? 'unparsable') : 'headers too large';
+    return new ApiError(
+      `The service's reply is not valid HTTP (${detail})`,
+      'Check that the base URL points at the service API over http(s), not at another kind of server or a broken proxy.',
+      { reason: 'format', operation, transportCode: code ?? name },
+    );
+  }
+  const connectionFailed = code !== undefined && CONNECTION_CODES.has(code);
+  if (code === 'UND_ERR_SOCKET' || code === 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH' || code === 'ECONNRESET') {
+    return new ApiError(
+      `The service at ${origin} closed the connection before its answer was complete [${code}]`,
+      'The service or a proxy may be restarting or overloaded; try again shortly.',
+      { reason: 'network', operation, transportCode: code, connectionFailed },
+    );
+  }
+  return new ApiError(
+    `Could not reach the service at ${origin}${code ? ` [${code}]` : ''}`,
+    'Check the base URL and your network connection, then try again.',
+    { reason: 'network', operation, transportCode: code, connectionFailed },
+  );
+}
+
+function transportCode(error: unknown): string | undefined {
+  if (isAbortError(error)) return 'ABORTED';
+  const e = error as { code?: unknown; cause?: { code?: unknown }; errors?: Array<{ code?: unknown }> } | undefined;
+  const code = e?.code ?? e?.cause?.code ?? e?.errors?.[0]?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** The envelope of a successful answer, or the ApiError that says what the answer means. */
+export function interpret(raw: RawResponse, operation: string, token: string): Envelope {
+  let parsed: unknown;
+  let parseFailure: string | undefined;
+  const trimmed = raw.text.trim();
+  if (trimmed === '') parseFailure = 'an empty body';
+  else {
+    try {
+      parsed = JSON.parse(trimmed);
+    } catch {
+      parseFailure = /^<(!doctype|html|head|body|\?xml|[a-z])/i.test(trimmed)
+        ? 'an HTML page instead of JSON'
+        : unexpectedBody(raw.headers) ?? 'truncated or invalid JSON';
+    }
+  }
+  const envelopeResult = parsed === undefined ? undefined : envelopeSchema.safeParse(parsed);
+  const envelope = envelopeResult?.success ? envelopeResult.data : undefined;
+  const loose = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
+  const rawMessage = envelopeText(loose?.message);
+  const facts = {
+    operation,
+    status: raw.status,
+    serviceMessage: rawMessage ? redact(rawMessage, token) : undefined,
+    // The code is the service's words too: a hostile service can echo the token there as well as in the message.
+    requestCode: requestCodeOf(envelopeText(loose?.code), token),
+    retryAfterMs: parseRetryAfter(raw.headers['retry-after']),
+  };
+  if (raw.status < 200 || raw.status >= 300) throw statusError(facts);
+  if (parseFailure) {
+    throw new ApiError(
+      `The service answered with ${parseFailure}`,
+      'Check that the base URL points at the service API (a proxy, captive portal or login page may be in the way).',
+      { ...facts, reason: 'format' },
+    );
+  }
+  if (!envelope) {
+    throw new ApiError(
+      `The service's answer is not the expected envelope {code, message, data, success} (${describeIssue(envelopeResult!.error!)})`,
+      'Check that the base URL points at the service API; report this with the request code if it does.',
+      { ...facts, reason: 'format' },
+    );
+  }
+  if (!envelope.success) {
+    throw new ApiError(
+      'The service reported a failure',
+      'Read the service message above; fix the request or try again later.',
+      { ...facts, reason: 'rejected' },
+    );
+  }
+  // Everything but the prompt list goes on into logs, the journal and messages: the redacted words only.
+  return { data: envelope.data, success: true, code: facts.requestCode, message: facts.serviceMessage ?? null };
+}
+
+/** Names a body that could never be JSON by its headers: compressed unasked, or of another media type. */
+function unexpectedBody(headers: HttpHeaders): string | undefined {
+  const first = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v)?.trim();
+  const encoding = first(headers['content-encoding']);
+  if (encoding && encoding.toLowerCase() !== 'identity') return `a ${truncate(encoding, 40)}-compressed body the client did not ask for`;
+  const type = first(headers['content-type'])?.split(';')[0]?.trim().toLowerCase();
+  if (type && !/json|^text\/|^$/.test(type)) return `a ${truncate(type, 60)} body instead of JSON`;
+  return undefined;
+}
+
+function statusError(facts: Omit<ApiErrorInit, 'reason'> & { status: number }): ApiError {
+  const s = facts.status;
+  if (s === 401 || s === 403) {
+    return new AuthError(
+      s === 401 ? 'The service rejected the personal access token' : 'The personal access token is not allowed to do this',
+      'Set a valid personal access token and try again.',
+      { ...facts, reason: 'auth' },
+    );
+  }
+  if (s === 404) {
+    return new ApiError(
+      'The service found no such evaluation, trace or route',
+      'Check the base URL, the evaluation id and its kind (benchmark or robustness).',
+      { ...facts, reason: 'notFound' },
+    );
+  }
+  if (s === 400 || s === 422) {
+    return new ApiError('The service refused the request as invalid', 'Check the evaluation id, kind and trace id.', {
+      ...facts,
+      reason: 'badRequest',
+    });
+  }
+  if (s === 413) {
+    return new ApiError('The service refused the request as too large', 'The answer is longer than the service accepts; shorten it.', {
+      ...facts,
+      reason: 'tooLarge',
+    });
+  }
+  if (s === 408) {
+    return new ApiError('The service timed out waiting for the request', 'Try again; check your network if it keeps happening.', {
+      ...facts,
+      reason: 'timeout',
+    });
+  }
+  if (s === 429) {
+    return new ApiError('The service is limiting the request rate', 'Wait a little and try again, or lower the concurrency.', {
+      ...facts,
+      reason: 'rateLimited',
+    });
+  }
+  if (s >= 500) {
+    return new ApiError('The service failed to handle the request', 'This is on the service side; try again in a few minutes.', {
+      ...facts,
+      reason: 'server',
+    });
+  }
+  if (s >= 300 && s < 400) {
+    return new ApiError('The service answered with a redirect the client does not follow', 'Set the base URL to the address the service redirects to.', {
+      ...facts,
+      reason: 'redirect',
+    });
+  }
+  return new ApiError('The service refused the request', 'Read the service message; check the evaluation id, kind and token.', {
+    ...facts,
+    reason: 'rejected',
+  });
+}

@@ -1,0 +1,196 @@
+// The transport: one request to the service's origin and nothing else (redirects followed only within it, the
+// origin checked before every send), its deadline and size cap, and retries under the policy. Everything the
+// service says is read by errorMapping.ts; which requests exist is routes.ts's.
+import { ApiError, abortReason, truncate } from './errors';
+import { interpret, isRetryable, transportError } from './errorMapping';
+import type { Method, RawResponse } from './errorMapping';
+import { encodeForm } from './formBody';
+import { BodyTooLargeError, DeadlineError, createHttpAgent, httpRequest } from './http';
+import type { HttpAgent } from './http';
+import type { RequestEncoding } from './kinds';
+import { checkProxyConfig, proxyFor } from './proxy';
+import type { ProxyConfig } from './proxy';
+import { retryDelay, sleep } from './retry';
+import type { RetryPolicy } from './retry';
+import type { Envelope } from './schemas';
+
+export const MIB = 1024 * 1024;
+const MAX_REDIRECTS = 5;
+
+/** One request as a route declares it. */
+export interface RequestSpec {
+  method: Method;
+  path: string;
+  query?: Record<string, string>;
+  form?: ReadonlyArray<readonly [string, string]>;
+  /** What the request does, in the user's words (errors name it). */
+  operation: string;
+  maxBytes: number;
+  attempts?: number;
+}
+
+export interface TransportOptions {
+  base: URL;
+  token: string;
+  encoding: RequestEncoding;
+  timeoutMs: number;
+  policy: RetryPolicy;
+  connections: number;
+  userAgent: string;
+  /** undefined: direct. */
+  proxy: ProxyConfig | undefined;
+  onRetry?: (event: { operation: string; attempt: number; delayMs: number; error: ApiError }) => void;
+}
+
+export class Transport {
+  private readonly agent: HttpAgent;
+  private readonly headersBase: Record<string, string>;
+  private readonly basePath: string;
+  /** The proxy this service is reached through (undefined: direct), named in connection errors. */
+  private readonly via: string | undefined;
+
+  constructor(private readonly options: TransportOptions) {
+    checkProxyConfig(options.proxy);
+    this.via = proxyFor(options.proxy, options.base);
+    this.agent = createHttpAgent(
+      { connections: options.connections, keepAliveTimeout: 10_000, headersTimeout: options.timeoutMs, bodyTimeout: options.timeoutMs },
+      options.proxy,
+    );
+    this.headersBase = { authorization: `Bearer ${options.token}`, accept: 'application/json', 'user-agent': options.userAgent };
+    this.basePath = options.base.pathname.replace(/\/+$/, '');
+  }
+
+  /** The base URL without a trailing slash. */
+  get baseUrl(): string {
+    return this.options.base.origin + this.basePath;
+  }
+
+  /** Sends the request, retrying what the policy allows; the success envelope, or the ApiError that explains. */
+  async call(spec: RequestSpec, signal: AbortSignal | undefined): Promise<Envelope> {
+    const { policy } = this.options;
+    const maxAttempts = spec.attempts ?? policy.maxAttempts;
+    for (let attemptNo = 1; ; attemptNo++) {
+      try {
+        const raw = await this.send(spec, signal);
+        return interpret(raw, spec.operation, this.options.token);
+      } catch (error) {
+        if (!(error instanceof ApiError) || attemptNo >= maxAttempts || !isRetryable(spec.method, error)) throw error;
+        const delayMs = retryDelay(error.retryAfterMs, attemptNo, policy);
+        if (delayMs === undefined) throw error;
+        this.options.onRetry?.({ operation: spec.operation, attempt: attemptNo, delayMs, error });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
+  close(): Promise<void> {
+    return this.agent.close();
+  }
+
+  private async send(spec: RequestSpec, signal: AbortSignal | undefined): Promise<RawResponse> {
+    // A copy of the base URL with its path and query set: never resolved against it, where a path
+    // starting with // would name another host.
+    let url = new URL(this.options.base.href);
+    url.pathname = this.basePath + spec.path;
+    for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
+    const form = spec.form ? encodeForm(spec.form, this.options.encoding) : undefined;
+    for (let hop = 0; ; hop++) {
+      const response = await this.attempt(url, spec, form, signal);
+      if (response.status < 300 || response.status >= 400 || response.status === 304) return response;
+      const location = firstHeader(response.headers.location);
+      const init = { operation: spec.operation, status: response.status };
+      if (!location) return response;
+      const target = new URL(location, url);
+      if (target.origin !== this.options.base.origin) {
+        throw new ApiError(
+          `The service redirected to another origin (${target.origin}); the token was not sent there`,
+          'If that address really is the service, set it as the base URL.',
+          { ...init, reason: 'redirect' },
+        );
+      }
+      if (spec.method !== 'GET') {
+        throw new ApiError(
+          `The service redirected the submission to ${target.pathname}`,
+          'Set the base URL to the address the service redirects to.',
+          { ...init, reason: 'redirect' },
+        );
+      }
+      if (hop + 1 >= MAX_REDIRECTS) {
+        throw new ApiError(
+          `The service redirected more than ${MAX_REDIRECTS} times`,
+          'Check the base URL: the service seems to redirect in a loop.',
+          { ...init, reason: 'redirect' },
+        );
+      }
+      url = target;
+    }
+  }
+
+  private async attempt(
+    url: URL,
+    spec: RequestSpec,
+    form: ReturnType<typeof encodeForm> | undefined,
+    callerSignal: AbortSignal | undefined,
+  ): Promise<RawResponse> {
+    if (callerSignal?.aborted) throw abortReason(callerSignal);
+    // The last word before the token leaves: whatever built this URL, it goes to the base URL's origin or nowhere.
+    if (url.origin !== this.options.base.origin) {
+      throw new ApiError(
+        `A request was about to go to ${url.origin} instead of the service at ${this.options.base.origin}; it was not sent`,
+        'Check the base URL; report this if it is right.',
+        { reason: 'redirect', operation: spec.operation },
+      );
+    }
+    try {
+      const headers: Record<string, string> = form ? { ...this.headersBase, 'content-type': form.contentType } : this.headersBase;
+      const res = await httpRequest(this.agent, url, {
+        method: spec.method,
+        headers,
+        ...(form ? { body: form.body } : {}),
+        ...(callerSignal ? { signal: callerSignal } : {}),
+        deadlineMs: this.options.timeoutMs,
+        maxBytes: spec.maxBytes,
+      });
+      return { status: res.statusCode, headers: res.headers, text: res.body.toString('utf8') };
+    } catch (error) {
+      if (callerSignal?.aborted) throw abortReason(callerSignal);
+      if (error instanceof BodyTooLargeError) {
+        throw new ApiError(
+          `The service's answer was larger than ${Math.round(spec.maxBytes / MIB)} MiB`,
+          'Check the base URL; if the evaluation really is this large, raise the response size limit.',
+          { reason: 'tooLarge', operation: spec.operation, status: error.statusCode },
+        );
+      }
+      throw transportError(error, spec.operation, error instanceof DeadlineError, this.options.base.origin, this.via);
+    }
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/**
+ * The base URL as the client uses it, or a TypeError saying what is wrong. Paths with // or a backslash are
+ * refused: they are how a URL that looks like the service's names another host ("https://svc//evil",
+ * "https://svc/\\evil"), and nothing legitimate needs them.
+ */
+export function parseBaseUrl(text: string): URL {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new TypeError(`The base URL "${text}" is not a valid URL (expected e.g. https://evals.example.com).`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError(`The base URL must start with http:// or https:// (got ${url.protocol}).`);
+  }
+  if (url.username || url.password) throw new TypeError('The base URL must not contain a user name or password.');
+  const afterHost = text.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/\\?#]*/i, '');
+  if (afterHost.includes('\\') || url.pathname.includes('//')) {
+    throw new TypeError(`The base URL's path must not contain "//" or "\\" (got "${truncate(text, 200)}"): write it as e.g. https://evals.example.com/api-root.`);
+  }
+  url.search = '';
+  url.hash = '';
+  return url;
+}
