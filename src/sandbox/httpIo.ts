@@ -1,0 +1,66 @@
+// The sandbox's HTTP plumbing: reading bodies and forms, writing JSON and HTML replies.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { multipartBoundary, parseMultipart } from './multipart';
+
+export interface Reply {
+  status: number;
+  body: unknown;
+  /** The body already serialised (then `body` is unused). */
+  text?: string;
+  headers?: Record<string, string>;
+}
+
+export function sendJson(res: ServerResponse, reply: Reply): void {
+  const text = reply.text ?? JSON.stringify(reply.body);
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...reply.headers,
+  });
+  res.end(text);
+}
+
+export function sendHtml(res: ServerResponse, status: number, html: string): void {
+  res.writeHead(status, {
+    'content-type': 'text/html; charset=utf-8',
+    'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'",
+    'content-length': Buffer.byteLength(html),
+  });
+  res.end(html);
+}
+
+export function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+// Beyond the limit the body is still read (and dropped) up to this much, so the client gets the 413.
+const DRAIN_CAP_BYTES = 64 * 1024 * 1024;
+
+/** Reads the whole body; past the limit it keeps draining (so the client sees the 413, not a reset). */
+export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'tooLarge'> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) chunks.push(chunk);
+      else if (size > limit + DRAIN_CAP_BYTES) req.destroy();
+    });
+    req.on('end', () => resolve(size > limit ? 'tooLarge' : Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function parseForm(contentType: string, body: Buffer): Map<string, string> | 'unsupported' | 'malformed' {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  if (type === 'application/x-www-form-urlencoded') {
+    const fields = new Map<string, string>();
+    for (const [k, v] of new URLSearchParams(body.toString('utf8'))) if (!fields.has(k)) fields.set(k, v);
+    return fields;
+  }
+  if (type === 'multipart/form-data') {
+    const boundary = multipartBoundary(contentType);
+    return (boundary && parseMultipart(body, boundary)) || 'malformed';
+  }
+  return 'unsupported';
+}

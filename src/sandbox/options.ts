@@ -1,0 +1,49 @@
+// What a sandbox can be asked to be (the CLI's `sandbox` flags, the tests' fault hooks) and what it counts.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+export interface SandboxOptions {
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  token?: string;
+  benchmarkTraces?: number;
+  robustnessTraces?: number;
+  /** Robustness prompts become listable this long after start. */
+  generationSeconds?: number;
+  /** The simulated evaluator's delay between an answer and Evaluated. */
+  evaluationSeconds?: number;
+  /** Added before every API answer. */
+  latencyMs?: number;
+  /** This fraction of API requests is answered 503. */
+  failRate?: number;
+  /** Largest accepted request body; larger ones get 413. */
+  maxBodyBytes?: number;
+  /** Latency of the sandbox's echo model at /v1/chat/completions. */
+  modelLatencyMs?: number;
+  /**
+   * What a successful submit puts in `data`, where the spec shows a success text: another implementation of
+   * the service may send null, an object or nothing (`--submit-data`).
+   */
+  submitData?: SubmitDataConvention;
+  /** Business errors (a wrong token, an unknown trace…) as HTTP 200 with success: false (`--errors-as-200`). */
+  errorsAs200?: boolean;
+  /**
+   * Test hook: sees every request first and may answer it itself (return true). Lets tests inject faults
+   * into a faithful service without a second implementation.
+   */
+  intercept?: (req: IncomingMessage, res: ServerResponse) => boolean | Promise<boolean>;
+}
+
+export const SUBMIT_DATA_CONVENTIONS = ['text', 'null', 'object', 'absent'] as const;
+export type SubmitDataConvention = (typeof SUBMIT_DATA_CONVENTIONS)[number];
+
+export interface SandboxStats {
+  /** Requests per "METHOD path" (query excluded). */
+  requests: Map<string, number>;
+  /** Accepted submissions in all, repeats included. */
+  submissions: number;
+  /** Calls of the echo model, in all and per prompt. */
+  modelCalls: number;
+  modelCallsByPrompt: Map<string, number>;
+}
+

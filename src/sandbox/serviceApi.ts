@@ -1,0 +1,125 @@
+// The sandbox's service API: the spec's four endpoints over an in-memory store, with its rules (auth, fields,
+// generation, repeats) and the conventions another implementation may have (--submit-data, --errors-as-200).
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { KIND_ROUTES } from '../api/kinds';
+import type { EvaluationKind } from '../api/kinds';
+import { delay, parseForm, readBody } from './httpIo';
+import type { Reply } from './httpIo';
+import type { SandboxOptions, SandboxStats } from './options';
+import type { SandboxEvaluation } from './store';
+
+export class SandboxApi {
+  /** The prompts never change: serialised once per evaluation, as a real service would cache them (100k: 30 ms a time). */
+  private readonly listJson = new Map<number, string>();
+
+  constructor(
+    private readonly options: SandboxOptions,
+    private readonly token: string,
+    private readonly evaluations: ReadonlyMap<number, SandboxEvaluation>,
+    private readonly stats: SandboxStats,
+    private readonly maxBodyBytes: number,
+  ) {}
+
+  /** Answers one request under /api/. */
+  async handle(req: IncomingMessage, url: URL): Promise<Reply> {
+    const auth = req.headers.authorization;
+    if (!auth || !auth.startsWith('Bearer ')) return this.fail(401, 'Missing Authorization header: send "Authorization: Bearer <token>".');
+    if (auth.slice(7) !== this.token) return this.fail(401, 'The personal access token is not valid.');
+    const kind = (Object.keys(KIND_ROUTES) as EvaluationKind[]).find(
+      (k) => KIND_ROUTES[k].listPath === url.pathname || KIND_ROUTES[k].submitPath === url.pathname,
+    );
+    if (!kind) return this.fail(404, `No route ${url.pathname}.`);
+    if (this.options.latencyMs) await delay(this.options.latencyMs);
+    if (this.options.failRate && Math.random() < this.options.failRate) return this.fail(503, 'The sandbox injected a failure (--fail-rate); try again.');
+    if (KIND_ROUTES[kind].listPath === url.pathname) {
+      if (req.method !== 'GET') return this.fail(405, `${url.pathname} takes GET.`, { allow: 'GET' });
+      return this.listPrompts(kind, url);
+    }
+    if (req.method !== 'POST') return this.fail(405, `${url.pathname} takes POST.`, { allow: 'POST' });
+    const body = await readBody(req, this.maxBodyBytes);
+    if (body === 'tooLarge') return this.fail(413, `The request body is larger than the sandbox limit of ${this.maxBodyBytes} bytes.`);
+    const fields = parseForm(req.headers['content-type'] ?? '', body);
+    if (fields === 'unsupported') return this.fail(415, 'The body must be application/x-www-form-urlencoded or multipart/form-data.');
+    if (fields === 'malformed') return this.fail(400, 'The multipart/form-data body is malformed.');
+    return this.submit(kind, fields);
+  }
+
+  /** A refusal; with errorsAs200 it is a 200 whose envelope says success: false (rate limits keep their 429). */
+  fail(status: number, message: string, headers?: Record<string, string>): Reply {
+    return {
+      status: this.options.errorsAs200 && status !== 429 ? 200 : status,
+      body: envelope(false, message, null),
+      ...(headers ? { headers } : {}),
+    };
+  }
+
+  private listPrompts(kind: EvaluationKind, url: URL): Reply {
+    const id = parseId(url.searchParams.get('evaluationId'));
+    if (id === undefined) return this.fail(400, 'Query parameter evaluationId is required and must be a number.');
+    const evaluation = this.evaluations.get(id);
+    if (!evaluation || evaluation.kind !== kind) return this.fail(404, `No ${kind} evaluation with id ${id}.`);
+    const now = Date.now();
+    if (now < evaluation.readyAt) {
+      const left = Math.ceil((evaluation.readyAt - now) / 1000);
+      return this.fail(409, `Adversarial prompt generation for evaluation ${id} is still running (about ${left} s left).`, {
+        'retry-after': String(left),
+      });
+    }
+    for (const trace of evaluation.traces.values()) trace.listed = true;
+    const data = this.listJson.get(id) ?? JSON.stringify(evaluation.items);
+    this.listJson.set(id, data);
+    const { code, message } = envelope(true, 'Prompts retrieved successfully', null);
+    return { status: 200, body: undefined, text: `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"data":${data},"success":true}` };
+  }
+
+  private submit(kind: EvaluationKind, fields: Map<string, string>): Reply {
+    const route = KIND_ROUTES[kind];
+    const wrongField = KIND_ROUTES[kind === 'benchmark' ? 'robustness' : 'benchmark'].answerField;
+    if (fields.has(wrongField)) {
+      return this.fail(400, `Field ${wrongField} is not accepted here: ${kind} submissions carry ${route.answerField}.`);
+    }
+    const idText = fields.get('evaluationId');
+    if (idText === undefined) return this.fail(400, 'Field evaluationId is required.');
+    const id = parseId(idText);
+    if (id === undefined) return this.fail(400, 'Field evaluationId must be a number.');
+    const traceId = fields.get('traceId');
+    if (traceId === undefined) return this.fail(400, 'Field traceId is required.');
+    const answer = fields.get(route.answerField);
+    if (answer === undefined) return this.fail(400, `Field ${route.answerField} is required.`);
+    const evaluation = this.evaluations.get(id);
+    if (!evaluation || evaluation.kind !== kind) return this.fail(404, `No ${kind} evaluation with id ${id}.`);
+    if (Date.now() < evaluation.readyAt) return this.fail(409, `Adversarial prompts of evaluation ${id} are not generated yet.`);
+    const trace = evaluation.traces.get(traceId);
+    if (!trace) return this.fail(404, `Evaluation ${id} has no trace ${JSON.stringify(traceId)}.`);
+    // A later submission replaces the earlier one and restarts its evaluation.
+    trace.answer = answer;
+    trace.respondedAt = Date.now();
+    trace.listed = true;
+    trace.submissions++;
+    this.stats.submissions++;
+    return { status: 200, body: envelope(true, 'Response submitted successfully', this.submittedData(traceId)) };
+  }
+
+  private submittedData(traceId: string): unknown {
+    switch (this.options.submitData ?? 'text') {
+      case 'text':
+        return `Recorded the response for trace ${traceId}.`;
+      case 'null':
+        return null;
+      case 'object':
+        return { traceId, recorded: true };
+      case 'absent':
+        return undefined;
+    }
+  }
+}
+
+function envelope(success: boolean, message: string, data: unknown) {
+  return { code: `req_${randomUUID().replace(/-/g, '').slice(0, 20)}`, message, data, success };
+}
+
+function parseId(text: string | null | undefined): number | undefined {
+  if (text === null || text === undefined || !/^\d{1,15}$/.test(text.trim())) return undefined;
+  return Number(text.trim());
+}
