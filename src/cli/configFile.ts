@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
-import { parseRunConfig, RunConfigError } from '../core/runConfig';
-import type { RunConfig } from '../core/runConfig';
+import { parseRunConfig, RunConfigError } from '../core';
+import type { RunConfig } from '../core';
 import { UsageError } from './exitCodes';
 
 /** Reads `--config FILE` (see src/core/runConfig.ts); every problem is a usage error (exit 2). */

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTarget, targetIdentity } from '../core/targets/targetSpec';
-import type { TargetSpec } from '../core/targets/targetSpec';
+import { createTarget, targetIdentity } from '../core';
+import type { TargetSpec } from '../core';
 import { startSandbox } from '../sandbox/server';
 import { parseCommandArgs } from './args';
 import { EXIT } from './exitCodes';

@@ -1,12 +1,12 @@
-import { skippedNote } from '../core/skipped';
+import { skippedNote } from '../core';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
-import { JournalLockedError } from '../core/journal';
-import { describeStats, runStats } from '../core/runStats';
-import { EvaluationSession } from '../core/session';
-import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
-import type { RunInfo } from '../core/traceStore';
+import { JournalLockedError } from '../core';
+import { describeStats, runStats } from '../core';
+import { EvaluationSession } from '../core';
+import { LOCAL_STATES, STATE_LABELS } from '../core';
+import type { RunInfo } from '../core';
 import { choiceOption, parseCommandArgs } from './args';
 import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';

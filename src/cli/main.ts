@@ -1,7 +1,7 @@
-import { TOOL_VERSION } from '../core/version';
+import { TOOL_VERSION } from '../core';
 import { explain } from './common';
-import { configToArgs, RunConfigError } from '../core/runConfig';
-import type { ConfigScope } from '../core/runConfig';
+import { configToArgs, RunConfigError } from '../core';
+import type { ConfigScope } from '../core';
 import { extractConfig, readConfigFile } from './configFile';
 import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';

@@ -1,8 +1,8 @@
-import { OPENAI_API_ORIGIN } from '../core/targets/openaiTarget';
-import { plainHttpWarning } from '../core/targets/targetSecrets';
-import type { Target } from '../core/targets/target';
-import { createTarget, targetIdentity } from '../core/targets/targetSpec';
-import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core/targets/targetSpec';
+import { OPENAI_API_ORIGIN } from '../core';
+import { plainHttpWarning } from '../core';
+import type { Target } from '../core';
+import { createTarget, targetIdentity } from '../core';
+import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { choiceOption, intOption, numberOption } from './args';
 import { UsageError } from './exitCodes';
 

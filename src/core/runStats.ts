@@ -39,12 +39,6 @@ export function runStats(run: RunInfo): RunStats {
   return stats;
 }
 
-/** A failure's reason as a group: the words before its details (the first colon), capped. */
-export function errorGroup(reason: string): string {
-  const colon = reason.indexOf(': ');
-  const head = colon > 10 ? reason.slice(0, colon) : reason;
-  return head.length > 80 ? `${head.slice(0, 79)}…` : head;
-}
 
 /** "p50 120 ms · p95 340 ms · max 1.2 s · 12,345 + 6,789 tokens" for headers and terminals. */
 export function describeStats(stats: RunStats): string {

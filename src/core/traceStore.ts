@@ -1,6 +1,6 @@
 import type { PromptItem } from '../api/schemas';
 import type { JournalRecord } from './journal';
-import { errorGroup } from './runStats';
+import { errorGroup } from './errorGroups';
 import { legacyFingerprint } from './targets/targetSpec';
 
 /** Local trace states; the labels match the service's words where they mean the same thing. */

@@ -3,29 +3,20 @@ import { pickPythonTarget, pickWorkerTarget, rerunTraces } from './ownCode';
 import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
-import { exportLines, exportToFile } from '../core/exportResults';
-import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
+import { exportLines, exportToFile } from '../core';
+import { LOCAL_STATES, STATE_LABELS } from '../core';
 import { askToken } from './ctx';
 import type { Ctx } from './ctx';
+import type { Features } from './features';
 import { errorText, showError } from './log';
-import type { ComparePanels } from './comparePanel';
-import type { ProgressPanels } from './progressPanel';
 import { editNote, markVerdict, pickTwoRuns, stepTrace } from './reviewCommands';
 import { openReview, parseReviewUri } from './review';
 import { pickEvaluation, pickOrigin, pickTrace } from './pick';
-import type { RunController } from './runs';
 import { writeEvaluations, writeTarget } from './settings';
 import { processDetailsUrl, runConfigFor } from './settingsModel';
-import { configSecrets, runCommandLine } from '../core/runConfig';
+import { configSecrets, runCommandLine } from '../core';
 import type { TargetSettings } from './settingsModel';
-import type { EvaluationsTree } from './tree';
 
-export interface Features {
-  tree: EvaluationsTree;
-  runs: RunController;
-  panels: ProgressPanels;
-  compare: ComparePanels;
-}
 
 type Handler = (ctx: Ctx, f: Features, ...args: unknown[]) => unknown;
 

@@ -1,16 +1,16 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
-import { PythonWatcher, absolutePythonFile, pythonInterpreter } from './ownCode';
-import type { Restartable } from './ownCode';
+import { PythonWatcher, absolutePythonFile, pythonInterpreter } from './pythonFiles';
+import type { Restartable } from './pythonFiles';
 import { BUTTON } from './buttons';
 import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
-import type { Target } from '../core/targets/target';
-import { createTarget, targetIdentity } from '../core/targets/targetSpec';
-import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core/targets/targetSpec';
-import { plainHttpWarning } from '../core/targets/targetSecrets';
+import type { Target } from '../core';
+import { createTarget, targetIdentity } from '../core';
+import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core';
+import { plainHttpWarning } from '../core';
 import { createLmTarget } from './lmTarget';
-import { migrateJournals } from '../core/stateDir';
+import { migrateJournals } from '../core';
 import { createLog, errorText } from './log';
 import { EvaluationRegistry } from './registry';
 import type { EvaluationRef } from './registry';
@@ -35,7 +35,7 @@ export class Ctx extends Disposable {
     super();
     this.tokens = new TokenStore(extension.secrets, extension.globalState);
     this.registry = new EvaluationRegistry(() => this.settings, this.sandbox, this.moveOldJournals());
-    this.python = new PythonWatcher(this);
+    this.python = new PythonWatcher(this.log);
     // Disposed newest first: the listeners, then the registry (cancelling runs), the sandbox, the log, the watcher.
     for (const d of [this.python, this.log, this.sandbox, this.registry]) this._register(d);
     this._register(

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { abortReason } from '../api/errors';
-import { TargetError } from '../core/targets/target';
-import type { Target, TargetCallOptions } from '../core/targets/target';
+import { TargetError } from '../core';
+import type { Target, TargetCallOptions } from '../core';
 
 /** A VS Code chat model (vscode.lm) as a target; consent and quota errors become target errors. */
 export function createLmTarget(modelId: string | undefined): Target {

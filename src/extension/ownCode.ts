@@ -1,11 +1,10 @@
 import * as vscode from 'vscode';
-import { Disposable, toDisposable } from './lifecycle';
 import { dirname, isAbsolute, relative, resolve } from 'node:path';
-import { RERUN_SUBSETS, previousRun, selectTraces } from '../core/rerun';
-import type { RerunSubset } from '../core/rerun';
+import { RERUN_SUBSETS, previousRun, selectTraces } from '../core';
+import type { RerunSubset } from '../core';
 import type { TargetSettings } from './settingsModel';
 import type { Ctx } from './ctx';
-import type { Features } from './commands';
+import type { Features } from './features';
 import type { EvaluationRef } from './registry';
 import { pickEvaluation } from './pick';
 
@@ -64,75 +63,6 @@ export async function pickWorkerTarget(): Promise<TargetSettings | undefined> {
     validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Required.')),
   });
   return command ? { type: 'worker', command: command.trim() } : undefined;
-}
-
-interface PythonExtensionApi {
-  environments?: {
-    getActiveEnvironmentPath(resource?: vscode.Uri): { path: string };
-    resolveEnvironment(path: string): Promise<{ executable?: { uri?: vscode.Uri } } | undefined>;
-  };
-}
-
-/**
- * The interpreter: the setting's, else the Python extension's active environment (through its API) when that
- * extension is installed, else undefined (python3, or py on Windows).
- */
-export async function pythonInterpreter(configured: string | undefined, log: vscode.LogOutputChannel): Promise<string | undefined> {
-  if (configured) return configured;
-  const ext = vscode.extensions.getExtension<PythonExtensionApi>('ms-python.python');
-  if (!ext) return undefined;
-  try {
-    const api = ext.isActive ? ext.exports : await ext.activate();
-    const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
-    const active = api.environments?.getActiveEnvironmentPath(folder);
-    const resolved = active ? await api.environments!.resolveEnvironment(active.path) : undefined;
-    return resolved?.executable?.uri?.fsPath;
-  } catch (error) {
-    log.warn(`The Python extension did not say which interpreter is active (${error instanceof Error ? error.message : String(error)}); using the default.`);
-    return undefined;
-  }
-}
-
-/** A target whose workers can start afresh (python, worker). */
-export interface Restartable {
-  restart(): void;
-}
-
-/**
- * Saving the target's Python file, or a .py file beside it, restarts the running workers before the next
- * trace, so the next answers come from the edit.
- */
-export class PythonWatcher extends Disposable {
-  private readonly live = new Set<{ target: Restartable; file: string }>();
-
-  constructor(private readonly ctx: Ctx) {
-    super();
-    this._register(vscode.workspace.onDidSaveTextDocument((doc) => this.saved(doc.uri)));
-    this._register(toDisposable(() => this.live.clear()));
-  }
-
-  /** Follows a python target for the length of its run; returns the way to stop following it. */
-  follow(target: Restartable, file: string): () => void {
-    const entry = { target, file };
-    this.live.add(entry);
-    return () => this.live.delete(entry);
-  }
-
-  saved(uri: vscode.Uri): void {
-    if (uri.scheme !== 'file' || !uri.fsPath.endsWith('.py')) return;
-    for (const { target, file } of this.live) {
-      if (dirname(uri.fsPath) === dirname(file)) {
-        this.ctx.log.info(`${vscode.workspace.asRelativePath(uri, false)} was saved: the Python workers restart before the next trace.`);
-        target.restart();
-      }
-    }
-  }
-}
-
-/** The target's Python file as an absolute path (the setting holds it relative to the workspace). */
-export function absolutePythonFile(file: string): string {
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return isAbsolute(file) || !root ? file : resolve(root, file);
 }
 
 const SUBSET_LABELS: Record<(typeof RERUN_SUBSETS)[number], string> = {

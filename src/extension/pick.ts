@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { BUTTON } from './buttons';
-import { STATE_LABELS } from '../core/traceStore';
-import type { LocalTraceState } from '../core/traceStore';
+import { STATE_LABELS } from '../core';
+import type { LocalTraceState } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { parseReviewUri } from './review';

@@ -1,12 +1,12 @@
 import * as vscode from 'vscode';
-import { skippedNote } from '../core/skipped';
-import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
-import type { TraceInfo } from '../core/traceStore';
+import { skippedNote } from '../core';
+import { LOCAL_STATES, STATE_LABELS } from '../core';
+import type { TraceInfo } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
-import { heldBack } from '../core/progressText';
-import { describeStats, runStats } from '../core/runStats';
+import { heldBack } from '../core';
+import { describeStats, runStats } from '../core';
 import { errorText, showError } from './log';
 import { preview } from './treeModel';
 import { toDisposable } from './lifecycle';

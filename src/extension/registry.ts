@@ -3,7 +3,7 @@ import { Disposable, toDisposable } from './lifecycle';
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../api/client';
 import type { EvaluationKind } from '../api/kinds';
-import { EvaluationSession, sessionId } from '../core/session';
+import { EvaluationSession, sessionId } from '../core';
 import type { SandboxController } from './sandboxController';
 import type { Settings } from './settingsModel';
 

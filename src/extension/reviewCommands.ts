@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
-import { MAX_NOTE_LENGTH } from '../core/session';
-import type { RunInfo } from '../core/traceStore';
+import { MAX_NOTE_LENGTH } from '../core';
+import type { RunInfo } from '../core';
 import type { Ctx } from './ctx';
 import { pickEvaluation, pickTrace } from './pick';
 import { neighbourTrace, openReview } from './review';

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { defaultStateDir } from '../core/stateDir';
+import { defaultStateDir } from '../core';
 import type { ProxyConfig } from '../api/proxy';
 import { editorProxy, resolveSettings } from './settingsModel';
 import type { ConfiguredEvaluation, Settings, TargetSettings } from './settingsModel';

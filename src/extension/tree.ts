@@ -1,8 +1,8 @@
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from './lifecycle';
-import { skippedNote } from '../core/skipped';
-import { LOCAL_STATES, STATE_LABELS } from '../core/traceStore';
-import type { LocalTraceState, RunInfo } from '../core/traceStore';
+import { skippedNote } from '../core';
+import { LOCAL_STATES, STATE_LABELS } from '../core';
+import type { LocalTraceState, RunInfo } from '../core';
 import type { Ctx } from './ctx';
 import { childrenOf, contextValue, evaluationDescription, groupLabel, nodeId, PAGE_SIZE, preview } from './treeModel';
 import type { TreeNode } from './treeModel';

@@ -1,11 +1,12 @@
 import * as z from 'zod/mini';
-import { SORT_KEYS } from './protocol';
 
 /**
  * The host's checks of what the webviews send and save (src/webview/protocol.ts has the types, derived from these).
  * Kept apart from the protocol's types so the front ends, which import those, never bundle zod: a schema is built
  * by a call at load, which a bundler keeps.
  */
+
+const SORT_KEYS = ['state', 'trace', 'latency', 'verdict'] as const;
 
 const traceId = z.string().check(z.maxLength(100_000));
 

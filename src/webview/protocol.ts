@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { compareMessageSchema, compareStateSchema, progressStateSchema, webviewMessageSchema } from './messageSchemas';
-import type { LocalTraceState, StateCounts } from '../core/traceStore';
+import type { LocalTraceState, StateCounts } from '../core';
 
 /**
  * Every message between the two webviews (Process Details, Compare Runs) and the host, and what each page saves
@@ -66,8 +66,7 @@ export type HostMessage =
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
-export const SORT_KEYS = ['state', 'trace', 'latency', 'verdict'] as const;
-export type SortKey = (typeof SORT_KEYS)[number];
+export type SortKey = NonNullable<ProgressState['sortKey']>;
 export type VerdictFilter = 'all' | 'good' | 'bad' | 'none';
 
 /**

@@ -1,8 +1,17 @@
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
+
+/** The files under src/ a file imports by a relative path (type imports included). */
+function localImports(file: string): string[] {
+  return importsOf(file)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => join(file, '..', spec))
+    .map((base) => [`${base}.ts`, join(base, 'index.ts')].find((candidate) => existsSync(candidate)))
+    .filter((found): found is string => found !== undefined);
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -63,6 +72,35 @@ describe('architecture rules', () => {
       }
     }
     assert.deepEqual(violations, []);
+  });
+
+  it("enters the core through its door: the CLI, the extension and the webview protocol import src/core/index.ts only", () => {
+    const offenders = files.flatMap((file) => {
+      const layer = relative(join(ROOT, 'src'), file).split(sep)[0];
+      if (layer === 'core' || layer === 'api' || layer === 'sandbox') return [];
+      return importsOf(file)
+        .filter((spec) => spec.startsWith('.'))
+        .map((spec) => relative(join(ROOT, 'src'), join(file, '..', spec)).split(sep))
+        .filter((parts) => parts[0] === 'core' && !(parts.length === 1 || (parts.length === 2 && parts[1] === 'index')))
+        .map((parts) => `${relative(ROOT, file)} imports src/${parts.join('/')}`);
+    });
+    assert.deepEqual(offenders, []);
+  });
+
+  it('has no import cycle, type imports included', () => {
+    const graph = new Map(files.map((file) => [file, localImports(file)]));
+    const cycles: string[] = [];
+    const state = new Map<string, 'open' | 'done'>();
+    const visit = (file: string, path: string[]): void => {
+      state.set(file, 'open');
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === 'open') cycles.push([...path.slice(path.indexOf(next)), next].map((f) => relative(ROOT, f)).join(' → '));
+        else if (!state.has(next)) visit(next, [...path, next]);
+      }
+      state.set(file, 'done');
+    };
+    for (const file of files) if (!state.has(file)) visit(file, [file]);
+    assert.deepEqual(cycles, []);
   });
 
   it('keeps the webview front ends to browser code: no package, no schema, only the protocol and each other', () => {
