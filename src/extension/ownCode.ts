@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { dirname, isAbsolute, relative, resolve } from 'node:path';
+import { relative } from 'node:path';
 import { RERUN_SUBSETS, previousRun, selectTraces } from '../core';
 import type { RerunSubset } from '../core';
 import type { TargetSettings } from './settingsModel';
