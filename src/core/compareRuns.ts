@@ -1,4 +1,4 @@
-import type { JournalRecord } from './journal';
+import type { JournalRecord } from './journalRecords';
 import { TraceStore } from './traceStore';
 
 /** One run's answer to one trace, as journaled. */

@@ -2,106 +2,12 @@ import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from 'zod/mini';
 import type { EvaluationKind } from '../api/kinds';
+import { parseLine } from './journalRecords';
+import type { JournalRecord } from './journalRecords';
+
 import { NODE_FS, asStorageError } from './storage';
 import type { JournalFileHandle, JournalFs } from './storage';
-
-/**
- * One append-only JSONL file per (service origin, kind, evaluation). Every record is one line; the last
- * record about a trace decides its state. Never holds the service token or a target's key: callers only
- * ever hand it trace ids, prompts, answers and reasons.
- */
-export type JournalRecord =
-  /**
-   * The start of a run. `run` is its id, `fp` the fingerprint of its target (see targetIdentity) and `target`
-   * its description; `mode` fresh: every answer before it is set aside; reuse: answers of another target kept.
-   * Records written before runs had identities carry only `at` and `target`.
-   */
-  | {
-      t: 'run';
-      at: number;
-      run?: string;
-      fp?: string;
-      target?: string;
-      tool?: string;
-      mode?: 'fresh' | 'reuse';
-      origin?: string;
-      kind?: EvaluationKind;
-      evaluationId?: number;
-    }
-  /** The end of a run; the traces the list gained or lost while it ran (see listAgain in the engine). */
-  | { t: 'end'; run: string; at: number; outcome: string; appeared?: string[]; vanished?: string[] }
-  /** The service's prompt list, when it differs from the one the journal holds. */
-  | { t: 'prompts'; at: number; items: Array<{ traceId: string; content: string }> }
-  | { t: 'list'; at: number; total: number }
-  /** An answer from the target (or a reviewer) in run `run`. `err`: the text stands for a target error. */
-  | {
-      t: 'answer';
-      id: string;
-      p?: string;
-      a: string;
-      at: number;
-      /** The target's latency and, where it reported them, the prompt's and the answer's tokens. */
-      ms?: number;
-      /** Time to first token of a streamed answer. */
-      ft?: number;
-      tp?: number;
-      tc?: number;
-      err?: boolean;
-      /** The fixed not-answered text submitted for a skipped trace (Submit as Not Answered). */
-      na?: boolean;
-      by?: 'target' | 'user';
-      run?: string;
-    }
-  /** A reviewer's verdict on the trace's current answer (local only, never sent); no rating clears it. */
-  | { t: 'verdict'; id: string; at: number; rating?: 'good' | 'bad'; note?: string }
-  | { t: 'submitted'; id: string; at: number; code?: string }
-  | { t: 'failed'; id: string; p?: string; reason: string; stage: 'target' | 'submit'; at: number }
-  | { t: 'skipped'; id: string; reason: string; at: number };
-
-// The shape every record must have to be replayed. A hand-edited or foreign line that does not fit (an answer
-// of null, a record without a trace id) is counted as unreadable and never acted on: submitting it would send
-// "null" or a trace "undefined" to the service.
-const at = z.number();
-const id = z.string().check(z.minLength(1));
-const recordSchema = z.discriminatedUnion('t', [
-  // A run record is only ever read, never acted on: its details are optional.
-  z.object({
-    t: z.literal('run'),
-    at,
-    run: z.optional(z.string()),
-    fp: z.optional(z.string()),
-    target: z.optional(z.string()),
-    tool: z.optional(z.string()),
-    mode: z.optional(z.enum(['fresh', 'reuse'])),
-    origin: z.optional(z.string()),
-    kind: z.optional(z.enum(['benchmark', 'robustness'])),
-    evaluationId: z.optional(z.number()),
-  }),
-  z.object({ t: z.literal('end'), run: z.string(), at, outcome: z.string(), appeared: z.optional(z.array(z.string())), vanished: z.optional(z.array(z.string())) }),
-  z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
-  z.object({ t: z.literal('list'), at, total: z.number() }),
-  z.object({
-    t: z.literal('answer'),
-    id,
-    p: z.optional(z.string()),
-    a: z.string(),
-    at,
-    ms: z.optional(z.number()),
-    ft: z.optional(z.number()),
-    tp: z.optional(z.number()),
-    tc: z.optional(z.number()),
-    err: z.optional(z.boolean()),
-    na: z.optional(z.boolean()),
-    by: z.optional(z.enum(['target', 'user'])),
-    run: z.optional(z.string()),
-  }),
-  z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()) }),
-  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(['good', 'bad'])), note: z.optional(z.string()) }),
-  z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
-  z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
-]);
 
 export interface JournalKey {
   origin: string;
@@ -164,47 +70,6 @@ export function parseJournal(text: string): JournalReadResult {
   }
   // Text after the last newline is a record whose write was cut short.
   return { records, tornTail: last.length > 0, corruptLines };
-}
-
-function parseLine(line: string): JournalRecord | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(line);
-  } catch {
-    return undefined;
-  }
-  // The two records a run writes per trace and the prompt list, checked by hand (100k-trace journals replay in
-  // a fraction of the time); zod, the schema of record, checks every other line.
-  if (isPlainAnswer(value) || isPlainSubmitted(value) || isPlainPrompts(value)) return value;
-  const parsed = recordSchema.safeParse(value);
-  // The parsed copy drops unknown fields; records written by a newer version keep their known meaning.
-  return parsed.success ? parsed.data : undefined;
-}
-
-type Loose = Record<string, unknown>;
-const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === undefined || typeof v === type;
-
-function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'answer' }> {
-  const r = v as Loose;
-  return (
-    typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
-    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
-    optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
-  );
-}
-
-function isPlainPrompts(v: unknown): v is Extract<JournalRecord, { t: 'prompts' }> {
-  const r = v as Loose;
-  if (typeof v !== 'object' || v === null || r.t !== 'prompts' || typeof r.at !== 'number' || !Array.isArray(r.items)) return false;
-  for (const item of r.items as Loose[]) {
-    if (typeof item !== 'object' || item === null || typeof item.traceId !== 'string' || item.traceId === '' || typeof item.content !== 'string') return false;
-  }
-  return true;
-}
-
-function isPlainSubmitted(v: unknown): v is Extract<JournalRecord, { t: 'submitted' }> {
-  const r = v as Loose;
-  return typeof v === 'object' && v !== null && r.t === 'submitted' && typeof r.id === 'string' && r.id !== '' && typeof r.at === 'number' && optional(r.code, 'string');
 }
 
 export interface OpenJournalOptions {

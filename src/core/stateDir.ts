@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { openJournal, parseJournal } from './journal';
-import type { JournalRecord } from './journal';
+import type { JournalRecord } from './journalRecords';
 
 /**
  * Where journals live unless the user says otherwise (--state-dir, evalRunner.stateDir): one folder for the

@@ -1,5 +1,5 @@
 import type { PromptItem } from '../api/schemas';
-import type { JournalRecord } from './journal';
+import type { JournalRecord } from './journalRecords';
 import { errorGroup } from './errorGroups';
 import { legacyFingerprint } from './targets/targetSpec';
 

@@ -5,7 +5,7 @@ import { createApiClient } from '../../src/api/client';
 import { executeRun } from '../../src/cli/runCommand';
 import { EXIT } from '../../src/cli/exitCodes';
 import { journalPath, parseJournal } from '../../src/core/journal';
-import type { JournalRecord } from '../../src/core/journal';
+import type { JournalRecord } from '../../src/core/journalRecords';
 import { EvaluationSession } from '../../src/core/session';
 import type { RunSummary } from '../../src/core/engine';
 import { StorageError, asStorageError } from '../../src/core/storage';

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client';
 import { journalPath, readJournal } from '../../src/core/journal';
-import type { JournalRecord } from '../../src/core/journal';
+import type { JournalRecord } from '../../src/core/journalRecords';
 import { percentile, runStats } from '../../src/core/runStats';
 import { EvaluationSession } from '../../src/core/session';
 import { TraceStore } from '../../src/core/traceStore';

@@ -1,0 +1,110 @@
+import * as z from 'zod/mini';
+
+// The journal's records: one definition, the schema; the type is derived from it. One append-only JSONL file per
+// (service origin, kind, evaluation) holds them, one per line; the last record about a trace decides its state.
+// Never holds the service token or a target's key: callers only ever hand it trace ids, prompts, answers and
+// reasons. A hand-edited or foreign line that does not fit (an answer of null, a record without a trace id) is
+// unreadable and never acted on: submitting it would send "null" or a trace "undefined" to the service.
+const at = z.number();
+const id = z.string().check(z.minLength(1));
+
+export const journalRecordSchema = z.discriminatedUnion('t', [
+  /**
+   * The start of a run. `run` is its id, `fp` the fingerprint of its target (see targetIdentity) and `target` its
+   * description; `mode` fresh: every answer before it is set aside; reuse: answers of another target kept. Records
+   * written before runs had identities carry only `at` and `target`. Only ever read, never acted on.
+   */
+  z.object({
+    t: z.literal('run'),
+    at,
+    run: z.optional(z.string()),
+    fp: z.optional(z.string()),
+    target: z.optional(z.string()),
+    tool: z.optional(z.string()),
+    mode: z.optional(z.enum(['fresh', 'reuse'])),
+    origin: z.optional(z.string()),
+    kind: z.optional(z.enum(['benchmark', 'robustness'])),
+    evaluationId: z.optional(z.number()),
+  }),
+  /** The end of a run; the traces the list gained or lost while it ran (see listAgain in the engine). */
+  z.object({ t: z.literal('end'), run: z.string(), at, outcome: z.string(), appeared: z.optional(z.array(z.string())), vanished: z.optional(z.array(z.string())) }),
+  /** The service's prompt list, when it differs from the one the journal holds. */
+  z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
+  z.object({ t: z.literal('list'), at, total: z.number() }),
+  /**
+   * An answer from the target (or a reviewer) in run `run`: `ms` the target's latency, `ft` the time to the first
+   * token of a streamed answer, `tp`/`tc` the prompt's and answer's tokens where reported; `err`: the text stands for
+   * a target error; `na`: the fixed not-answered text submitted for a skipped trace (Submit as Not Answered).
+   */
+  z.object({
+    t: z.literal('answer'),
+    id,
+    p: z.optional(z.string()),
+    a: z.string(),
+    at,
+    ms: z.optional(z.number()),
+    ft: z.optional(z.number()),
+    tp: z.optional(z.number()),
+    tc: z.optional(z.number()),
+    err: z.optional(z.boolean()),
+    na: z.optional(z.boolean()),
+    by: z.optional(z.enum(['target', 'user'])),
+    run: z.optional(z.string()),
+  }),
+  z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()) }),
+  /** A reviewer's verdict on the trace's current answer (local only, never sent); no rating clears it. */
+  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(['good', 'bad'])), note: z.optional(z.string()) }),
+  z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
+  z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
+]);
+
+export type JournalRecord = z.infer<typeof journalRecordSchema>;
+
+/** One journal line as a record, or undefined when it is not JSON or not a record of a known shape. */
+export function parseLine(line: string): JournalRecord | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (isFastRecord(value)) return value;
+  const parsed = journalRecordSchema.safeParse(value);
+  // The parsed copy drops unknown fields; records written by a newer version keep their known meaning.
+  return parsed.success ? parsed.data : undefined;
+}
+
+/**
+ * The two records a run writes per trace and the prompt list, checked by hand (100k-trace journals replay in a
+ * fraction of the time); the schema checks every other line. A unit test holds this to the schema: it accepts
+ * nothing the schema refuses.
+ */
+export function isFastRecord(value: unknown): value is JournalRecord {
+  return isPlainAnswer(value) || isPlainSubmitted(value) || isPlainPrompts(value);
+}
+
+type Loose = Record<string, unknown>;
+const optional = (v: unknown, type: 'string' | 'number' | 'boolean') => v === undefined || typeof v === type;
+
+export function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'answer' }> {
+  const r = v as Loose;
+  return (
+    typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
+    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
+    optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
+  );
+}
+
+export function isPlainPrompts(v: unknown): v is Extract<JournalRecord, { t: 'prompts' }> {
+  const r = v as Loose;
+  if (typeof v !== 'object' || v === null || r.t !== 'prompts' || typeof r.at !== 'number' || !Array.isArray(r.items)) return false;
+  for (const item of r.items as Loose[]) {
+    if (typeof item !== 'object' || item === null || typeof item.traceId !== 'string' || item.traceId === '' || typeof item.content !== 'string') return false;
+  }
+  return true;
+}
+
+export function isPlainSubmitted(v: unknown): v is Extract<JournalRecord, { t: 'submitted' }> {
+  const r = v as Loose;
+  return typeof v === 'object' && v !== null && r.t === 'submitted' && typeof r.id === 'string' && r.id !== '' && typeof r.at === 'number' && optional(r.code, 'string');
+}
