@@ -1,3 +1,4 @@
+import { listPromptsOf } from './promptList';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError, isAbortError } from '../api/errors';
 import type { EvaluationKind } from '../api/kinds';
@@ -331,10 +332,9 @@ async function recordRun(options: EngineOptions, store: TraceStore, journal: Jou
 async function listPrompts(options: EngineOptions, run: RunState): Promise<readonly PromptItem[]> {
   const { client, kind, evaluationId } = options;
   if (options.prompts) return options.prompts;
-  if (kind === 'benchmark') return client.listPrompts(kind, evaluationId, { signal: run.hardSignal });
-  run.phase = 'waiting';
-  const items = await client.waitForPrompts(kind, evaluationId, {
-    timeoutMs: options.waitForGenerationMs ?? 0,
+  if (kind === 'robustness') run.phase = 'waiting';
+  const items = await listPromptsOf(client, kind, evaluationId, {
+    waitForGenerationMs: options.waitForGenerationMs ?? 0,
     signal: run.hardSignal,
     onWait: (e) => {
       run.waitingReason = `${e.reason}; next check in ${Math.ceil(e.delayMs / 1000)} s`;

@@ -3,7 +3,6 @@
 
 export type { ComparedTrace } from './compareRuns';
 export type { RunSummary } from './engine';
-export { exportLines, exportToFile } from './exportResults';
 export { JournalLockedError } from './journal';
 export { heldBack, progressText, summaryText } from './progressText';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './rerun';

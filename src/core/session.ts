@@ -7,6 +7,7 @@ import type { EngineOptions, RunSummary } from './engine';
 import { compareRuns } from './compareRuns';
 import type { ComparedTrace } from './compareRuns';
 import { exportLines, exportToFile } from './exportResults';
+import { listPromptsOf } from './promptList';
 import type { ExportFormat, ExportOptions } from './exportResults';
 import { journalPath, nullJournal, openJournal, readJournal } from './journal';
 import type { Journal, JournalKey, JournalReadResult } from './journal';
@@ -141,14 +142,7 @@ export class EvaluationSession {
     client: ApiClient,
     options: { signal?: AbortSignal; waitForGenerationMs?: number; onWait?: (reason: string) => void } = {},
   ): Promise<number> {
-    const items =
-      this.key.kind === 'robustness'
-        ? await client.waitForPrompts(this.key.kind, this.key.evaluationId, {
-            timeoutMs: options.waitForGenerationMs ?? 0,
-            ...(options.signal ? { signal: options.signal } : {}),
-            onWait: (e) => options.onWait?.(e.reason),
-          })
-        : await client.listPrompts(this.key.kind, this.key.evaluationId, options.signal ? { signal: options.signal } : {});
+    const items = await listPromptsOf(client, this.key.kind, this.key.evaluationId, { ...options, onWait: (e) => options.onWait?.(e.reason) });
     // A run in progress journals the list itself.
     if (this.running) return items.length;
     await this.withJournal(async (journal) => {

@@ -4,7 +4,7 @@ import type { EvaluationKind } from '../api/kinds';
 import { backoffDelay, sleep } from '../api/retry';
 import type { RetryPolicy } from '../api/retry';
 import type { Journal } from './journal';
-import { Gate } from './limiter';
+import { Gate } from './gate';
 import type { RateScheduler } from './rateScheduler';
 import type { RunState } from './runState';
 import type { TraceInfo, TraceStore } from './traceStore';

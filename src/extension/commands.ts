@@ -3,7 +3,6 @@ import { pickPythonTarget, pickWorkerTarget, rerunTraces } from './ownCode';
 import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
-import { exportLines, exportToFile } from '../core';
 import { LOCAL_STATES, STATE_LABELS } from '../core';
 import { askToken } from './ctx';
 import type { Ctx } from './ctx';
@@ -291,12 +290,10 @@ async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promise<void
   });
   if (!uri) return;
   const session = ctx.registry.session(ref);
-  await session.load();
   const options = { bom: format.bom };
-  if (uri.scheme === 'file') await exportToFile(session.store, format.format, uri.fsPath, options);
-  else {
-    await vscode.workspace.fs.writeFile(uri, Buffer.from([...exportLines(session.store, format.format, options)].join(''), 'utf8'));
-  }
+  // The core's export, straight to a local file (owner-only); through the workspace file system elsewhere.
+  if (uri.scheme === 'file') await session.exportTo(format.format, uri.fsPath, options);
+  else await vscode.workspace.fs.writeFile(uri, Buffer.from([...(await session.exportLines(format.format, options))].join(''), 'utf8'));
   void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} traces to {1}.', session.store.traces.size, uri.fsPath || uri.toString()));
 }
 
