@@ -99,32 +99,147 @@ export interface RunSummary {
  * the one reason the run stops).
  */
 export async function runEvaluation(options: EngineOptions): Promise<RunSummary> {
-  const { journal, store } = options;
-  const concurrency = Math.max(1, options.concurrency ?? 8);
-  const hardSignal = options.signal ?? new AbortController().signal;
-  const run = new RunState(options.onLog ?? (() => undefined), hardSignal, options.drainSignal);
-  const targetPace = new RateScheduler({
-    concurrency,
-    ...(options.maxRequestsPerMinute ? { maxPerSecond: options.maxRequestsPerMinute / 60 } : {}),
-    // A local process has no rate limit to spare: its first calls start together, not spread over a second.
-    ...(options.target.local ? { initialPerSecond: Infinity } : {}),
-  });
-  // The service's pace: unpaced until it answers 429, then the same learning as the target's.
-  const servicePace = new RateScheduler({ concurrency, initialPerSecond: Infinity });
-  const pacing = () => ({ concurrency, target: targetPace.holdingBack, service: servicePace.holdingBack });
-  const changed = (info: TraceInfo) => options.onTraceChange?.(info);
-  // Progress is sampled on a timer, never per trace: 100,000 traces do not mean 100,000 events.
-  const ticker = options.onProgress
-    ? setInterval(() => options.onProgress!(run.progress(store, pacing())), options.progressIntervalMs ?? 250)
-    : undefined;
-  let recorded: string | undefined;
-  let plan: RunPlan | undefined;
-  let listChanges: ListChanges | undefined;
+  const engine = new EngineRun(options);
+  // 1. The prompts.
+  let prompts: readonly PromptItem[];
+  try {
+    prompts = await listPrompts(options, engine.run);
+  } catch (error) {
+    return engine.finish(classifyFatal(error));
+  }
+  // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
+  let queue: TraceInfo[];
+  try {
+    queue = await engine.plan(prompts);
+  } catch (error) {
+    engine.run.fail(error);
+    return engine.finish();
+  }
+  // 3. Call the target and submit, `concurrency` traces at a time; 4. the list once more (robustness).
+  await engine.work(queue, prompts);
+  return engine.finish();
+}
 
-  const finish = async (stop = run.stopReason): Promise<RunSummary> => {
-    if (ticker) clearInterval(ticker);
-    targetPace.dispose();
-    servicePace.dispose();
+/**
+ * One run's parts and the little state they share: the pacing of the target and of the service, the run's
+ * record, its plan, the trace handler, and what the list's second reading changed.
+ */
+class EngineRun {
+  readonly run: RunState;
+  private readonly concurrency: number;
+  private readonly targetPace: RateScheduler;
+  /** The service's pace: unpaced until it answers 429, then the same learning as the target's. */
+  private readonly servicePace: RateScheduler;
+  private readonly ticker: NodeJS.Timeout | undefined;
+  private readonly changed: (info: TraceInfo) => void;
+  private recorded: string | undefined;
+  private runPlan: RunPlan | undefined;
+  private listChanges: ListChanges | undefined;
+
+  constructor(private readonly options: EngineOptions) {
+    this.concurrency = Math.max(1, options.concurrency ?? 8);
+    this.run = new RunState(options.onLog ?? (() => undefined), options.signal ?? new AbortController().signal, options.drainSignal);
+    this.targetPace = new RateScheduler({
+      concurrency: this.concurrency,
+      ...(options.maxRequestsPerMinute ? { maxPerSecond: options.maxRequestsPerMinute / 60 } : {}),
+      // A local process has no rate limit to spare: its first calls start together, not spread over a second.
+      ...(options.target.local ? { initialPerSecond: Infinity } : {}),
+    });
+    this.servicePace = new RateScheduler({ concurrency: this.concurrency, initialPerSecond: Infinity });
+    this.changed = (info) => options.onTraceChange?.(info);
+    // Progress is sampled on a timer, never per trace: 100,000 traces do not mean 100,000 events.
+    this.ticker = options.onProgress ? setInterval(() => this.reportProgress(), options.progressIntervalMs ?? 250) : undefined;
+  }
+
+  /** Registers the list, plans the run and journals its record; the traces to handle, in order. */
+  async plan(prompts: readonly PromptItem[]): Promise<TraceInfo[]> {
+    const { run } = this;
+    run.phase = 'running';
+    run.runningSince = Date.now();
+    await registerPrompts(this.options.store, this.options.journal, prompts, run);
+    const { plan, recorded } = await planRun(this.options, this.options.store, this.options.journal);
+    this.runPlan = plan;
+    this.recorded = recorded;
+    run.queued = plan.submitFirst.length + plan.callTarget.length;
+    if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
+    return [...plan.submitFirst, ...plan.callTarget];
+  }
+
+  /** The queue through the target and the service; then, for robustness, what the list gained meanwhile. */
+  async work(queue: readonly TraceInfo[], prompts: readonly PromptItem[]): Promise<void> {
+    const { options, run } = this;
+    const submitter = this.submitter();
+    if (this.runPlan!.callTarget.length > 0 && !(await this.warmUp())) return;
+    const traces = new TraceHandler(this.caller(), submitter, options.journal, options.store, run, this.concurrency, options.holdAnswers === true, this.recorded, this.changed);
+    try {
+      await drain(queue, traces, run, this.concurrency);
+      // Submissions handed over finish (or see the stop) before the run reports.
+      await submitter.settled();
+      await this.runAppeared(prompts, traces, submitter);
+    } catch (error) {
+      run.fail(error);
+      await submitter.settled();
+    } finally {
+      traces.detach();
+    }
+  }
+
+  /**
+   * The list once more: robustness generation may still have been adding prompts when it was first read; those
+   * run in this run. (A benchmark's list is fixed: reading 100,000 prompts again would cost the run for nothing.)
+   */
+  private async runAppeared(prompts: readonly PromptItem[], traces: TraceHandler, submitter: Submitter): Promise<void> {
+    const { options, run } = this;
+    if (options.kind !== 'robustness' || run.stopping || options.only || options.prompts || options.limit !== undefined) return;
+    this.listChanges = await listAgain(options, options.store, options.journal, run, prompts);
+    if (!this.listChanges?.appeared.length) return;
+    if (!this.recorded) {
+      this.recorded = await recordRun(options, options.store, options.journal);
+      traces.runId = this.recorded;
+    }
+    const more = planQueue(options.store, { only: new Set(this.listChanges.appeared), holdAnswers: options.holdAnswers });
+    const next = [...more.submitFirst, ...more.callTarget];
+    run.queued += next.length;
+    if (more.callTarget.length > 0 && !(await this.warmUp())) return;
+    await drain(next, traces, run, this.concurrency);
+    await submitter.settled();
+  }
+
+  private warmUp(): Promise<boolean> {
+    return this.options.target.warmUp ? warmUp(this.options.target, this.run) : Promise.resolve(true);
+  }
+
+  private caller(): TargetCaller {
+    const o = this.options;
+    const policy = {
+      retries: o.targetRetries ?? 2,
+      timeoutMs: o.targetTimeoutMs ?? 600_000,
+      maxRetryAfterMs: o.maxTargetRetryAfterMs ?? 300_000,
+      maxQuotaStrikes: o.maxQuotaStrikes ?? 3,
+      maxRateLimitRetries: o.maxRateLimitRetries ?? 20,
+      onError: o.onTargetError ?? 'fail',
+    };
+    return new TargetCaller(o.target, this.targetPace, policy, this.run, { kind: o.kind, evaluationId: o.evaluationId });
+  }
+
+  private submitter(): Submitter {
+    const o = this.options;
+    const policy = { concurrency: this.concurrency, rounds: Math.max(1, o.submitRounds ?? SUBMIT_ROUNDS), maxUnreachable: o.maxUnreachable ?? 3 };
+    return new Submitter(o.client, { kind: o.kind, evaluationId: o.evaluationId }, o.journal, o.store, this.run, policy, this.changed, this.servicePace);
+  }
+
+  private reportProgress(): void {
+    const pacing = { concurrency: this.concurrency, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack };
+    this.options.onProgress?.(this.run.progress(this.options.store, pacing));
+  }
+
+  /** Ends the run: pacing stopped, the journal flushed, the end record written, the summary. */
+  async finish(stop = this.run.stopReason): Promise<RunSummary> {
+    const { options, run } = this;
+    const { journal, store } = options;
+    if (this.ticker) clearInterval(this.ticker);
+    this.targetPace.dispose();
+    this.servicePace.dispose();
     await journal.flush();
     // A write that failed unawaited (an acceptance's record) still decides the outcome: the journal is behind.
     if (journal.failure !== undefined && stop?.outcome !== 'storage') {
@@ -132,22 +247,16 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       stop = run.stopReason;
     }
     run.phase = 'done';
-    options.onProgress?.(run.progress(store, pacing()));
+    this.reportProgress();
     const failed = [...store.traces.values()]
       .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
     const outcome: RunOutcome = stop?.outcome ?? (failed.length ? 'failedTraces' : 'completed');
-    const message =
-      stop?.message ?? (failed.length ? `${failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).` : undefined);
-    const changes = listChanges && (listChanges.appeared.length || listChanges.vanished.length) ? listChanges : undefined;
-    if (recorded && journal.failure === undefined) {
-      const record = { t: 'end' as const, run: recorded, at: Date.now(), outcome, ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}) };
-      await journal.append(record).catch(() => undefined);
-      store.apply(record);
-    }
+    const changes = this.listChanges && (this.listChanges.appeared.length || this.listChanges.vanished.length) ? this.listChanges : undefined;
+    await this.recordEnd(outcome, changes);
     return {
       outcome,
-      message,
+      message: stop?.message ?? (failed.length ? `${failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).` : undefined),
       total: store.total,
       counts: store.snapshotCounts(),
       submittedNow: run.submittedNow,
@@ -157,88 +266,19 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       durationMs: Date.now() - run.started,
       runningMs: run.runningSince ? Date.now() - run.runningSince : 0,
       error: stop?.error,
-      runId: recorded,
-      planned: { callTarget: plan?.callTarget.length ?? 0, wanted: plan?.wanted ?? 0, submitFirst: plan?.submitFirst.length ?? 0 },
+      runId: this.recorded,
+      planned: { callTarget: this.runPlan?.callTarget.length ?? 0, wanted: this.runPlan?.wanted ?? 0, submitFirst: this.runPlan?.submitFirst.length ?? 0 },
       ...(changes ? { listChanges: changes } : {}),
     };
-  };
+  }
 
-  // 1. The prompts.
-  let prompts: readonly PromptItem[];
-  try {
-    prompts = await listPrompts(options, run);
-  } catch (error) {
-    return finish(classifyFatal(error));
+  private async recordEnd(outcome: RunOutcome, changes: ListChanges | undefined): Promise<void> {
+    const { journal, store } = this.options;
+    if (!this.recorded || journal.failure !== undefined) return;
+    const record = { t: 'end' as const, run: this.recorded, at: Date.now(), outcome, ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}) };
+    await journal.append(record).catch(() => undefined);
+    store.apply(record);
   }
-  run.phase = 'running';
-  run.runningSince = Date.now();
-  // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
-  try {
-    await registerPrompts(store, journal, prompts, run);
-    ({ plan, recorded } = await planRun(options, store, journal));
-  } catch (error) {
-    run.fail(error);
-    return finish();
-  }
-  const queue = [...plan.submitFirst, ...plan.callTarget];
-  run.queued = queue.length;
-  if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
-
-  // 3. Call the target and submit, `concurrency` traces at a time.
-  const caller = new TargetCaller(
-    options.target,
-    targetPace,
-    {
-      retries: options.targetRetries ?? 2,
-      timeoutMs: options.targetTimeoutMs ?? 600_000,
-      maxRetryAfterMs: options.maxTargetRetryAfterMs ?? 300_000,
-      maxQuotaStrikes: options.maxQuotaStrikes ?? 3,
-      maxRateLimitRetries: options.maxRateLimitRetries ?? 20,
-      onError: options.onTargetError ?? 'fail',
-    },
-    run,
-    { kind: options.kind, evaluationId: options.evaluationId },
-  );
-  const submitter = new Submitter(
-    options.client,
-    { kind: options.kind, evaluationId: options.evaluationId },
-    journal,
-    store,
-    run,
-    { concurrency, rounds: Math.max(1, options.submitRounds ?? SUBMIT_ROUNDS), maxUnreachable: options.maxUnreachable ?? 3 },
-    changed,
-    servicePace,
-  );
-  if (plan.callTarget.length > 0 && options.target.warmUp && !(await warmUp(options.target, run))) return finish();
-  const traces = new TraceHandler(caller, submitter, journal, store, run, concurrency, options.holdAnswers === true, recorded, changed);
-  try {
-    await drain(queue, traces, run, concurrency);
-    // Submissions handed over finish (or see the stop) before the run reports.
-    await submitter.settled();
-    // 4. The list once more: robustness generation may still have been adding prompts when it was first read.
-    // (A benchmark's list is fixed: reading 100,000 prompts again would cost the run for nothing.)
-    if (options.kind === 'robustness' && !run.stopping && !options.only && !options.prompts && options.limit === undefined) {
-      listChanges = await listAgain(options, store, journal, run, prompts);
-      if (listChanges?.appeared.length) {
-        if (!recorded) {
-          recorded = await recordRun(options, store, journal);
-          traces.runId = recorded;
-        }
-        const more = planQueue(store, { only: new Set(listChanges.appeared), holdAnswers: options.holdAnswers });
-        const next = [...more.submitFirst, ...more.callTarget];
-        run.queued += next.length;
-        if (more.callTarget.length > 0 && options.target.warmUp && !(await warmUp(options.target, run))) return finish();
-        await drain(next, traces, run, concurrency);
-        await submitter.settled();
-      }
-    }
-  } catch (error) {
-    run.fail(error);
-    await submitter.settled();
-  } finally {
-    traces.detach();
-  }
-  return finish();
 }
 
 /** Hands the queued traces to `concurrency` loops until the queue is empty or the run stops. */
