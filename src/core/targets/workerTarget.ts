@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { abortReason } from '../../api/errors';
 import { describeData } from '../../api/schemas';
 import { TargetError, readUsage } from './target';
 import type { Target, TargetCallOptions, TargetUsage } from './target';
@@ -206,125 +207,138 @@ class Worker {
 
 /** A pool of long-lived workers speaking the worker protocol: started once, each serving one call at a time. */
 export function createWorkerTarget(options: WorkerTargetOptions): WorkerTarget {
-  const size = Math.max(1, options.workers);
-  const idle: Worker[] = [];
-  const live = new Set<Worker>();
-  const waiting: Array<() => void> = [];
-  let busy = 0;
-  let generation = 0;
-  let nextId = 1;
-  let closed = false;
+  return new WorkerPool(options);
+}
 
-  const discard = (w: Worker, why: Error) => {
-    live.delete(w);
-    w.kill(why);
-  };
+class WorkerPool implements WorkerTarget {
+  readonly description: string;
+  readonly local = true;
+  private readonly size: number;
+  private readonly idle: Worker[] = [];
+  private readonly live = new Set<Worker>();
+  private readonly waiting: Array<() => void> = [];
+  private busy = 0;
+  /** Bumped by restart(): workers of an older generation are replaced, not reused. */
+  private generation = 0;
+  private nextId = 1;
+  private closed = false;
 
-  async function slot(signal: AbortSignal): Promise<void> {
-    while (busy >= size) {
-      if (signal.aborted) throw signal.reason;
+  constructor(private readonly options: WorkerTargetOptions) {
+    this.description = options.description;
+    this.size = Math.max(1, options.workers);
+  }
+
+  get pids(): number[] {
+    return [...this.live].map((w) => w.pid).filter((p): p is number => p !== undefined);
+  }
+
+  async warmUp(signal: AbortSignal): Promise<void> {
+    const fresh: Worker[] = [];
+    while (this.live.size < this.size && !this.closed) fresh.push(this.take());
+    this.idle.push(...fresh);
+    const onAbort = () => fresh.forEach((w) => this.discard(w, new Error('cancelled')));
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await Promise.all(fresh.map((w) => w.ready));
+    } finally {
+      signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  async send(prompt: string, call: TargetCallOptions): Promise<string> {
+    await this.slot(call.signal);
+    try {
+      const reply = await this.callOn(this.take(), prompt, call);
+      if (reply.usage) call.onUsage?.(reply.usage);
+      return reply.answer;
+    } finally {
+      this.busy--;
+      this.waiting.shift()?.();
+    }
+  }
+
+  restart(): void {
+    this.generation++;
+    for (const w of this.idle.splice(0)) this.discard(w, new Error('restarted'));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    const stopped = new TargetError(`${this.options.what} was stopped`, 'failed', { retryable: false });
+    const exits = [...this.live].map((w) => (w.child.exitCode !== null || w.child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => w.child.once('exit', () => r()))));
+    for (const w of [...this.live]) this.discard(w, stopped);
+    this.idle.length = 0;
+    for (const wake of this.waiting.splice(0)) wake();
+    await Promise.all(exits);
+  }
+
+  /** One request on one worker, under the call's time-out and signal; the worker goes back to the pool if sound. */
+  private async callOn(worker: Worker, prompt: string, call: TargetCallOptions): Promise<{ answer: string; usage?: TargetUsage }> {
+    const id = this.nextId++;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.discard(worker, new TargetError(`${this.options.what} did not answer within ${Math.round(call.timeoutMs / 1000)} s; the worker was ended and replaced`, 'timeout'));
+    }, call.timeoutMs);
+    const onAbort = () => this.discard(worker, abortReason(call.signal));
+    call.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      if (call.signal.aborted) throw abortReason(call.signal);
+      await worker.ready;
+      const reply = await worker.call(id, { id, prompt, ...(call.context ?? {}) });
+      this.giveBack(worker);
+      return reply;
+    } catch (error) {
+      // A worker that died, timed out or was cancelled is gone; one that answered with an error stays.
+      if (worker.broken || timedOut) this.discard(worker, worker.broken ?? (error as Error));
+      else this.idle.push(worker);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+      call.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private giveBack(worker: Worker): void {
+    if (!worker.broken && worker.generation === this.generation && !this.closed) this.idle.push(worker);
+    else this.discard(worker, new Error('replaced'));
+  }
+
+  /** Waits for one of the pool's `size` slots (a cancel wakes the wait). */
+  private async slot(signal: AbortSignal): Promise<void> {
+    while (this.busy >= this.size) {
+      if (signal.aborted) throw abortReason(signal);
       await new Promise<void>((resolve) => {
         const wake = () => {
           signal.removeEventListener('abort', wake);
           resolve();
         };
-        waiting.push(wake);
+        this.waiting.push(wake);
         signal.addEventListener('abort', wake, { once: true });
       });
     }
-    if (closed) throw new TargetError(`${options.what} was stopped`, 'failed', { retryable: false });
-    busy++;
+    if (this.closed) throw new TargetError(`${this.options.what} was stopped`, 'failed', { retryable: false });
+    this.busy++;
   }
 
-  function leave(): void {
-    busy--;
-    waiting.shift()?.();
-  }
-
-  function take(): Worker {
+  /** An idle worker of this generation, or a new one. */
+  private take(): Worker {
     for (;;) {
-      const w = idle.pop();
+      const w = this.idle.pop();
       if (!w) break;
-      if (!w.broken && w.generation === generation) return w;
-      discard(w, new Error('replaced'));
+      if (!w.broken && w.generation === this.generation) return w;
+      this.discard(w, new Error('replaced'));
     }
-    const w = new Worker(options, generation);
-    live.add(w);
-    w.child.once('exit', () => live.delete(w));
+    const w = new Worker(this.options, this.generation);
+    this.live.add(w);
+    w.child.once('exit', () => this.live.delete(w));
     return w;
   }
 
-  async function send(prompt: string, call: TargetCallOptions): Promise<{ answer: string; usage?: TargetUsage }> {
-    await slot(call.signal);
-    try {
-      const worker = take();
-      const id = nextId++;
-      let timedOut = false;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        discard(worker, new TargetError(`${options.what} did not answer within ${Math.round(call.timeoutMs / 1000)} s; the worker was ended and replaced`, 'timeout'));
-      }, call.timeoutMs);
-      const onAbort = () => discard(worker, call.signal.reason instanceof Error ? call.signal.reason : new Error('cancelled'));
-      call.signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        if (call.signal.aborted) throw call.signal.reason;
-        await worker.ready;
-        const context = call.context ?? {};
-        const reply = await worker.call(id, { id, prompt, ...context });
-        if (!worker.broken && worker.generation === generation && !closed) idle.push(worker);
-        else discard(worker, new Error('replaced'));
-        return reply;
-      } catch (error) {
-        // A worker that died, timed out or was cancelled is gone; one that answered with an error stays.
-        if (worker.broken || timedOut) discard(worker, worker.broken ?? (error as Error));
-        else idle.push(worker);
-        throw error;
-      } finally {
-        clearTimeout(timer);
-        call.signal.removeEventListener('abort', onAbort);
-      }
-    } finally {
-      leave();
-    }
+  private discard(w: Worker, why: Error): void {
+    this.live.delete(w);
+    w.kill(why);
   }
-
-  return {
-    description: options.description,
-    local: true,
-    async warmUp(signal) {
-      const fresh: Worker[] = [];
-      while (live.size < size && !closed) fresh.push(take());
-      idle.push(...fresh);
-      const onAbort = () => fresh.forEach((w) => discard(w, new Error('cancelled')));
-      signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        await Promise.all(fresh.map((w) => w.ready));
-      } finally {
-        signal.removeEventListener('abort', onAbort);
-      }
-    },
-    send: async (prompt, call) => {
-      const reply = await send(prompt, call);
-      if (reply.usage) call.onUsage?.(reply.usage);
-      return reply.answer;
-    },
-    restart() {
-      generation++;
-      for (const w of idle.splice(0)) discard(w, new Error('restarted'));
-    },
-    get pids() {
-      return [...live].map((w) => w.pid).filter((p): p is number => p !== undefined);
-    },
-    async close() {
-      closed = true;
-      const stopped = new TargetError(`${options.what} was stopped`, 'failed', { retryable: false });
-      const exits = [...live].map((w) => (w.child.exitCode !== null || w.child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => w.child.once('exit', () => r()))));
-      for (const w of [...live]) discard(w, stopped);
-      idle.length = 0;
-      for (const wake of waiting.splice(0)) wake();
-      await Promise.all(exits);
-    },
-  };
 }
 
 /** The start of a text a worker wrote, capped, control characters shown as escapes. */
