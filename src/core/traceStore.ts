@@ -141,44 +141,13 @@ export class TraceStore {
     return runId === undefined ? undefined : this.runIndex.get(runId);
   }
 
+  /** One journal record replayed (or just written): the last record about a trace decides its state. */
   apply(record: JournalRecord): void {
     switch (record.t) {
-      case 'run': {
-        const run: RunInfo = {
-          runId: record.run ?? `legacy-${this.runs.length + 1}`,
-          target: record.target ?? 'unknown target',
-          fingerprint: record.fp ?? legacyFingerprint(record.target),
-          mode: record.mode,
-          tool: record.tool,
-          startedAt: record.at,
-          endedAt: undefined,
-          outcome: undefined,
-          answered: 0,
-          submitted: 0,
-          failed: 0,
-          latencies: [],
-          ttfts: [],
-          promptTokens: 0,
-          completionTokens: 0,
-          usageReported: 0,
-          errors: {},
-          lastAnswerAt: undefined,
-        };
-        this.runs.push(run);
-        this.runIndex.set(run.runId, run);
-        // A fresh run answers everything again: what came before is set aside (skips are a person's call and stay).
-        if (record.mode === 'fresh') this.setAsideAnswers();
-        return;
-      }
-      case 'end': {
-        const run = this.runById(record.run);
-        if (run) {
-          run.endedAt = record.at;
-          run.outcome = record.outcome;
-          if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
-        }
-        return;
-      }
+      case 'run':
+        return this.applyRun(record);
+      case 'end':
+        return this.applyEnd(record);
       case 'prompts':
         this.setListed(record.items);
         this.promptsRecorded = true;
@@ -186,31 +155,8 @@ export class TraceStore {
       case 'list':
         this.listedTotal = record.total;
         return;
-      case 'answer': {
-        const info = this.ensure(record.id);
-        info.prompt ??= record.p;
-        // A verdict is about one answer: a changed answer needs a new one.
-        if (info.answer !== record.a) {
-          info.rating = undefined;
-          info.note = undefined;
-        }
-        info.answer = record.a;
-        info.promptTokens = record.tp;
-        info.completionTokens = record.tc;
-        info.errorAnswer = record.err ?? false;
-        info.notAnswered = record.na ?? false;
-        info.answeredBy = record.by ?? 'target';
-        info.latencyMs = record.ms;
-        info.ttftMs = record.ft;
-        info.answeredAt = record.at;
-        info.error = undefined;
-        info.failedStage = undefined;
-        info.answerRun = record.run ?? this.currentRun?.runId;
-        const run = record.run ? this.runById(record.run) : this.currentRun;
-        if (run) this.count(run, record);
-        this.move(info, 'answered');
-        return;
-      }
+      case 'answer':
+        return this.applyAnswer(record);
       case 'verdict': {
         const info = this.traces.get(record.id);
         if (!info) return;
@@ -218,37 +164,99 @@ export class TraceStore {
         info.note = record.note || undefined;
         return;
       }
-      case 'submitted': {
-        const info = this.ensure(record.id);
-        info.submittedAt = record.at;
-        info.error = undefined;
-        info.failedStage = undefined;
-        if (this.currentRun) this.currentRun.submitted++;
-        this.move(info, 'submitted');
-        return;
-      }
-      case 'failed': {
-        const info = this.ensure(record.id);
-        if (record.p !== undefined) info.prompt ??= record.p;
-        info.error = record.reason;
-        info.failedStage = record.stage;
-        if (this.currentRun) {
-          this.currentRun.failed++;
-          const group = errorGroup(record.reason);
-          this.currentRun.errors[group] = (this.currentRun.errors[group] ?? 0) + 1;
-        }
-        this.move(info, 'failed');
-        return;
-      }
+      case 'submitted':
+        return this.applySubmitted(record);
+      case 'failed':
+        return this.applyFailed(record);
       case 'skipped': {
         const info = this.ensure(record.id);
         info.error = record.reason;
         this.move(info, 'skipped');
         return;
       }
-      default:
-        return;
     }
+  }
+
+  private applyRun(record: Extract<JournalRecord, { t: 'run' }>): void {
+    const run: RunInfo = {
+      runId: record.run ?? `legacy-${this.runs.length + 1}`,
+      target: record.target ?? 'unknown target',
+      fingerprint: record.fp ?? legacyFingerprint(record.target),
+      mode: record.mode,
+      tool: record.tool,
+      startedAt: record.at,
+      endedAt: undefined,
+      outcome: undefined,
+      answered: 0,
+      submitted: 0,
+      failed: 0,
+      latencies: [],
+      ttfts: [],
+      promptTokens: 0,
+      completionTokens: 0,
+      usageReported: 0,
+      errors: {},
+      lastAnswerAt: undefined,
+    };
+    this.runs.push(run);
+    this.runIndex.set(run.runId, run);
+    // A fresh run answers everything again: what came before is set aside (skips are a person's call and stay).
+    if (record.mode === 'fresh') this.setAsideAnswers();
+  }
+
+  private applyEnd(record: Extract<JournalRecord, { t: 'end' }>): void {
+    const run = this.runById(record.run);
+    if (!run) return;
+    run.endedAt = record.at;
+    run.outcome = record.outcome;
+    if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
+  }
+
+  private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>): void {
+    const info = this.ensure(record.id);
+    info.prompt ??= record.p;
+    // A verdict is about one answer: a changed answer needs a new one.
+    if (info.answer !== record.a) {
+      info.rating = undefined;
+      info.note = undefined;
+    }
+    info.answer = record.a;
+    info.promptTokens = record.tp;
+    info.completionTokens = record.tc;
+    info.errorAnswer = record.err ?? false;
+    info.notAnswered = record.na ?? false;
+    info.answeredBy = record.by ?? 'target';
+    info.latencyMs = record.ms;
+    info.ttftMs = record.ft;
+    info.answeredAt = record.at;
+    info.error = undefined;
+    info.failedStage = undefined;
+    info.answerRun = record.run ?? this.currentRun?.runId;
+    const run = record.run ? this.runById(record.run) : this.currentRun;
+    if (run) this.count(run, record);
+    this.move(info, 'answered');
+  }
+
+  private applySubmitted(record: Extract<JournalRecord, { t: 'submitted' }>): void {
+    const info = this.ensure(record.id);
+    info.submittedAt = record.at;
+    info.error = undefined;
+    info.failedStage = undefined;
+    if (this.currentRun) this.currentRun.submitted++;
+    this.move(info, 'submitted');
+  }
+
+  private applyFailed(record: Extract<JournalRecord, { t: 'failed' }>): void {
+    const info = this.ensure(record.id);
+    if (record.p !== undefined) info.prompt ??= record.p;
+    info.error = record.reason;
+    info.failedStage = record.stage;
+    if (this.currentRun) {
+      this.currentRun.failed++;
+      const group = errorGroup(record.reason);
+      this.currentRun.errors[group] = (this.currentRun.errors[group] ?? 0) + 1;
+    }
+    this.move(info, 'failed');
   }
 
   private count(run: RunInfo, record: Extract<JournalRecord, { t: 'answer' }>): void {
