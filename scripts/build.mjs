@@ -43,8 +43,18 @@ const jsonPathAside = {
   },
 };
 
+// The sandbox (Try the Local Sandbox) likewise: dist/sandbox.js, required when it first starts
+// (src/extension/sandboxController.ts).
+const sandboxAside = {
+  name: 'sandbox-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/sandbox\/server$/ }, (args) => (args.kind === 'require-call' ? { path: './sandbox.js', external: true } : undefined));
+  },
+};
+
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside] }),
+  build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
   build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
-import { pickPythonTarget, pickWorkerTarget, rerunTraces } from './ownCode';
+import { rerunTraces } from './ownCode';
+import { selectTarget } from './targetPicks';
 import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
@@ -11,10 +12,9 @@ import { errorText, showError } from './log';
 import { editNote, markVerdict, pickTwoRuns, stepTrace } from './reviewCommands';
 import { openReview, parseReviewUri } from './review';
 import { pickEvaluation, pickOrigin, pickTrace } from './pick';
-import { writeEvaluations, writeTarget } from './settings';
+import { writeEvaluations } from './settings';
 import { processDetailsUrl, runConfigFor } from './settingsModel';
 import { configSecrets, runCommandLine } from '../core';
-import type { TargetSettings } from './settingsModel';
 
 
 type Handler = (ctx: Ctx, f: Features, ...args: unknown[]) => unknown;
@@ -297,38 +297,6 @@ async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promise<void
   void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} traces to {1}.', session.store.traces.size, uri.fsPath || uri.toString()));
 }
 
-/**
- * One header holding a secret (an API key header), if the endpoint takes one: its value goes to secret
- * storage under the endpoint's origin, its name into settings. undefined: cancelled.
- */
-async function askSecretHeader(ctx: Ctx, url: string): Promise<string[] | undefined> {
-  let origin: string;
-  try {
-    origin = new URL(url).origin;
-  } catch {
-    void vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is not a URL.', url));
-    return undefined;
-  }
-  const name = await vscode.window.showInputBox({
-    title: vscode.l10n.t('HTTP endpoint: secret header'),
-    prompt: vscode.l10n.t('Header that carries a key, e.g. Authorization or X-Api-Key (its value is kept in secret storage); leave empty for none'),
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() === '' || /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(v.trim()) ? undefined : 'Not a header name.'),
-  });
-  if (name === undefined) return undefined;
-  if (!name.trim()) return [];
-  const value = await vscode.window.showInputBox({
-    title: vscode.l10n.t('HTTP endpoint: {0}', name.trim()),
-    prompt: vscode.l10n.t('Value of {0} (kept in secret storage, sent only to {1})', name.trim(), origin),
-    password: true,
-    ignoreFocusOut: true,
-    validateInput: (v) => (v.trim() ? undefined : 'Required.'),
-  });
-  if (!value) return undefined;
-  await ctx.tokens.setHeader(origin, name.trim(), value.trim());
-  return [name.trim().toLowerCase()];
-}
-
 async function clearModelKey(ctx: Ctx): Promise<void> {
   const t = ctx.settings.target;
   const current = t.type === 'openai' ? t.baseUrl : t.type === 'http' ? t.url : undefined;
@@ -346,101 +314,6 @@ async function clearModelKey(ctx: Ctx): Promise<void> {
   if (!origin) return;
   await ctx.tokens.clearModelKey(origin);
   void vscode.window.showInformationMessage(vscode.l10n.t('Cleared the model key and secret headers of {0}; the next run there asks again.', origin));
-}
-
-async function selectTarget(ctx: Ctx): Promise<void> {
-  const pick = await ctx.pickItem(
-    [
-      { label: 'Echo', description: 'answers with the prompt (for trying things out)', type: 'echo' },
-      { label: 'OpenAI-compatible endpoint', description: 'OpenAI, vLLM, Ollama, LM Studio…', type: 'openai' },
-      { label: 'VS Code chat model', description: 'a model from the Language Model API', type: 'vscode-lm' },
-      { label: 'HTTP endpoint', description: 'your JSON API with a body template', type: 'http' },
-      { label: 'Python function', description: 'a function in your .py file, its module loaded once', type: 'python' },
-      { label: 'Worker', description: 'your long-lived program speaking JSON lines (any language)', type: 'worker' },
-      { label: 'Shell command', description: 'prompt on stdin, answer on stdout', type: 'command' },
-      { label: 'Manual', description: 'you write each answer in the review editor', type: 'manual' },
-    ] as const,
-    { title: vscode.l10n.t('Select Target') },
-  );
-  if (!pick) return;
-  let target: TargetSettings | undefined;
-  const ask = (title: string, prompt: string, value = '') =>
-    vscode.window.showInputBox({ title, prompt, value, ignoreFocusOut: true, validateInput: (v) => (v.trim() ? undefined : 'Required.') });
-  switch (pick.type) {
-    case 'echo':
-    case 'manual':
-      target = { type: pick.type };
-      break;
-    case 'openai': {
-      const baseUrl = await ask('OpenAI-compatible endpoint (1/3)', 'Base URL, e.g. https://api.openai.com/v1', 'https://api.openai.com/v1');
-      if (!baseUrl) return;
-      const model = await ask('OpenAI-compatible endpoint (2/3)', 'Model name', 'gpt-4o-mini');
-      if (!model) return;
-      let origin: string;
-      try {
-        origin = new URL(baseUrl.trim()).origin;
-      } catch {
-        void vscode.window.showErrorMessage(vscode.l10n.t('"{0}" is not a URL.', baseUrl.trim()));
-        return;
-      }
-      const stored = await ctx.tokens.getModelKey(origin);
-      const key = await vscode.window.showInputBox({
-        title: vscode.l10n.t('OpenAI-compatible endpoint (3/3)'),
-        prompt: stored
-          ? `API key for ${origin} (one is stored; leave empty to keep it)`
-          : `API key for ${origin} (kept in secret storage and sent only there; leave empty if it needs none)`,
-        password: true,
-        ignoreFocusOut: true,
-      });
-      if (key === undefined) return;
-      if (key.trim()) await ctx.tokens.setModelKey(origin, key.trim());
-      else if (!stored) await ctx.tokens.markKeyless(origin);
-      target = { type: 'openai', baseUrl: baseUrl.trim(), model: model.trim() };
-      break;
-    }
-    case 'vscode-lm': {
-      const models = await vscode.lm.selectChatModels();
-      if (models.length === 0) {
-        void vscode.window.showWarningMessage(vscode.l10n.t('No chat models are available in VS Code: install or sign in to a provider first.'));
-        return;
-      }
-      const m = await vscode.window.showQuickPick(
-        models.map((model) => ({ label: model.name, description: `${model.vendor} · ${model.id}`, id: model.id })),
-        { title: vscode.l10n.t('Which chat model?') },
-      );
-      if (!m) return;
-      target = { type: 'vscode-lm', model: m.id };
-      break;
-    }
-    case 'http': {
-      const url = await ask('HTTP endpoint (1/3)', 'URL that receives the JSON body');
-      if (!url) return;
-      const bodyTemplate = await ask('HTTP endpoint (2/3)', 'JSON body; {{prompt}} is replaced (JSON-escaped)', '{"prompt": "{{prompt}}"}');
-      if (!bodyTemplate) return;
-      const answerPath = await ask('HTTP endpoint (3/3)', 'Where the answer is in the JSON response', 'choices.0.message.content');
-      if (!answerPath) return;
-      const secretHeaders = await askSecretHeader(ctx, url.trim());
-      if (!secretHeaders) return;
-      target = { type: 'http', url: url.trim(), bodyTemplate, answerPath: answerPath.trim(), ...(secretHeaders.length ? { secretHeaders } : {}) };
-      break;
-    }
-    case 'command': {
-      const command = await ask('Shell command', 'Run per prompt: the prompt arrives on stdin, the answer is stdout');
-      if (!command) return;
-      target = { type: 'command', command };
-      break;
-    }
-    case 'python':
-      target = await pickPythonTarget(ctx);
-      break;
-    case 'worker':
-      target = await pickWorkerTarget();
-      break;
-  }
-  if (target) {
-    await writeTarget(target);
-    void vscode.window.showInformationMessage(vscode.l10n.t('Target: {0}.', pick.label));
-  }
 }
 
 /**

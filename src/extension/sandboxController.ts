@@ -1,7 +1,17 @@
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from './lifecycle';
-import { startSandbox } from '../sandbox/server';
 import type { Sandbox } from '../sandbox/server';
+
+type SandboxModule = typeof import('../sandbox/server');
+
+/**
+ * The sandbox is loaded when it is first started: in the extension a file of its own (dist/sandbox.js, see
+ * scripts/build.mjs), so activation neither reads nor evaluates it.
+ */
+function sandboxModule(): SandboxModule {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../sandbox/server') as SandboxModule;
+}
 
 /** The local sandbox inside the extension host: one at a time, ended with the window. */
 export class SandboxController extends Disposable {
@@ -25,7 +35,7 @@ export class SandboxController extends Disposable {
 
   async start(): Promise<Sandbox> {
     if (this.current) return this.current;
-    this.current = await startSandbox({ port: 0, generationSeconds: 5, evaluationSeconds: 1 });
+    this.current = await sandboxModule().startSandbox({ port: 0, generationSeconds: 5, evaluationSeconds: 1 });
     await vscode.commands.executeCommand('setContext', 'evalRunner.sandboxRunning', true);
     this.emitter.fire();
     return this.current;
