@@ -1,12 +1,8 @@
-import { skippedNote } from '../core';
+import { describeStats, EvaluationSession, JournalLockedError, LOCAL_STATES, runStats, skippedNote, STATE_LABELS } from '../core';
+import type { RunInfo } from '../core';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
-import { JournalLockedError } from '../core';
-import { describeStats, runStats } from '../core';
-import { EvaluationSession } from '../core';
-import { LOCAL_STATES, STATE_LABELS } from '../core';
-import type { RunInfo } from '../core';
 import { choiceOption, parseCommandArgs } from './args';
 import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';

@@ -1,7 +1,6 @@
-import { TOOL_VERSION } from '../core';
-import { explain } from './common';
-import { configToArgs, RunConfigError } from '../core';
+import { configToArgs, RunConfigError, TOOL_VERSION } from '../core';
 import type { ConfigScope } from '../core';
+import { explain } from './common';
 import { extractConfig, readConfigFile } from './configFile';
 import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';

@@ -1,5 +1,5 @@
-import type { RunProgress } from '../core';
 import { progressText } from '../core';
+import type { RunProgress } from '../core';
 import { safeText } from './terminalText';
 
 /** One live line on a terminal; periodic plain lines elsewhere (CI logs). */

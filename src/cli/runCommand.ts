@@ -1,26 +1,13 @@
-import type { RunSummary } from '../core';
-import type { RunOutcome } from '../core';
-import type { OnTargetError } from '../core';
-import { JournalLockedError } from '../core';
-import type { JournalFs } from '../core';
-import { RERUN_SUBSETS, parseIdsFile } from '../core';
-import { DEFAULT_SKIPPED_ANSWER } from '../core';
-import type { RerunSubset } from '../core';
-import { TargetError } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
+import type { JournalFs, OnTargetError, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
-import type { RunMode } from '../core';
-import { EvaluationSession } from '../core';
-import type { RefusedRun, SessionRunOptions } from '../core';
-import type { Target } from '../core';
-import type { TargetIdentity } from '../core';
-import { TOOL_VERSION } from '../core';
+import type { ApiClient } from '../api/client';
 import type { RequestEncoding } from '../api/kinds';
 import { choiceOption, intOption, parseCommandArgs } from './args';
 import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import type { ExitCode } from './exitCodes';
-import { summaryText } from '../core';
 import { progressReporter } from './progressLine';
 import { TARGET_HELP, TARGET_OPTIONS, targetFromArgs } from './targetOptions';
 import { safeJson, safeText } from './terminalText';
@@ -120,74 +107,16 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
   const session = new EvaluationSession({ origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId }, req.stateDir, req.journal, req.journalFs);
   const reporter = req.json ? undefined : progressReporter(io.stderr, req.label);
   try {
-    let result: RunSummary | RefusedRun;
-    let rerunNote: string | undefined;
-    try {
-      const options: SessionRunOptions = {
-        client,
-        target: req.target,
-        identity: req.identity,
-        tool: `eval-runner-cli ${TOOL_VERSION}`,
-        ...(req.mode ? { mode: req.mode } : {}),
-        ...(req.limit !== undefined ? { limit: req.limit } : {}),
-        ...(req.holdAnswers ? { holdAnswers: true } : {}),
-        ...(req.maxRequestsPerMinute ? { maxRequestsPerMinute: req.maxRequestsPerMinute } : {}),
-        concurrency: req.concurrency,
-        waitForGenerationMs: req.waitForGenerationMs,
-        onTargetError: req.onTargetError,
-        targetTimeoutMs: req.targetTimeoutMs,
-        ...(io.signal ? { signal: io.signal } : {}),
-        ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
-        progressIntervalMs: req.json ? 1000 : 200,
-        onReplay: (replay, path) => {
-          if (replay.tornTail) {
-            io.stderr.write(`Note: the journal's last line was cut short by an earlier crash; it was dropped (that trace is simply redone).\n`);
-          }
-          if (replay.corruptLines) io.stderr.write(`${invalidLinesNote(replay.corruptLines, path)}\n`);
-        },
-        onProgress: (p) => {
-          if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'progress', ...p }))}\n`);
-          else reporter!.update(p);
-        },
-        onLog: (level, message) => {
-          if (level !== 'info' || !req.json) {
-            reporter?.end();
-            io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);
-          }
-        },
-      };
-      if (req.only) {
-        const rerun = await session.rerun(req.only, options);
-        rerunNote = rerunText(req.only, rerun);
-        if (!rerun.result) {
-          io.stderr.write(`${safeText(rerunNote)}\n`);
-          return { summary: undefined, code: EXIT.ok };
-        }
-        result = rerun.result;
-      } else result = await session.run(options);
-    } catch (error) {
-      if (error instanceof JournalLockedError) throw new UsageError(error.message);
-      throw error;
-    }
+    const ran = await runOrRerun(session, sessionOptions(req, io, client, reporter), req, io);
+    if (!ran) return { summary: undefined, code: EXIT.ok };
     reporter?.end();
-    if (result.outcome === 'targetChanged') return refused(result, req, io);
-    const summary = result;
-    if (summary.outcome === 'error' && isNotFound(summary.error)) {
-      summary.message = `${summary.message ?? ''}${await otherKindHint(client, req.args)}`;
-    }
-    let code = OUTCOME_EXIT[summary.outcome];
-    if (summary.outcome === 'error' && isNotFound(summary.error)) code = EXIT.usage;
-    // A target that cannot be set up at all (a module that fails to import) is the run's configuration.
-    if (summary.outcome === 'error' && summary.error instanceof TargetError && summary.error.details.setup) code = EXIT.usage;
-    if (summary.outcome === 'auth') summary.message = `${summary.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`;
+    if (ran.result.outcome === 'targetChanged') return refused(ran.result, req, io);
+    const summary = ran.result;
+    let code = await explainOutcome(summary, client, req);
     if (summary.outcome === 'completed') summary.message = completedNote(session, summary, req);
-    if (rerunNote) summary.message = [rerunNote, summary.message].filter(Boolean).join('\n');
+    if (ran.note) summary.message = [ran.note, summary.message].filter(Boolean).join('\n');
     if (req.submitSkipped !== undefined && summary.counts.skipped > 0 && (summary.outcome === 'completed' || summary.outcome === 'failedTraces')) {
-      const done = await session.submitSkipped(client, req.submitSkipped);
-      summary.counts = session.store.snapshotCounts();
-      const failedNote = done.failed.length ? `; ${done.failed.length} failed (first: ${done.failed[0]!.reason})` : '';
-      summary.message = [summary.message, `--submit-skipped: ${done.submitted} skipped trace(s) submitted as not answered${failedNote}.`].filter(Boolean).join('\n');
-      if (done.failed.length && code === EXIT.ok) code = EXIT.failedTraces;
+      code = await submitSkippedAfter(session, client, summary, req.submitSkipped, code);
     }
     if (req.json) {
       const { error: _error, ...rest } = summary;
@@ -198,6 +127,80 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
     await req.target.close?.();
     await client.close();
   }
+}
+
+/** What the session is told: the request's settings, and where its replay notes, progress and log lines go. */
+function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter: ReturnType<typeof progressReporter> | undefined): SessionRunOptions {
+  return {
+    client,
+    target: req.target,
+    identity: req.identity,
+    tool: `eval-runner-cli ${TOOL_VERSION}`,
+    ...(req.mode ? { mode: req.mode } : {}),
+    ...(req.limit !== undefined ? { limit: req.limit } : {}),
+    ...(req.holdAnswers ? { holdAnswers: true } : {}),
+    ...(req.maxRequestsPerMinute ? { maxRequestsPerMinute: req.maxRequestsPerMinute } : {}),
+    concurrency: req.concurrency,
+    waitForGenerationMs: req.waitForGenerationMs,
+    onTargetError: req.onTargetError,
+    targetTimeoutMs: req.targetTimeoutMs,
+    ...(io.signal ? { signal: io.signal } : {}),
+    ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
+    progressIntervalMs: req.json ? 1000 : 200,
+    onReplay: (replay, path) => {
+      if (replay.tornTail) io.stderr.write(`Note: the journal's last line was cut short by an earlier crash; it was dropped (that trace is simply redone).\n`);
+      if (replay.corruptLines) io.stderr.write(`${invalidLinesNote(replay.corruptLines, path)}\n`);
+    },
+    onProgress: (p) => {
+      if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'progress', ...p }))}\n`);
+      else reporter!.update(p);
+    },
+    onLog: (level, message) => {
+      if (level !== 'info' || !req.json) {
+        reporter?.end();
+        io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);
+      }
+    },
+  };
+}
+
+/** The run, or with --only the rerun of those traces (undefined: nothing to rerun, said on stderr). */
+async function runOrRerun(
+  session: EvaluationSession,
+  options: SessionRunOptions,
+  req: RunRequest,
+  io: RunIo,
+): Promise<{ result: RunSummary | RefusedRun; note?: string } | undefined> {
+  try {
+    if (!req.only) return { result: await session.run(options) };
+    const rerun = await session.rerun(req.only, options);
+    const note = rerunText(req.only, rerun);
+    if (rerun.result) return { result: rerun.result, note };
+    io.stderr.write(`${safeText(note)}\n`);
+    return undefined;
+  } catch (error) {
+    if (error instanceof JournalLockedError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/** The exit code for the outcome, and a next step in the message where the outcome calls for one. */
+async function explainOutcome(summary: RunSummary, client: ApiClient, req: RunRequest): Promise<ExitCode> {
+  const notFound = summary.outcome === 'error' && isNotFound(summary.error);
+  if (notFound) summary.message = `${summary.message ?? ''}${await otherKindHint(client, req.args)}`;
+  if (summary.outcome === 'auth') summary.message = `${summary.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`;
+  // A target that cannot be set up at all (a module that fails to import) is the run's configuration.
+  const setupFailed = summary.outcome === 'error' && summary.error instanceof TargetError && summary.error.details.setup;
+  return notFound || setupFailed ? EXIT.usage : OUTCOME_EXIT[summary.outcome];
+}
+
+/** --submit-skipped: the skipped traces get the not-answered text; a failure there fails the run's exit code. */
+async function submitSkippedAfter(session: EvaluationSession, client: ApiClient, summary: RunSummary, text: string, code: ExitCode): Promise<ExitCode> {
+  const done = await session.submitSkipped(client, text);
+  summary.counts = session.store.snapshotCounts();
+  const failedNote = done.failed.length ? `; ${done.failed.length} failed (first: ${done.failed[0]!.reason})` : '';
+  summary.message = [summary.message, `--submit-skipped: ${done.submitted} skipped trace(s) submitted as not answered${failedNote}.`].filter(Boolean).join('\n');
+  return done.failed.length && code === EXIT.ok ? EXIT.failedTraces : code;
 }
 
 function refused(result: RefusedRun, req: RunRequest, io: RunIo): { summary: RefusedRun; code: ExitCode } {

@@ -1,8 +1,5 @@
-import { OPENAI_API_ORIGIN } from '../core';
-import { plainHttpWarning } from '../core';
-import type { Target } from '../core';
-import { createTarget, targetIdentity } from '../core';
-import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core';
+import { createTarget, OPENAI_API_ORIGIN, plainHttpWarning, targetIdentity } from '../core';
+import type { Target, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { choiceOption, intOption, numberOption } from './args';
 import { UsageError } from './exitCodes';
 

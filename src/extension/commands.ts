@@ -4,7 +4,7 @@ import { selectTarget } from './targetPicks';
 import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
-import { LOCAL_STATES, STATE_LABELS } from '../core';
+import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS } from '../core';
 import { askToken } from './ctx';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
@@ -14,7 +14,6 @@ import { openReview, parseReviewUri } from './review';
 import { pickEvaluation, pickOrigin, pickTrace } from './pick';
 import { writeEvaluations } from './settings';
 import { processDetailsUrl, runConfigFor } from './settingsModel';
-import { configSecrets, runCommandLine } from '../core';
 
 
 type Handler = (ctx: Ctx, f: Features, ...args: unknown[]) => unknown;

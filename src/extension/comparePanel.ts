@@ -1,6 +1,5 @@
 import * as vscode from 'vscode';
-import type { ComparedTrace } from '../core';
-import type { RunInfo } from '../core';
+import type { ComparedTrace, RunInfo } from '../core';
 import { compareMessageSchema, compareStateSchema } from '../webview/messageSchemas';
 import type { CompareHostMessage, CompareMessage, CompareState, CompareTuple } from '../webview/protocol';
 import type { Ctx } from './ctx';

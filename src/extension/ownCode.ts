@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { relative } from 'node:path';
-import { RERUN_SUBSETS, previousRun, selectTraces } from '../core';
+import { previousRun, RERUN_SUBSETS, selectTraces } from '../core';
 import type { RerunSubset } from '../core';
 import type { TargetSettings } from './settingsModel';
 import type { Ctx } from './ctx';

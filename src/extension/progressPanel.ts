@@ -1,12 +1,9 @@
 import * as vscode from 'vscode';
-import { skippedNote } from '../core';
-import { LOCAL_STATES, STATE_LABELS } from '../core';
+import { describeStats, heldBack, LOCAL_STATES, runStats, skippedNote, STATE_LABELS } from '../core';
 import type { TraceInfo } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
-import { heldBack } from '../core';
-import { describeStats, runStats } from '../core';
 import { errorText, showError } from './log';
 import { preview } from './treeModel';
 import { toDisposable } from './lifecycle';

@@ -1,10 +1,9 @@
 import { proxyFromEnv } from '../api/proxy';
 import { DEFAULT_SKIPPED_ANSWER } from '../core';
-import type { RunConfig } from '../core';
+import type { OnTargetError, RunConfig } from '../core';
 import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
-import type { OnTargetError } from '../core';
 
 // No vscode import here: the rules of what settings mean (and which a workspace may set) are tested on Node.
 

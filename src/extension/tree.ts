@@ -1,7 +1,6 @@
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from './lifecycle';
-import { skippedNote } from '../core';
-import { LOCAL_STATES, STATE_LABELS } from '../core';
+import { LOCAL_STATES, skippedNote, STATE_LABELS } from '../core';
 import type { LocalTraceState, RunInfo } from '../core';
 import type { Ctx } from './ctx';
 import { childrenOf, contextValue, evaluationDescription, groupLabel, nodeId, PAGE_SIZE, preview } from './treeModel';

@@ -1,6 +1,5 @@
 import { LOCAL_STATES, STATE_LABELS } from '../core';
-import type { LocalTraceState, TraceInfo } from '../core';
-import type { EvaluationSession } from '../core';
+import type { EvaluationSession, LocalTraceState, TraceInfo } from '../core';
 import type { EvaluationRef } from './registry';
 
 /** The tree's nodes, apart from any TreeItem: traces are grouped by state and paged, never 100k siblings. */
