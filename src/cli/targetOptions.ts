@@ -144,80 +144,88 @@ export function targetFromArgs(
 ): CliTarget {
   const kind = choiceOption(v.target, 'target', TARGET_KINDS);
   const timeoutMs = intOption(v['target-timeout'], 'target-timeout', 600, 1, 86_400) * 1000;
-  const options: TargetOptions = { connections: concurrency };
-  const warnings: string[] = [];
-  let spec: TargetSpec;
-  let secrets: TargetSecrets = {};
-  switch (kind) {
-    case 'echo':
-      spec = { type: 'echo' };
-      break;
-    case 'openai': {
-      const baseUrl = httpUrl(required(v['openai-base-url'], 'openai-base-url', kind), 'openai-base-url');
-      const { apiKey, authHint } = openAiKey(v, baseUrl, env);
-      spec = {
-        type: 'openai',
-        baseUrl,
-        model: required(v.model, 'model', kind),
-        ...(v['system-prompt'] ? { systemPrompt: v['system-prompt'] } : {}),
-        ...(v.temperature !== undefined ? { temperature: numberOption(v.temperature, 'temperature', 1, 0, 2) } : {}),
-        ...(v['max-tokens'] !== undefined ? { maxTokens: intOption(v['max-tokens'], 'max-tokens', 0, 1) } : {}),
-        ...(v.stream ? { stream: true } : {}),
-      };
-      secrets = { ...(apiKey ? { apiKey } : {}), headers: headers(v, env) };
-      options.authHint = authHint;
-      if (apiKey !== undefined || Object.keys(secrets.headers!).length > 0) warnings.push(...compact([plainHttpWarning(baseUrl, 'The model key')]));
-      break;
-    }
-    case 'http': {
-      const url = httpUrl(required(v['http-url'], 'http-url', kind), 'http-url');
-      spec = {
-        type: 'http',
-        url,
-        ...(v['http-method'] ? { method: v['http-method'] } : {}),
-        ...(v['body-template'] ? { bodyTemplate: v['body-template'] } : {}),
-        answerPath: required(v['answer-path'], 'answer-path', kind),
-        ...(v['usage-path'] ? { usagePath: v['usage-path'] } : {}),
-        ...(v['sse-path'] ? { ssePath: v['sse-path'] } : {}),
-      };
-      secrets = { headers: headers(v, env) };
-      if (Object.keys(secrets.headers!).length > 0 || new URL(url).search !== '') {
-        warnings.push(...compact([plainHttpWarning(url, "The HTTP target's headers and query")]));
-      }
-      break;
-    }
-    case 'command':
-      spec = { type: 'command', command: required(v.command, 'command', kind) };
-      options.withhold = secretVariables(v);
-      break;
-    case 'python':
-      spec = {
-        type: 'python',
-        file: required(v['python-file'], 'python-file', kind),
-        ...(v['python-function'] ? { function: v['python-function'] } : {}),
-        ...(v.python ? { python: v.python } : {}),
-        ...(v.workers !== undefined ? { workers: intOption(v.workers, 'workers', 1, 1, 256) } : {}),
-      };
-      options.withhold = secretVariables(v);
-      options.cwd = process.cwd();
-      break;
-    case 'worker':
-      spec = {
-        type: 'worker',
-        command: required(v['worker-command'], 'worker-command', kind),
-        ...(v.workers !== undefined ? { workers: intOption(v.workers, 'workers', 1, 1, 256) } : {}),
-      };
-      options.withhold = secretVariables(v);
-      break;
-  }
-  if (onLog) options.onLog = onLog;
+  const parts: TargetParts = { spec: { type: 'echo' }, secrets: {}, options: { connections: concurrency }, warnings: [] };
+  SPEC_FROM_ARGS[kind](v, env, parts);
+  if (onLog) parts.options.onLog = onLog;
   let target: Target;
   try {
-    target = createTarget(spec, secrets, options);
+    target = createTarget(parts.spec, parts.secrets, parts.options);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  return { target, identity: targetIdentity(spec, options.cwd), timeoutMs, warnings };
+  return { target, identity: targetIdentity(parts.spec, parts.options.cwd), timeoutMs, warnings: parts.warnings };
+}
+
+/** What the flags of one kind of target make: its spec, its secrets, how it is built, and warnings to print. */
+interface TargetParts {
+  spec: TargetSpec;
+  secrets: TargetSecrets;
+  options: TargetOptions;
+  warnings: string[];
+}
+
+/** Per kind of target, its flags read into its parts (UsageError on a missing or invalid one). */
+const SPEC_FROM_ARGS: Record<(typeof TARGET_KINDS)[number], (v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts) => void> = {
+  echo: () => undefined,
+  openai: openAiParts,
+  http: httpParts,
+  command: (v, _env, parts) => {
+    parts.spec = { type: 'command', command: required(v.command, 'command', 'command') };
+    parts.options.withhold = secretVariables(v);
+  },
+  python: (v, _env, parts) => {
+    parts.spec = {
+      type: 'python',
+      file: required(v['python-file'], 'python-file', 'python'),
+      ...(v['python-function'] ? { function: v['python-function'] } : {}),
+      ...(v.python ? { python: v.python } : {}),
+      ...(v.workers !== undefined ? { workers: intOption(v.workers, 'workers', 1, 1, 256) } : {}),
+    };
+    parts.options.withhold = secretVariables(v);
+    parts.options.cwd = process.cwd();
+  },
+  worker: (v, _env, parts) => {
+    parts.spec = {
+      type: 'worker',
+      command: required(v['worker-command'], 'worker-command', 'worker'),
+      ...(v.workers !== undefined ? { workers: intOption(v.workers, 'workers', 1, 1, 256) } : {}),
+    };
+    parts.options.withhold = secretVariables(v);
+  },
+};
+
+function openAiParts(v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts): void {
+  const baseUrl = httpUrl(required(v['openai-base-url'], 'openai-base-url', 'openai'), 'openai-base-url');
+  const { apiKey, authHint } = openAiKey(v, baseUrl, env);
+  parts.spec = {
+    type: 'openai',
+    baseUrl,
+    model: required(v.model, 'model', 'openai'),
+    ...(v['system-prompt'] ? { systemPrompt: v['system-prompt'] } : {}),
+    ...(v.temperature !== undefined ? { temperature: numberOption(v.temperature, 'temperature', 1, 0, 2) } : {}),
+    ...(v['max-tokens'] !== undefined ? { maxTokens: intOption(v['max-tokens'], 'max-tokens', 0, 1) } : {}),
+    ...(v.stream ? { stream: true } : {}),
+  };
+  const sent = headers(v, env);
+  parts.secrets = { ...(apiKey ? { apiKey } : {}), headers: sent };
+  parts.options.authHint = authHint;
+  if (apiKey !== undefined || Object.keys(sent).length > 0) parts.warnings.push(...compact([plainHttpWarning(baseUrl, 'The model key')]));
+}
+
+function httpParts(v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts): void {
+  const url = httpUrl(required(v['http-url'], 'http-url', 'http'), 'http-url');
+  parts.spec = {
+    type: 'http',
+    url,
+    ...(v['http-method'] ? { method: v['http-method'] } : {}),
+    ...(v['body-template'] ? { bodyTemplate: v['body-template'] } : {}),
+    answerPath: required(v['answer-path'], 'answer-path', 'http'),
+    ...(v['usage-path'] ? { usagePath: v['usage-path'] } : {}),
+    ...(v['sse-path'] ? { ssePath: v['sse-path'] } : {}),
+  };
+  const sent = headers(v, env);
+  parts.secrets = { headers: sent };
+  if (Object.keys(sent).length > 0 || new URL(url).search !== '') parts.warnings.push(...compact([plainHttpWarning(url, "The HTTP target's headers and query")]));
 }
 
 function compact(list: Array<string | undefined>): string[] {
