@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { MAX_NOTE_LENGTH } from '../core';
 import type { RunInfo } from '../core';
 import type { Ctx } from './ctx';
+import type { Features } from './features';
 import { pickEvaluation, pickTrace } from './pick';
 import { neighbourTrace, openReview } from './review';
 
@@ -74,4 +75,14 @@ export async function pickTwoRuns(ctx: Ctx, arg: unknown): Promise<{ refId: stri
     { title: vscode.l10n.t('Compare Runs of {0} (2/2): compare {1} with', ref.label, first.run.runId), matchOnDetail: true },
   );
   return second ? { refId: ref.id, a: first.run, b: second.run } : undefined;
+}
+
+export async function openTrace(ctx: Ctx, _f: Features, arg: unknown, traceArg: unknown): Promise<void> {
+  const picked = await pickTrace(ctx, arg, traceArg);
+  if (picked) await openReview(picked.ref, picked.traceId);
+}
+
+export async function copyTraceId(ctx: Ctx, _f: Features, arg: unknown, traceArg: unknown): Promise<void> {
+  const picked = await pickTrace(ctx, arg, traceArg);
+  if (picked) await vscode.env.clipboard.writeText(picked.traceId);
 }
