@@ -82,20 +82,24 @@ export async function submitCommand(argv: string[], out: NodeJS.WritableStream):
   }
 }
 
-export const STATUS_HELP = `Usage: eval-runner status --base-url URL --evaluation ID --kind K [--state-dir DIR] [--json]
+export const STATUS_HELP = `Usage: eval-runner status --base-url URL --evaluation ID --kind K [--state-dir DIR …] [--json]
 
 Local progress of an evaluation, read from its journal (no network, no token).
 ${SERVICE_HELP}
-  --state-dir DIR             journal location (see "run --help")
+  --state-dir DIR             journal location (see "run --help"); again for each shard's folder: read as one
+                              evaluation, with the traces none of them has done listed
   --json                      one JSON object
 `;
 
-function sessionFor(args: ServiceArgs, stateDir: string | undefined): EvaluationSession {
-  return new EvaluationSession({ origin: new URL(args.baseUrl).origin, kind: args.kind, evaluationId: args.evaluationId }, stateDirOf(stateDir));
+/** The evaluation in the first state folder, with the others (--state-dir given again: shards) read as one. */
+function sessionFor(args: ServiceArgs, stateDirs: string[] | undefined): EvaluationSession {
+  const [first, ...others] = stateDirs ?? [];
+  const session = new EvaluationSession({ origin: new URL(args.baseUrl).origin, kind: args.kind, evaluationId: args.evaluationId }, stateDirOf(first));
+  return session.readAlso(others);
 }
 
 export async function statusCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
-  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, 'state-dir': { type: 'string' }, json: { type: 'boolean' } });
+  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, 'state-dir': { type: 'string', multiple: true }, json: { type: 'boolean' } });
   if (v.help) return write(out, STATUS_HELP);
   const args = serviceArgs(v);
   const status = await sessionFor(args, v['state-dir']).status();
@@ -109,6 +113,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
       answered: r.answered,
       submitted: r.submitted,
       failed: r.failed,
+      ...(r.shard ? { shard: r.shard } : {}),
       ...runStats(r),
       ...(r.listChanges ? { listChanges: r.listChanges } : {}),
     }));
@@ -134,7 +139,11 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
     for (const [reason, n] of Object.entries(stats.errors).slice(0, 5)) out.write(`${safeText(`    ${n} × ${reason}`)}\n`);
   }
   if (status.invalidLines) out.write(`${invalidLinesNote(status.invalidLines, status.journal)}\n`);
-  out.write(`journal: ${status.journal}\n`);
+  if (status.journals) {
+    out.write(`read as one evaluation: ${status.journals.length} journals (${status.journals.join(', ')})\n`);
+    const notDone = status.notDone ?? [];
+    if (notDone.length) out.write(`${safeText(`not done by any of them: ${counts.pending} trace(s), first ${notDone.slice(0, 10).map((id) => JSON.stringify(id)).join(', ')}`)}\n`);
+  } else out.write(`journal: ${status.journal}\n`);
   return EXIT.ok;
 }
 
@@ -142,14 +151,14 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
 function runsTable(runs: readonly RunInfo[]): string {
   const time = (at: number | undefined) => (at === undefined ? '–' : new Date(at).toISOString().replace('T', ' ').slice(0, 19));
   const kind = (r: RunInfo) => (r.mode === 'reuse' ? ' (mixed)' : r.mode === 'fresh' ? ' (fresh)' : '');
-  const rows = runs.map((r) => [r.runId, time(r.startedAt), time(r.endedAt), String(r.answered), String(r.submitted), String(r.failed), `${r.target}${kind(r)}`]);
+  const rows = runs.map((r) => [r.runId, time(r.startedAt), time(r.endedAt), String(r.answered), String(r.submitted), String(r.failed), `${r.target}${kind(r)}${r.shard ? ` (shard ${r.shard})` : ''}`]);
   const head = ['run', 'started', 'ended', 'answered', 'submitted', 'failed', 'target'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `  ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`;
   return ['runs:', line(head), ...rows.map(line)].join('\n');
 }
 
-export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--bom] [--state-dir DIR]
+export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--bom] [--state-dir DIR …]
 
 Writes every journaled trace: traceId, prompt, answer, state, timings, error. No secrets are ever in it.
 CSV cells that a spreadsheet would run as a formula (=, +, -, @ first) start with an apostrophe.
@@ -157,7 +166,7 @@ ${SERVICE_HELP}
   --format jsonl|csv
   --out FILE                  write here (owner-only, 0600) instead of stdout
   --bom                       CSV: start with a UTF-8 byte order mark, for Excel
-  --state-dir DIR             journal location (see "run --help")
+  --state-dir DIR             journal location (see "run --help"); again for each shard's folder: one export
 `;
 
 export async function exportCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
@@ -166,7 +175,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WritableStream):
     format: { type: 'string' },
     out: { type: 'string' },
     bom: { type: 'boolean' },
-    'state-dir': { type: 'string' },
+    'state-dir': { type: 'string', multiple: true },
   });
   if (v.help) return write(out, EXPORT_HELP);
   const args = serviceArgs(v);

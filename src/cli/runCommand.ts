@@ -1,5 +1,5 @@
-import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { JournalFs, OnTargetError, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
+import type { JournalFs, OnTargetError, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import type { RequestEncoding } from '../api/kinds';
@@ -33,6 +33,9 @@ ${SERVICE_HELP}
                               complete an evaluation while a trace is unanswered
   --skipped-answer TEXT       that answer's text; {reason} is the skip's reason (default "Not answered: {reason}")
   --limit N                   send at most N traces to the target in this run (a smoke test first)
+  --shard K/N                 run only shard K of N (1 ≤ K ≤ N): the traces whose trace-id hash falls in it, the
+                              same split on every machine; give each machine its own --state-dir, then
+                              status, export and report read them as one with --state-dir given once per shard
   --no-submit                 call the target and journal the answers; submit nothing (a later run with
                               the same target submits them without calling it again)
   --concurrency N             traces handled at once (default 8)
@@ -77,6 +80,8 @@ export interface RunRequest {
   journalFs?: JournalFs;
   /** Rerun this subset as a new run (--only). */
   only?: RerunSubset;
+  /** Only this shard of the evaluation (--shard K/N). */
+  shard?: Shard;
   /** After the run, submit skipped traces with this text ({reason} filled in) (--submit-skipped). */
   submitSkipped?: string;
 }
@@ -140,6 +145,7 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
     ...(req.limit !== undefined ? { limit: req.limit } : {}),
     ...(req.holdAnswers ? { holdAnswers: true } : {}),
     ...(req.maxRequestsPerMinute ? { maxRequestsPerMinute: req.maxRequestsPerMinute } : {}),
+    ...(req.shard ? { shard: req.shard } : {}),
     concurrency: req.concurrency,
     waitForGenerationMs: req.waitForGenerationMs,
     onTargetError: req.onTargetError,
@@ -297,6 +303,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     'no-submit': { type: 'boolean' },
     'max-rpm': { type: 'string' },
     only: { type: 'string' },
+    shard: { type: 'string' },
     'submit-skipped': { type: 'boolean' },
     'skipped-answer': { type: 'string' },
   });
@@ -326,6 +333,10 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   const only = onlyOption(v.only);
   if (only && (v.fresh || v['reuse-answers'])) throw new UsageError('--only runs the chosen traces as a new run already: leave out --fresh and --reuse-answers.');
   if (only) request.only = only;
+  if (v.shard !== undefined) {
+    request.shard = shardOption(v.shard);
+    request.label = `${request.label} (shard ${formatShard(request.shard)})`;
+  }
   if (v['submit-skipped']) request.submitSkipped = v['skipped-answer'] ?? DEFAULT_SKIPPED_ANSWER;
   // Workers' stderr (python, worker targets): the user's own prints and tracebacks, shown as they come.
   const workerLog = (level: 'info' | 'warn', message: string) => {
@@ -342,5 +353,13 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     return code;
   } finally {
     signals.dispose();
+  }
+}
+
+function shardOption(text: string): Shard {
+  try {
+    return parseShard(text);
+  } catch (error) {
+    throw new UsageError(`--shard: ${(error as Error).message}`);
   }
 }

@@ -7,6 +7,8 @@ import type { Journal } from './journal';
 import type { JournalRecord } from './journalRecords';
 import { RateScheduler } from './rateScheduler';
 import { planQueue } from './runPlan';
+import { inShard } from './shards';
+import type { Shard } from './shards';
 import type { RunPlan } from './runPlan';
 import { RunState } from './runState';
 import type { RunOutcome, RunProgress } from './runState';
@@ -45,6 +47,8 @@ export interface EngineOptions {
   maxRequestsPerMinute?: number;
   /** Handle only these traces (Run Trace, Retry Failed, Rerun Traces). */
   only?: ReadonlySet<string>;
+  /** Only the traces of this shard of the list (the others are left to the other machines). */
+  shard?: Shard;
   /** Rerun Traces: the `only` traces go to the target again, whatever answers the journal holds for them. */
   rerun?: boolean;
   /** Use these prompts instead of listing again. */
@@ -197,7 +201,7 @@ class EngineRun {
       this.recorded = await recordRun(options, options.store, options.journal);
       traces.runId = this.recorded;
     }
-    const more = planQueue(options.store, { only: new Set(this.listChanges.appeared), holdAnswers: options.holdAnswers });
+    const more = planQueue(options.store, { only: new Set(this.listChanges.appeared), holdAnswers: options.holdAnswers, shard: options.shard });
     const next = [...more.submitFirst, ...more.callTarget];
     run.queued += next.length;
     if (more.callTarget.length > 0 && !(await this.warmUp())) return;
@@ -249,7 +253,7 @@ class EngineRun {
     run.phase = 'done';
     this.reportProgress();
     const failed = [...store.traces.values()]
-      .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)))
+      .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)) && (!options.shard || inShard(t.traceId, options.shard)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
     const outcome: RunOutcome = stop?.outcome ?? (failed.length ? 'failedTraces' : 'completed');
     const changes = this.listChanges && (this.listChanges.appeared.length || this.listChanges.vanished.length) ? this.listChanges : undefined;
@@ -351,7 +355,7 @@ async function warmUp(target: Target, run: RunState): Promise<boolean> {
 /** Plans the run and, when there is work to do, journals its run record (a fresh one sets old answers aside). */
 async function planRun(options: EngineOptions, store: TraceStore, journal: Journal): Promise<{ plan: RunPlan; recorded: string | undefined }> {
   const fresh = options.runRecord?.mode === 'fresh';
-  const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit };
+  const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit, shard: options.shard };
   let plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh || (options.rerun === true && options.only !== undefined) });
   if (plan.submitFirst.length + plan.callTarget.length === 0) return { plan, recorded: undefined };
   const recorded = await recordRun(options, store, journal);

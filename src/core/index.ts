@@ -28,3 +28,5 @@ export type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '.
 export { LOCAL_STATES, STATE_LABELS } from './traceStore';
 export type { LocalTraceState, RunInfo, StateCounts, TraceInfo } from './traceStore';
 export { TOOL_VERSION } from './version';
+export { formatShard, inShard, parseShard, traceHash } from './shards';
+export type { Shard } from './shards';

@@ -25,6 +25,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     origin: z.optional(z.string()),
     kind: z.optional(z.enum(['benchmark', 'robustness'])),
     evaluationId: z.optional(z.number()),
+    /** The run's shard, "K/N" (run --shard). */
+    shard: z.optional(z.string()),
   }),
   /** The end of a run; the traces the list gained or lost while it ran (see listAgain in the engine). */
   z.object({ t: z.literal('end'), run: z.string(), at, outcome: z.string(), appeared: z.optional(z.array(z.string())), vanished: z.optional(z.array(z.string())) }),

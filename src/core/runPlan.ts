@@ -1,3 +1,5 @@
+import { inShard } from './shards';
+import type { Shard } from './shards';
 import type { TargetIdentity } from './targets/targetSpec';
 import type { RunInfo, TraceInfo, TraceStore } from './traceStore';
 
@@ -13,6 +15,8 @@ export interface PlanOptions {
   ignoreAnswers?: boolean | undefined;
   /** Send at most this many traces to the target (the first ones in list order). */
   limit?: number | undefined;
+  /** Only the traces of this shard (run --shard K/N). */
+  shard?: Shard | undefined;
 }
 
 export interface RunPlan {
@@ -30,6 +34,7 @@ export function planQueue(store: TraceStore, options: PlanOptions = {}): RunPlan
   const callTarget: TraceInfo[] = [];
   for (const info of store.traces.values()) {
     if (options.only && !options.only.has(info.traceId)) continue;
+    if (options.shard && !inShard(info.traceId, options.shard)) continue;
     if (info.prompt === undefined || info.state === 'skipped') continue;
     if (!options.ignoreAnswers && info.state === 'submitted') continue;
     if (!options.ignoreAnswers && hasAnswerToSubmit(info)) {

@@ -1,3 +1,4 @@
+import { formatShard } from './shards';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { ApiClient, SubmitResult } from '../api/client';
@@ -57,6 +58,9 @@ export interface RefusedRun {
 
 export interface EvaluationStatus {
   journal: string;
+  /** Read as one evaluation (shards): every journal read, and the first traces none of them has done. */
+  journals?: string[];
+  notDone?: string[];
   total: number;
   counts: StateCounts;
   failed: Array<{ traceId: string; reason: string | undefined }>;
@@ -83,6 +87,7 @@ export class EvaluationSession {
   private tornTail = false;
   private running: { drain: AbortController; hard: AbortController; done: Promise<RunSummary | RefusedRun> } | undefined;
   private readonly listeners = new Set<() => void>();
+  private alsoFrom: readonly string[] = [];
   /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
   private legacyPrompts: PromptItem[] | undefined;
 
@@ -120,10 +125,27 @@ export class EvaluationSession {
     for (const l of this.listeners) l();
   }
 
+  /**
+   * Reads these state folders too, as one evaluation with this one (status, export: the shards of a run spread
+   * over machines). Read only: runs and submissions go to this session's own folder.
+   */
+  readAlso(stateDirs: readonly string[]): this {
+    this.alsoFrom = stateDirs;
+    return this;
+  }
+
   /** Rebuilds the traces from disk. */
   async load(): Promise<void> {
-    this.absorb(await readJournal(this.journalFile));
+    this.absorb(await this.readAll());
     this.changed();
+  }
+
+  /** The journal, and the other folders' after it: each shard's records are about its own traces. */
+  private async readAll(): Promise<JournalReadResult> {
+    const first = await readJournal(this.journalFile);
+    if (this.alsoFrom.length === 0) return first;
+    const all = [first, ...(await Promise.all(this.alsoFrom.map((dir) => readJournal(journalPath(dir, this.key)))))];
+    return { records: all.flatMap((r) => r.records), tornTail: all.some((r) => r.tornTail), corruptLines: all.reduce((n, r) => n + r.corruptLines, 0) };
   }
 
   /** Loads an evaluation shown before any run in this window, prompts of older versions included. */
@@ -191,6 +213,7 @@ export class EvaluationSession {
           origin: this.key.origin,
           kind: this.key.kind,
           evaluationId: this.key.evaluationId,
+          ...(rest.shard ? { shard: formatShard(rest.shard) } : {}),
         },
         onProgress: (p) => {
           this.lastProgress = p;
@@ -341,6 +364,7 @@ export class EvaluationSession {
     const failed = [...this.store.traces.values()].filter((t) => t.state === 'failed').map((t) => ({ traceId: t.traceId, reason: t.error }));
     return {
       journal: this.journalFile,
+      ...(this.alsoFrom.length ? { journals: [this.journalFile, ...this.alsoFrom.map((dir) => journalPath(dir, this.key))], notDone: notDoneIds(this.store, 1000) } : {}),
       total: this.store.total,
       counts: this.store.snapshotCounts(),
       failed,
@@ -391,6 +415,17 @@ export class EvaluationSession {
     for (const t of this.store.traces.values()) if (t.prompt !== undefined) items.push({ traceId: t.traceId, content: t.prompt });
     return items;
   }
+}
+
+/** The first `max` traces no run has done anything with yet (pending), in list order. */
+function notDoneIds(store: TraceStore, max: number): string[] {
+  const ids: string[] = [];
+  for (const t of store.traces.values()) {
+    if (t.state !== 'pending') continue;
+    ids.push(t.traceId);
+    if (ids.length >= max) break;
+  }
+  return ids;
 }
 
 export function sessionId(key: SessionKey): string {

@@ -54,6 +54,8 @@ export interface RunInfo {
   fingerprint: string;
   mode: 'fresh' | 'reuse' | undefined;
   tool: string | undefined;
+  /** "K/N" when the run was one shard of the evaluation. */
+  shard?: string | undefined;
   startedAt: number;
   endedAt: number | undefined;
   outcome: string | undefined;
@@ -184,6 +186,7 @@ export class TraceStore {
       fingerprint: record.fp ?? legacyFingerprint(record.target),
       mode: record.mode,
       tool: record.tool,
+      shard: record.shard,
       startedAt: record.at,
       endedAt: undefined,
       outcome: undefined,
