@@ -52,11 +52,19 @@ const sandboxAside = {
   },
 };
 
+// The report page (eval-runner report): its script and style are inlined into the CLI, which writes them into
+// each report file (src/core/report/renderReport.ts).
+const reportScript = (
+  await build({ entryPoints: ['src/webview/app/report.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: !dev, legalComments: 'none', logLevel: 'warning', write: false })
+).outputFiles[0].text;
+const reportStyle = readFileSync('media/progress.css', 'utf8') + readFileSync('media/report.css', 'utf8');
+const reportDefines = { REPORT_SCRIPT: JSON.stringify(reportScript), REPORT_STYLE: JSON.stringify(reportStyle) };
+
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside] }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
-  build({ ...common, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the
   // protocol, so nothing of the host's (zod included) is in them. Built into media/ (the webviews' resource root).
   build({

@@ -1,6 +1,6 @@
 import { describeStats, EvaluationSession, JournalLockedError, LOCAL_STATES, runStats, skippedNote, STATE_LABELS } from '../core';
 import type { RunInfo } from '../core';
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
 import { choiceOption, parseCommandArgs } from './args';
@@ -211,4 +211,27 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
+}
+
+export const REPORT_HELP = `Usage: eval-runner report --base-url URL --evaluation ID --kind K --out FILE [--state-dir DIR …]
+
+One self-contained HTML file a reviewer can open anywhere: per run its figures (latency p50/p95/max, tokens,
+time to first token), a latency histogram and the answers over time, the runs side by side, and every trace
+with search, state and verdict filters and the full text. No request leaves it: script, style and data are
+inline under a strict Content-Security-Policy. Read from the journal (no network, no token).
+${SERVICE_HELP}
+  --out FILE                  where to write it (owner-only, like exports)
+  --state-dir DIR             journal location (see "run --help"); again for each shard's folder: one report
+`;
+
+export async function reportCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
+  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, out: { type: 'string' }, 'state-dir': { type: 'string', multiple: true } });
+  if (v.help) return write(out, REPORT_HELP);
+  const args = serviceArgs(v);
+  if (!v.out) throw new UsageError('--out FILE is required: where to write the report.');
+  const session = sessionFor(args, v['state-dir']);
+  const html = await session.reportHtml();
+  await writeFile(v.out, html, { mode: 0o600 });
+  process.stderr.write(`Wrote the report of ${session.store.traces.size} trace(s) and ${session.store.runs.length} run(s) to ${v.out} (${Math.round(Buffer.byteLength(html) / 1024)} KB).\n`);
+  return EXIT.ok;
 }

@@ -5,7 +5,7 @@ import { extractConfig, readConfigFile } from './configFile';
 import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';
 import { EXIT } from './exitCodes';
-import { exportCommand, promptsCommand, statusCommand, submitCommand } from './inspectCommands';
+import { exportCommand, promptsCommand, reportCommand, statusCommand, submitCommand } from './inspectCommands';
 import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
 import { safeText } from './terminalText';
@@ -18,11 +18,12 @@ Commands:
   submit      submit one answer
   status      local progress of an evaluation (from its journal)
   export      export results as JSONL or CSV
+  report      one self-contained HTML report of the runs and traces, for a reviewer
   sandbox     start the local reference service
   demo        the whole loop offline, on an in-process sandbox
 Run "eval-runner <command> --help" for a command's options.
 
-  --config FILE   (run, status, export, submit, prompts) the extension's settings as JSON, without the
+  --config FILE   (run, status, export, report, submit, prompts) the extension's settings as JSON, without the
                   "evalRunner." prefix: baseUrl, evaluations, target, concurrency, ...; flags override it;
                   never secrets (they come from environment variables)
   --version, -v   the version
@@ -31,7 +32,7 @@ Run "eval-runner <command> --help" for a command's options.
 type Command = (argv: string[], out: NodeJS.WritableStream) => Promise<number>;
 
 /** Commands that take --config FILE, and which of its settings. */
-const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', export: 'journal', submit: 'journal', prompts: 'service' };
+const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service' };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   run: runCommand,
@@ -39,6 +40,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   submit: submitCommand,
   status: statusCommand,
   export: exportCommand,
+  report: reportCommand,
   sandbox: sandboxCommand,
   demo: demoCommand,
 };

@@ -30,3 +30,4 @@ export type { LocalTraceState, RunInfo, StateCounts, TraceInfo } from './traceSt
 export { TOOL_VERSION } from './version';
 export { formatShard, inShard, parseShard, traceHash } from './shards';
 export type { Shard } from './shards';
+export type { ReportData, ReportRow, ReportRun } from './report/reportTypes';

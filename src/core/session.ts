@@ -1,3 +1,5 @@
+import { reportData } from './report/reportData';
+import { renderReport } from './report/renderReport';
 import { formatShard } from './shards';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -373,6 +375,12 @@ export class EvaluationSession {
       tornTail: this.tornTail,
       invalidLines: this.invalidLines,
     };
+  }
+
+  /** The self-contained HTML report of every run and trace (see report/renderReport.ts); reads the journal first. */
+  async reportHtml(now = new Date()): Promise<string> {
+    await this.load();
+    return renderReport(reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now));
   }
 
   /** Every trace to a file (owner-only) or as lines; reads the journal first. */

@@ -67,6 +67,9 @@ export interface RunInfo {
   latencies: number[];
   /** Times to first token of the run's streamed answers (ms). */
   ttfts: number[];
+  /** When each of the target's answers in this run was journaled (ms since the epoch), and those standing for an error. */
+  answerTimes: number[];
+  errorTimes: number[];
   promptTokens: number;
   completionTokens: number;
   /** Answers whose target reported tokens. */
@@ -194,6 +197,8 @@ export class TraceStore {
       submitted: 0,
       failed: 0,
       latencies: [],
+      answerTimes: [],
+      errorTimes: [],
       ttfts: [],
       promptTokens: 0,
       completionTokens: 0,
@@ -265,8 +270,11 @@ export class TraceStore {
   private count(run: RunInfo, record: Extract<JournalRecord, { t: 'answer' }>): void {
     run.answered++;
     if (record.by === 'user') return;
-    if (record.err) run.errors[record.a] = (run.errors[record.a] ?? 0) + 1;
-    else if (record.ms !== undefined) run.latencies.push(record.ms);
+    run.answerTimes.push(record.at);
+    if (record.err) {
+      run.errors[record.a] = (run.errors[record.a] ?? 0) + 1;
+      run.errorTimes.push(record.at);
+    } else if (record.ms !== undefined) run.latencies.push(record.ms);
     if (record.ft !== undefined && !record.err) run.ttfts.push(record.ft);
     if (record.tp !== undefined || record.tc !== undefined) {
       run.usageReported++;

@@ -103,15 +103,17 @@ describe('architecture rules', () => {
     assert.deepEqual(cycles, []);
   });
 
-  it('keeps the webview front ends to browser code: no package, no schema, only the protocol and each other', () => {
+  it('keeps the webview front ends to browser code: no package, no schema, only the protocol, the report data types and each other', () => {
     const app = join(ROOT, 'src', 'webview', 'app');
     const offenders = files
       .filter((f) => f.startsWith(app + sep))
-      .flatMap((f) => importsOf(f).filter((spec) => !spec.startsWith('./') && spec !== '../protocol').map((spec) => `${relative(ROOT, f)} imports ${spec}`));
+      .flatMap((f) => importsOf(f).filter((spec) => !spec.startsWith('./') && spec !== '../protocol' && spec !== '../reportData').map((spec) => `${relative(ROOT, f)} imports ${spec}`));
     assert.deepEqual(offenders, []);
     // protocol.ts itself imports only types, so the bundles carry none of the host's code (zod above all).
-    const protocol = readFileSync(join(ROOT, 'src', 'webview', 'protocol.ts'), 'utf8');
-    assert.deepEqual(importsIn(protocol.replace(/^import type .*$/gm, '')), []);
+    for (const types of ['protocol.ts', 'reportData.ts']) {
+      const text = readFileSync(join(ROOT, 'src', 'webview', types), 'utf8');
+      assert.deepEqual(importsIn(text.replace(/^(import|export) type .*$/gm, '')), [], types);
+    }
     for (const page of ['progress', 'compare']) {
       const size = statSync(join(ROOT, 'media', 'webview', `${page}.js`)).size;
       assert.ok(size <= 32 * 1024, `media/webview/${page}.js is ${Math.round(size / 1024)} KB`);

@@ -1,0 +1,67 @@
+import type { ReportData, ReportRow, ReportRun } from './reportTypes';
+import { runStats } from '../runStats';
+import { notAnsweredCount } from '../skipped';
+import { LOCAL_STATES, STATE_LABELS } from '../traceStore';
+import type { RunInfo, TraceStore } from '../traceStore';
+import { TOOL_VERSION } from '../version';
+
+const HISTOGRAM_BINS = 30;
+const TIMELINE_BINS = 60;
+
+/** Everything the report shows, from the journal's store alone (the same figures as `status --json`). */
+export function reportData(store: TraceStore, evaluation: ReportData['evaluation'], now = new Date()): ReportData {
+  return {
+    title: `${evaluation.kind} evaluation ${evaluation.evaluationId}`,
+    generatedAt: now.toISOString(),
+    tool: `eval-runner ${TOOL_VERSION}`,
+    evaluation,
+    total: store.total,
+    counts: { ...store.snapshotCounts() },
+    notAnswered: notAnsweredCount(store),
+    states: [...LOCAL_STATES],
+    labels: { ...STATE_LABELS },
+    runs: store.runs.map(reportRun),
+    rows: [...store.traces.values()].map(
+      (t): ReportRow => [t.traceId, t.state, t.prompt ?? '', t.answer ?? null, t.latencyMs ?? null, t.error ?? null, t.rating ?? null, t.note ?? null, t.answerRun ?? null],
+    ),
+  };
+}
+
+function reportRun(run: RunInfo): ReportRun {
+  const stats = runStats(run);
+  return {
+    runId: run.runId,
+    target: run.target,
+    shard: run.shard ?? null,
+    startedAt: new Date(run.startedAt).toISOString(),
+    endedAt: run.endedAt === undefined ? null : new Date(run.endedAt).toISOString(),
+    answered: run.answered,
+    submitted: run.submitted,
+    failed: run.failed,
+    latencyMs: stats.latencyMs ?? null,
+    ttftMs: stats.ttftMs ?? null,
+    tokens: stats.tokens ?? null,
+    errors: stats.errors,
+    histogram: histogram(run.latencies, stats.latencyMs?.max ?? 0),
+    timeline: timeline(run),
+  };
+}
+
+function histogram(latencies: readonly number[], max: number): ReportRun['histogram'] {
+  const width = Math.max(1, Math.ceil((max + 1) / HISTOGRAM_BINS));
+  const counts = new Array<number>(HISTOGRAM_BINS).fill(0);
+  for (const ms of latencies) counts[Math.min(HISTOGRAM_BINS - 1, Math.floor(ms / width))]!++;
+  return { edges: Array.from({ length: HISTOGRAM_BINS + 1 }, (_, i) => i * width), counts };
+}
+
+/** The run's answers over its time, as journaled (a later run's answer to a trace does not take it away). */
+function timeline(run: RunInfo): ReportRun['timeline'] {
+  const end = run.endedAt ?? run.lastAnswerAt ?? run.startedAt;
+  const binMs = Math.max(1, Math.ceil((end - run.startedAt + 1) / TIMELINE_BINS));
+  const bins = (times: readonly number[]) => {
+    const counts = new Array<number>(TIMELINE_BINS).fill(0);
+    for (const at of times) counts[Math.max(0, Math.min(TIMELINE_BINS - 1, Math.floor((at - run.startedAt) / binMs)))]!++;
+    return counts;
+  };
+  return { startMs: run.startedAt, binMs, answers: bins(run.answerTimes), errors: bins(run.errorTimes) };
+}

@@ -1,0 +1,77 @@
+// SVG charts, drawn with the DOM (no library, nothing parsed as HTML): a latency histogram and a timeline of
+// answers. Colours come from CSS classes, so a page themes them (the report: light and dark; a webview: VS Code's
+// variables).
+const SVG = 'http://www.w3.org/2000/svg';
+const WIDTH = 480;
+const HEIGHT = 140;
+const PAD = { left: 40, right: 8, top: 8, bottom: 24 };
+
+function svgEl<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number> = {}): SVGElementTagNameMap[K] {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, String(v));
+  return node;
+}
+
+function frame(label: string): SVGSVGElement {
+  const svg = svgEl('svg', { viewBox: `0 0 ${WIDTH} ${HEIGHT}`, role: 'img', 'aria-label': label, class: 'chart' });
+  const title = svgEl('title');
+  title.textContent = label;
+  svg.append(title);
+  return svg;
+}
+
+function axisText(svg: SVGSVGElement, x: number, y: number, text: string, anchor: 'start' | 'middle' | 'end'): void {
+  const t = svgEl('text', { x, y, 'text-anchor': anchor, class: 'chart-axis' });
+  t.textContent = text;
+  svg.append(t);
+}
+
+/** Bars of counts over equal bins; each bar's title says its range and count. */
+function bars(svg: SVGSVGElement, series: Array<{ values: readonly number[]; className: string }>, barTitle: (i: number) => string): void {
+  const n = series[0]?.values.length ?? 0;
+  const max = Math.max(1, ...series[0]!.values);
+  const plotW = WIDTH - PAD.left - PAD.right;
+  const plotH = HEIGHT - PAD.top - PAD.bottom;
+  const w = plotW / Math.max(1, n);
+  svg.append(svgEl('line', { x1: PAD.left, y1: PAD.top + plotH, x2: WIDTH - PAD.right, y2: PAD.top + plotH, class: 'chart-baseline' }));
+  for (const { values, className } of series) {
+    values.forEach((v, i) => {
+      if (v === 0) return;
+      const h = (v / max) * plotH;
+      const bar = svgEl('rect', { x: PAD.left + i * w + 0.5, y: PAD.top + plotH - h, width: Math.max(1, w - 1), height: h, class: className });
+      const title = svgEl('title');
+      title.textContent = barTitle(i);
+      bar.append(title);
+      svg.append(bar);
+    });
+  }
+  axisText(svg, PAD.left - 4, PAD.top + 10, max.toLocaleString('en-US'), 'end');
+  axisText(svg, PAD.left - 4, PAD.top + plotH, '0', 'end');
+}
+
+/** How many answers took how long: equal bins from 0 to the slowest. */
+export function latencyHistogram(hist: { edges: readonly number[]; counts: readonly number[] }, label: string): SVGSVGElement {
+  const svg = frame(label);
+  const ms = (v: number) => `${v.toLocaleString('en-US')} ms`;
+  bars(svg, [{ values: hist.counts, className: 'chart-bar' }], (i) => `${ms(hist.edges[i]!)}–${ms(hist.edges[i + 1]!)}: ${hist.counts[i]!.toLocaleString('en-US')} answer(s)`);
+  axisText(svg, PAD.left, HEIGHT - 6, '0 ms', 'start');
+  axisText(svg, WIDTH - PAD.right, HEIGHT - 6, ms(hist.edges[hist.edges.length - 1] ?? 0), 'end');
+  return svg;
+}
+
+/** Answers journaled over the run's time; those that stand for a target error in the error colour. */
+export function answersTimeline(tl: { binMs: number; answers: readonly number[]; errors: readonly number[] }, label: string): SVGSVGElement {
+  const svg = frame(label);
+  const at = (i: number) => `${((i * tl.binMs) / 1000).toFixed(1)} s`;
+  bars(
+    svg,
+    [
+      { values: tl.answers, className: 'chart-bar' },
+      { values: tl.errors, className: 'chart-bar chart-bar-error' },
+    ],
+    (i) => `${at(i)}–${at(i + 1)}: ${tl.answers[i]!.toLocaleString('en-US')} answer(s)${tl.errors[i] ? `, ${tl.errors[i]} error(s)` : ''}`,
+  );
+  axisText(svg, PAD.left, HEIGHT - 6, '0 s', 'start');
+  axisText(svg, WIDTH - PAD.right, HEIGHT - 6, at(tl.answers.length), 'end');
+  return svg;
+}

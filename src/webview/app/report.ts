@@ -1,0 +1,172 @@
+// The report page: one self-contained HTML file written by `eval-runner report`. Reads its data from the JSON
+// block beside this script; every string in it is adversarial text, set only as textContent.
+import { ReportCol } from '../reportData';
+import type { ReportData, ReportRow, ReportRun } from '../reportData';
+import { answersTimeline, latencyHistogram } from './charts';
+import { containsQuery, el, onTypingPause, searchBox } from './dom';
+import { createGrid } from './grid';
+import type { Column } from './grid';
+
+const data = JSON.parse(document.getElementById('report-data')!.textContent ?? '{}') as ReportData;
+const ms = (v: number) => `${v.toLocaleString('en-US')} ms`;
+
+function runFigures(run: ReportRun): string {
+  const parts = [`${run.answered.toLocaleString('en-US')} answered · ${run.submitted.toLocaleString('en-US')} submitted · ${run.failed.toLocaleString('en-US')} failed`];
+  if (run.latencyMs) parts.push(`latency p50 ${ms(run.latencyMs.p50)} · p95 ${ms(run.latencyMs.p95)} · max ${ms(run.latencyMs.max)}`);
+  if (run.ttftMs) parts.push(`first token p50 ${ms(run.ttftMs.p50)} · p95 ${ms(run.ttftMs.p95)}`);
+  if (run.tokens) parts.push(`tokens ${run.tokens.prompt.toLocaleString('en-US')} prompt + ${run.tokens.completion.toLocaleString('en-US')} completion`);
+  return parts.join(' · ');
+}
+
+function runSection(run: ReportRun): HTMLElement {
+  const section = el('section', 'run');
+  section.dataset.run = run.runId;
+  const when = `${run.startedAt.replace('T', ' ').slice(0, 19)} → ${run.endedAt ? run.endedAt.replace('T', ' ').slice(0, 19) : 'not ended'}`;
+  section.append(el('h2', '', `Run ${run.runId}`), el('div', 'subtitle', `${run.target}${run.shard ? ` · shard ${run.shard}` : ''} · ${when}`), el('div', 'run-figures', runFigures(run)));
+  const errors = Object.entries(run.errors);
+  if (errors.length) {
+    const list = el('ul', 'errors');
+    for (const [reason, n] of errors.slice(0, 10)) list.append(el('li', '', `${n.toLocaleString('en-US')} × ${reason}`));
+    section.append(list);
+  }
+  const charts = el('div', 'charts');
+  const figure = (caption: string, chart: SVGSVGElement) => {
+    const f = el('figure', 'chart-figure');
+    f.append(chart, el('figcaption', '', caption));
+    return f;
+  };
+  if (run.histogram.counts.some((c) => c > 0)) charts.append(figure('Latency', latencyHistogram(run.histogram, `Latency histogram of run ${run.runId}`)));
+  if (run.timeline.answers.some((c) => c > 0)) charts.append(figure('Answers over time (errors in red)', answersTimeline(run.timeline, `Answers over time in run ${run.runId}`)));
+  section.append(charts);
+  return section;
+}
+
+/** Several runs side by side: one column each. */
+function comparison(runs: readonly ReportRun[]): HTMLElement {
+  const table = el('table', 'comparison');
+  const head = el('tr');
+  head.append(el('th', '', ''), ...runs.map((r) => el('th', '', `${r.runId} (${r.target})`)));
+  const rows: Array<[string, (r: ReportRun) => string]> = [
+    ['answered', (r) => r.answered.toLocaleString('en-US')],
+    ['submitted', (r) => r.submitted.toLocaleString('en-US')],
+    ['failed', (r) => r.failed.toLocaleString('en-US')],
+    ['latency p50', (r) => (r.latencyMs ? ms(r.latencyMs.p50) : '–')],
+    ['latency p95', (r) => (r.latencyMs ? ms(r.latencyMs.p95) : '–')],
+    ['latency max', (r) => (r.latencyMs ? ms(r.latencyMs.max) : '–')],
+    ['tokens', (r) => (r.tokens ? `${r.tokens.prompt.toLocaleString('en-US')} + ${r.tokens.completion.toLocaleString('en-US')}` : '–')],
+  ];
+  table.append(head);
+  for (const [name, value] of rows) {
+    const tr = el('tr');
+    tr.append(el('th', '', name), ...runs.map((r) => el('td', '', value(r))));
+    table.append(tr);
+  }
+  return table;
+}
+
+type ColumnKey = 'trace' | 'state' | 'prompt' | 'answer' | 'latency' | 'verdict' | 'error';
+const COLUMNS: ReadonlyArray<Column<ColumnKey>> = [
+  { key: 'state', title: 'State', className: 'c-state' },
+  { key: 'trace', title: 'Trace', className: 'c-id' },
+  { key: 'prompt', title: 'Prompt', className: 'c-prompt' },
+  { key: 'answer', title: 'Answer', className: 'c-answer' },
+  { key: 'latency', title: 'Latency', className: 'c-ms' },
+  { key: 'verdict', title: 'Verdict', className: 'c-verdict' },
+  { key: 'error', title: 'Error', className: 'c-error' },
+];
+
+function cellText(r: ReportRow, key: ColumnKey): string {
+  switch (key) {
+    case 'trace':
+      return r[ReportCol.TraceId];
+    case 'state':
+      return data.labels[r[ReportCol.State]] ?? r[ReportCol.State];
+    case 'prompt':
+      return r[ReportCol.Prompt].slice(0, 300);
+    case 'answer':
+      return (r[ReportCol.Answer] ?? '').slice(0, 300);
+    case 'latency':
+      return r[ReportCol.LatencyMs] === null ? '' : ms(r[ReportCol.LatencyMs]);
+    case 'verdict':
+      return r[ReportCol.Verdict] ?? '';
+    case 'error':
+      return r[ReportCol.Error] ?? '';
+  }
+}
+
+/** The traces: a virtualised table with state and verdict filters, a search, and the full text of the active row. */
+function tracesSection(): HTMLElement {
+  const section = el('section', 'traces');
+  const details = el('section', 'details');
+  details.setAttribute('aria-live', 'polite');
+  const grid = createGrid<ReportRow, ColumnKey>({
+    label: 'Traces',
+    columns: COLUMNS,
+    empty: 'No trace matches the filters.',
+    keyOf: (r) => r[ReportCol.TraceId],
+    rowClass: (r) => `state-${r[ReportCol.State]}${r[ReportCol.Verdict] ? ` verdict-${r[ReportCol.Verdict]}` : ''}`,
+    rowLabel: (r) => `${r[ReportCol.TraceId]}, ${data.labels[r[ReportCol.State]] ?? r[ReportCol.State]}`,
+    cell: (r, column, node) => {
+      node.textContent = cellText(r, column.key);
+      if (column.key === 'trace') node.title = r[ReportCol.TraceId];
+    },
+    onActive: (r) => showDetails(details, r),
+    onOpen: (r) => showDetails(details, r),
+  });
+  const filters = { state: 'all', verdict: 'all', search: '' };
+  const shown = el('span', 'shown');
+  const apply = () => {
+    const q = filters.search.toLowerCase();
+    const view = data.rows.filter(
+      (r) =>
+        (filters.state === 'all' || r[ReportCol.State] === filters.state) &&
+        (filters.verdict === 'all' || (r[ReportCol.Verdict] ?? 'none') === filters.verdict) &&
+        (!q || containsQuery(q, r[ReportCol.TraceId], r[ReportCol.Prompt], r[ReportCol.Answer], r[ReportCol.Note])),
+    );
+    grid.setRows(view);
+    shown.textContent = `${view.length.toLocaleString('en-US')} of ${data.rows.length.toLocaleString('en-US')} traces`;
+  };
+  const toolbar = el('div', 'toolbar');
+  const stateSelect = select('filter', 'Filter by state', [['all', 'All states'], ...data.states.map((s): [string, string] => [s, data.labels[s] ?? s])], (v) => ((filters.state = v), apply()));
+  const verdictSelect = select('filter verdict-filter', 'Filter by verdict', [['all', 'All verdicts'], ['good', 'Good'], ['bad', 'Bad'], ['none', 'Not judged']], (v) => ((filters.verdict = v), apply()));
+  const search = searchBox('Search trace id, prompt, answer or note');
+  onTypingPause(search, (v) => ((filters.search = v), apply()));
+  toolbar.append(stateSelect, verdictSelect, search, shown);
+  section.append(el('h2', '', 'Traces'), toolbar, grid.element, details);
+  apply();
+  return section;
+}
+
+function select(className: string, label: string, options: ReadonlyArray<[string, string]>, onChange: (value: string) => void): HTMLSelectElement {
+  const node = el('select', className);
+  node.setAttribute('aria-label', label);
+  for (const [value, text] of options) node.append(new Option(text, value));
+  node.addEventListener('change', () => onChange(node.value));
+  return node;
+}
+
+function showDetails(pane: HTMLElement, r: ReportRow): void {
+  pane.replaceChildren(
+    el('h3', 'details-title', r[ReportCol.TraceId]),
+    el('h4', '', 'Prompt'),
+    el('pre', 'details-text', r[ReportCol.Prompt]),
+    el('h4', '', 'Answer'),
+    el('pre', 'details-text', r[ReportCol.Answer] ?? '(no answer)'),
+    el('div', 'details-note', r[ReportCol.Note] ? `Note: ${r[ReportCol.Note]}` : ''),
+  );
+}
+
+const app = document.getElementById('app')!;
+const header = el('header', 'header');
+const counts = data.states.map((s) => `${data.labels[s] ?? s} ${(data.counts[s] ?? 0).toLocaleString('en-US')}`).join(' · ');
+header.append(
+  el('h1', 'title', `Eval Runner report: ${data.title}`),
+  el('div', 'subtitle', `${data.evaluation.origin} · written ${data.generatedAt.replace('T', ' ').slice(0, 19)} UTC by ${data.tool}`),
+  el('div', 'stats summary-counts', `${data.total.toLocaleString('en-US')} traces · ${counts}${data.notAnswered ? ` · ${data.notAnswered} submitted as not answered` : ''}`),
+);
+app.append(header);
+if (data.runs.length > 1) app.append(el('h2', '', 'Runs side by side'), comparison(data.runs));
+for (const run of data.runs) app.append(runSection(run));
+app.append(tracesSection());
+performance.mark('evalRunner:reportRendered');
+document.body.dataset.rendered = 'true';
