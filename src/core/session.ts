@@ -1,5 +1,6 @@
 import { reportData } from './report/reportData';
 import { renderReport } from './report/renderReport';
+import type { ReportPage } from './report/renderReport';
 import { formatShard } from './shards';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -378,9 +379,9 @@ export class EvaluationSession {
   }
 
   /** The self-contained HTML report of every run and trace (see report/renderReport.ts); reads the journal first. */
-  async reportHtml(now = new Date()): Promise<string> {
+  async reportHtml(page?: ReportPage, now = new Date()): Promise<string> {
     await this.load();
-    return renderReport(reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now));
+    return renderReport(reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now), page);
   }
 
   /** Every trace to a file (owner-only) or as lines; reads the journal first. */

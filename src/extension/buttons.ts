@@ -11,6 +11,9 @@ export const BUTTON = {
   get openSettings(): string {
     return vscode.l10n.t('Open Settings');
   },
+  get open(): string {
+    return vscode.l10n.t('Open');
+  },
   get runBoth(): string {
     return vscode.l10n.t('Run Both');
   },

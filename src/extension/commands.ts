@@ -2,7 +2,7 @@
 // (evaluationCommands, runCommands, accessCommands, reviewCommands, targetPicks, ownCode).
 import * as vscode from 'vscode';
 import { clearModelKey, clearToken, setToken, startSandbox, stopSandbox } from './accessCommands';
-import { addEvaluation, copyCliCommand, exportResults, fetchPrompts, filterTraces, openProcessDetails, refresh, removeEvaluation, showProgress } from './evaluationCommands';
+import { addEvaluation, copyCliCommand, exportReport, exportResults, fetchPrompts, filterTraces, openProcessDetails, refresh, removeEvaluation, showProgress } from './evaluationCommands';
 import { cancelRun, compareRuns, retryFailed, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runCommands';
 import { rerunTraces } from './ownCode';
 import { selectTarget } from './targetPicks';
@@ -27,6 +27,7 @@ export const COMMANDS = {
   'evalRunner.showProgress': showProgress,
   'evalRunner.openTrace': openTrace,
   'evalRunner.exportResults': exportResults,
+  'evalRunner.exportReport': exportReport,
   'evalRunner.openProcessDetails': openProcessDetails,
   'evalRunner.setToken': setToken,
   'evalRunner.clearToken': clearToken,

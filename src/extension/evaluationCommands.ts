@@ -1,6 +1,8 @@
 // Commands on the evaluations themselves: add and remove them, fetch their prompts, show their progress, export
 // them, open the service's page, copy the CLI line that runs one.
+import { writeFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
+import type { ReportPage } from '../core';
 import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
@@ -96,6 +98,34 @@ export async function exportResults(ctx: Ctx, _f: Features, arg: unknown): Promi
   if (uri.scheme === 'file') await session.exportTo(format.format, uri.fsPath, options);
   else await vscode.workspace.fs.writeFile(uri, Buffer.from([...(await session.exportLines(format.format, options))].join(''), 'utf8'));
   void vscode.window.showInformationMessage(vscode.l10n.t('Exported {0} traces to {1}.', session.store.traces.size, uri.fsPath || uri.toString()));
+}
+
+/**
+ * Export Report: the self-contained HTML report (as `eval-runner report` writes it) of the evaluation's runs and
+ * traces, for a reviewer. Its page (script and style) is a file of its own, dist/reportPage.js, loaded here only.
+ */
+export async function exportReport(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
+  const ref = await pickEvaluation(ctx, arg);
+  if (!ref) return;
+  const folder = vscode.workspace.workspaceFolders?.[0]?.uri;
+  const uri = await ctx.askSaveUri({
+    ...(folder ? { defaultUri: vscode.Uri.joinPath(folder, `${ref.kind}-${ref.evaluationId}-report.html`) } : {}),
+    filters: { HTML: ['html'] },
+  });
+  if (!uri) return;
+  const session = ctx.registry.session(ref);
+  const html = await session.reportHtml(reportPage());
+  if (uri.scheme === 'file') await writeFile(uri.fsPath, html, { mode: 0o600 });
+  else await vscode.workspace.fs.writeFile(uri, Buffer.from(html, 'utf8'));
+  // Not awaited: the command is done once the file is written, whether or not the user opens it.
+  void vscode.window
+    .showInformationMessage(vscode.l10n.t('Wrote the report of {0} traces to {1}.', session.store.traces.size, uri.fsPath || uri.toString()), BUTTON.open)
+    .then((choice) => (choice === BUTTON.open ? vscode.env.openExternal(uri) : undefined));
+}
+
+function reportPage(): ReportPage {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./reportPage.js') as ReportPage;
 }
 
 export async function openProcessDetails(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {

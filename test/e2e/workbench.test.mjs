@@ -502,8 +502,10 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await details.locator('select.filter').first().selectOption('submitted');
       await details.locator('input.search').fill('final:');
       await details.locator('.shown', { hasText: `2 of ${TRACES} traces` }).waitFor();
-      await page.waitForTimeout(1000); // the workbench keeps a page's setState on its own schedule
-      await page.reload();
+      // Reload as a user does (an orderly shutdown that stores the editors and each page's state first), not a
+      // browser reload, which can cut the workbench's storage writes short.
+      await page.waitForTimeout(500);
+      await palette(page, 'Developer: Reload Window');
       await page.locator('.tabs-container .tab', { hasText: 'Compare: Loop bench' }).waitFor({ timeout: 60_000 });
       const restored = visibleWebview(page);
       await restored.locator('.shown', { hasText: `2 of ${TRACES} traces` }).waitFor({ timeout: 60_000 });

@@ -10,7 +10,13 @@ declare const REPORT_STYLE: string | undefined;
  * One self-contained HTML file: the data as a JSON block (not executed), the script and the style inline, and a CSP
  * that allows exactly those two by their hashes and nothing else, so the file makes no request of its own.
  */
-export function renderReport(data: ReportData, page: { script: string; style: string } = bundledPage()): string {
+/** The page's script and style (the CLI has them inlined; the extension loads them from dist/reportPage.js). */
+export interface ReportPage {
+  script: string;
+  style: string;
+}
+
+export function renderReport(data: ReportData, page: ReportPage = bundledPage()): string {
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
   const csp = `default-src 'none'; script-src ${hash(page.script)}; style-src ${hash(page.style)}; img-src data:`;
   return `<!DOCTYPE html>
@@ -32,7 +38,7 @@ export function renderReport(data: ReportData, page: { script: string; style: st
 `;
 }
 
-function bundledPage(): { script: string; style: string } {
+function bundledPage(): ReportPage {
   if (typeof REPORT_SCRIPT !== 'string' || typeof REPORT_STYLE !== 'string') throw new Error('The report page is only in the built CLI (dist/cli.js): run "npm run build".');
   return { script: REPORT_SCRIPT, style: REPORT_STYLE };
 }
