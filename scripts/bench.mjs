@@ -1,6 +1,6 @@
 // npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
 // bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
-//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,scale,journal,extension,webview]
+//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,scale,journal,extension,webview,report,editorrun]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -302,6 +302,83 @@ if (wanted('scale')) {
   }
 }
 
+// 9. The HTML report of 100,000 traces: how long `report` takes, how large the file is, and its first render in
+// Chromium (from navigation start to the page's own mark once everything is drawn).
+if (wanted('report')) {
+  say('9. report: eval-runner report of 100,000 traces; size, time to write, first render in Chromium');
+  if (!editorReady()) throw new Error('the editor set-up (Chromium) failed');
+  const sb = await sandboxProcess(['--benchmark-traces', '100000']);
+  try {
+    const stateDir = tempDir();
+    const env = { EVAL_RUNNER_TOKEN: sb.token };
+    await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', stateDir]), env);
+    const out = join(tempDir(), 'report.html');
+    const writes = [];
+    for (let i = 0; i < 3; i++) {
+      const t0 = performance.now();
+      const r = spawnSync(process.execPath, [CLI, 'report', '--base-url', sb.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', stateDir, '--out', out], { encoding: 'utf8' });
+      if (r.status !== 0) throw new Error(`report failed: ${r.stderr}`);
+      writes.push(performance.now() - t0);
+    }
+    const { launchBrowser } = await import('../test/harness/workbench.mjs');
+    const renders = [];
+    for (let i = 0; i < 3; i++) {
+      const browser = await launchBrowser(tempDir('eval-runner-bench-report-'));
+      try {
+        const page = await browser.newPage();
+        await page.goto(`file://${out}`);
+        await page.locator('body[data-rendered="true"]').waitFor({ timeout: 120_000 });
+        renders.push(await page.evaluate(() => performance.getEntriesByName('evalRunner:reportRendered')[0].startTime));
+      } finally {
+        await browser.close();
+      }
+    }
+    results.figures.report = { traces: 100_000, bytes: statSync(out).size, writeMs: median(writes), writeRunsMs: writes.map(Math.round), firstRenderMs: median(renders), firstRenderRunsMs: renders.map(Math.round) };
+  } finally {
+    await sb.stop();
+  }
+}
+
+// 10. The same 100,000-trace run in the editor and in the CLI: an echo target at concurrency 64 against the
+// sandbox, each timed by its own run summary (from listing to the last submission), the editor's read from its log.
+if (wanted('editorrun')) {
+  say('10. editorrun: a 100,000-trace echo run in the extension host and in the CLI, concurrency 64');
+  if (!editorReady()) throw new Error('the editor set-up failed');
+  const pack = spawnSync('npm', ['run', '--silent', 'package'], { cwd: ROOT, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`packaging failed: ${pack.stdout}${pack.stderr}`);
+  const sb = await sandboxProcess(['--benchmark-traces', '100000']);
+  const { openWorkbench, palette, notification } = await import('../test/e2e/workbenchPage.mjs');
+  try {
+    const cli = await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', tempDir()]), { EVAL_RUNNER_TOKEN: sb.token });
+    const wb = await openWorkbench({
+      settings: {
+        'evalRunner.baseUrl': sb.baseUrl,
+        'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Bench 100k' }],
+        'evalRunner.target': { type: 'echo' },
+        'evalRunner.concurrency': 64,
+      },
+    });
+    try {
+      const { page } = wb;
+      await palette(page, 'Eval Runner: Set Token');
+      await page.locator('.quick-input-widget input[type="password"]').fill(sb.token);
+      await page.keyboard.press('Enter');
+      await notification(page, 'saved in secret storage');
+      await palette(page, 'Eval Runner: Run Evaluation');
+      await pickIfAsked(page, 'Bench 100k');
+      await notification(page, '100000/100000 submitted', 300_000);
+      const line = /Bench 100k: .* target calls in ([\d.]+) s\./.exec(wb.extensionLog());
+      if (!line) throw new Error('the editor logged no run summary');
+      const editorMs = Number(line[1]) * 1000;
+      results.figures.editorRun = { traces: 100_000, cliMs: cli.summary.durationMs, editorMs, ratio: editorMs / cli.summary.durationMs };
+    } finally {
+      await wb.close();
+    }
+  } finally {
+    await sb.stop();
+  }
+}
+
 function findFiles(dir, suffix) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findFiles(join(dir, e.name), suffix) : e.name.endsWith(suffix) ? [join(dir, e.name)] : []));
 }
@@ -449,6 +526,9 @@ const TARGETS = [
   ['extension', '  of which: host · bundle · host · activate()', f.extension?.phasesMs && ['hostBeforeLoad', 'bundleEvaluation', 'hostContext', 'activate'].map((k) => `${f.extension.phasesMs[k].toFixed(1)}`).join(' · ') + ' ms (medians)', ''],
   ['webview', 'webview 100k rows: first render', f.webview && `${fmt(f.webview.firstRenderMs)} ms from document start (first ${fmt(f.webview.firstRenderRows)} rows painted; script ran at ${fmt(f.webview.scriptMs)}, first rows arrived at ${fmt(f.webview.firstMessageMs)})`, '≤ 500 ms', f.webview?.firstRenderMs <= 500],
   ['webview', 'webview 100k rows: all rows in', f.webview && `${fmt(f.webview.allRowsMs)} ms from document start (${fmt(f.webview.commandToAllRowsMs)} ms from the command)`, ''],
+  ['editorrun', 'editor vs CLI: 100k echo run, c=64', f.editorRun && `editor ${fmt(f.editorRun.editorMs)} ms · CLI ${fmt(f.editorRun.cliMs)} ms = ${f.editorRun.ratio.toFixed(2)}×`, '≤ 1.3×', f.editorRun?.ratio <= 1.3],
+  ['report', 'report of 100k traces: size · write', f.report && `${(f.report.bytes / 2 ** 20).toFixed(1)} MiB · ${fmt(f.report.writeMs)} ms (process, runs ${f.report.writeRunsMs.join(', ')})`, ''],
+  ['report', 'report of 100k traces: first render', f.report && `${fmt(f.report.firstRenderMs)} ms from navigation start (runs ${f.report.firstRenderRunsMs.join(', ')})`, '≤ 3,000 ms', f.report?.firstRenderMs <= 3000],
   ['webview', 'webview 100k rows: filter · search', f.webview && `${Object.entries(f.webview.filterMs).map(([k, v]) => `${k} ${v.ms.toFixed(1)} ms`).join(', ')} · search ${f.webview.searchMs.ms.toFixed(1)} ms`, ''],
 ];
 function fmt(n) {

@@ -1,6 +1,6 @@
 // One esbuild script for every bundle. Production bundles are minified and carry no sourcemap,
 // so nothing under dist/ can leak source paths into the VSIX; --dev adds inline maps for debugging.
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -59,9 +59,8 @@ const reportScript = (
 ).outputFiles[0].text;
 const reportStyle = readFileSync('media/progress.css', 'utf8') + readFileSync('media/report.css', 'utf8');
 const reportDefines = { REPORT_SCRIPT: JSON.stringify(reportScript), REPORT_STYLE: JSON.stringify(reportStyle) };
-// In the extension the page is a file of its own, required only by Export Report (src/extension/evaluationCommands.ts).
-mkdirSync('dist', { recursive: true });
-writeFileSync('dist/reportPage.js', `module.exports=${JSON.stringify({ script: reportScript, style: reportStyle })};\n`);
+// In the extension the report's writer and its page are a file of their own, dist/reportPage.js, required only by
+// Export Report (src/extension/evaluationCommands.ts).
 const reportPageAside = {
   name: 'report-page-aside',
   setup(b) {
@@ -72,6 +71,7 @@ const reportPageAside = {
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, reportPageAside] }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
+  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/reportPage.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the

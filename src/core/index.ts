@@ -31,4 +31,5 @@ export { TOOL_VERSION } from './version';
 export { formatShard, inShard, parseShard, traceHash } from './shards';
 export type { Shard } from './shards';
 export type { ReportData, ReportRow, ReportRun } from './report/reportTypes';
-export type { ReportPage } from './report/renderReport';
+export { renderReport } from './report/renderReport';
+export { runCharts } from './report/reportData';

@@ -1,6 +1,5 @@
 import { reportData } from './report/reportData';
-import { renderReport } from './report/renderReport';
-import type { ReportPage } from './report/renderReport';
+import type { ReportData } from './report/reportTypes';
 import { formatShard } from './shards';
 import { randomBytes } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
@@ -378,10 +377,10 @@ export class EvaluationSession {
     };
   }
 
-  /** The self-contained HTML report of every run and trace (see report/renderReport.ts); reads the journal first. */
-  async reportHtml(page?: ReportPage, now = new Date()): Promise<string> {
+  /** What the HTML report shows (report/renderReport.ts writes the page); reads the journal first. */
+  async reportData(now = new Date()): Promise<ReportData> {
     await this.load();
-    return renderReport(reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now), page);
+    return reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now);
   }
 
   /** Every trace to a file (owner-only) or as lines; reads the journal first. */

@@ -2,11 +2,11 @@
 // them, open the service's page, copy the CLI line that runs one.
 import { writeFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
-import type { ReportPage } from '../core';
 import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
 import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS } from '../core';
+import type { renderReport } from '../core';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
 import { pickEvaluation } from './pick';
@@ -114,7 +114,7 @@ export async function exportReport(ctx: Ctx, _f: Features, arg: unknown): Promis
   });
   if (!uri) return;
   const session = ctx.registry.session(ref);
-  const html = await session.reportHtml(reportPage());
+  const html = reportPage().renderReport(await session.reportData());
   if (uri.scheme === 'file') await writeFile(uri.fsPath, html, { mode: 0o600 });
   else await vscode.workspace.fs.writeFile(uri, Buffer.from(html, 'utf8'));
   // Not awaited: the command is done once the file is written, whether or not the user opens it.
@@ -123,6 +123,11 @@ export async function exportReport(ctx: Ctx, _f: Features, arg: unknown): Promis
     .then((choice) => (choice === BUTTON.open ? vscode.env.openExternal(uri) : undefined));
 }
 
+interface ReportPage {
+  renderReport: typeof renderReport;
+}
+
+/** The report's writer with its page inlined: dist/reportPage.js, built apart (scripts/build.mjs) and loaded here only. */
 function reportPage(): ReportPage {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require('./reportPage.js') as ReportPage;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeStats, heldBack, LOCAL_STATES, runStats, skippedNote, STATE_LABELS } from '../core';
+import { describeStats, heldBack, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS } from '../core';
 import type { TraceInfo } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
@@ -9,7 +9,7 @@ import { preview } from './treeModel';
 import { toDisposable } from './lifecycle';
 import { PanelController, PanelHost } from './panelHost';
 import { progressStateSchema, webviewMessageSchema } from '../webview/messageSchemas';
-import type { HostMessage, ProgressState, RowTuple, WebviewMessage } from '../webview/protocol';
+import type { HostMessage, ProgressState, RowTuple, RunLine, WebviewMessage } from '../webview/protocol';
 
 export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
 const FIRST_CHUNK = 500;
@@ -38,7 +38,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   /** Rows are being streamed: an update waits, since what was sent is not yet complete. */
   private streaming = false;
   private generation = 0;
-  private statsLine: { key: string; text: string } | undefined;
+  private statsLine: { key: string; line: RunLine } | undefined;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -183,12 +183,15 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
 
   // The latest run's figures, recomputed only when its answers or failures changed: sorting 100k latencies
   // every 250 ms of a run would cost the extension host ~10 ms each time for the same line.
-  private runLine(): { runId: string; target: string; stats: string } | null {
+  private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
     if (!run) return null;
-    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}`;
-    if (this.statsLine?.key !== key) this.statsLine = { key, text: describeStats(runStats(run)) };
-    return { runId: run.runId, target: run.target, stats: this.statsLine.text };
+    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}`;
+    if (this.statsLine?.key !== key) {
+      const stats = runStats(run);
+      this.statsLine = { key, line: { runId: run.runId, target: run.target, stats: describeStats(stats), charts: runCharts(run, stats.latencyMs?.max) } };
+    }
+    return this.statsLine.line;
   }
 }
 

@@ -32,6 +32,7 @@ export const progressStateSchema = z.object({
   sortKey: z.optional(z.enum(SORT_KEYS)),
   sortDirection: z.optional(z.union([z.literal(1), z.literal(-1)])),
   showDetails: z.optional(z.boolean()),
+  showCharts: z.optional(z.boolean()),
 });
 
 export const compareStateSchema = z.object({

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { compareMessageSchema, compareStateSchema, progressStateSchema, webviewMessageSchema } from './messageSchemas';
-import type { LocalTraceState, StateCounts } from '../core';
+import type { LocalTraceState, ReportRun, StateCounts } from '../core';
 
 /**
  * Every message between the two webviews (Process Details, Compare Runs) and the host, and what each page saves
@@ -40,6 +40,8 @@ export interface RunLine {
   runId: string;
   target: string;
   stats: string;
+  /** The run's latency histogram and answers over time, as the report draws them (src/webview/app/charts.ts). */
+  charts: Pick<ReportRun, 'histogram' | 'timeline'>;
 }
 
 export interface ProgressMessage {

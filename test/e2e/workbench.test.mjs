@@ -360,6 +360,11 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const figures = frame.locator('.run-stats');
       await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
       assert.match(await figures.innerText(), /latency p50 \d+ ms · p95 \d+ ms · max \d+ ms/);
+      // The run's charts, drawn by the report's chart code: a latency histogram whose bars add up to the answers.
+      await frame.locator('.charts svg.chart').nth(1).waitFor();
+      const histogramBars = await frame.locator('.charts svg.chart').first().locator('rect.chart-bar title').allTextContents();
+      assert.equal(histogramBars.reduce((n, t) => n + Number(/: (\d+) answer/.exec(t)[1]), 0), TRACES);
+      await shot(page, 'process-details-charts');
 
       // A verdict and a note from the keyboard, on the active (first) row.
       await grid.focus();
@@ -370,7 +375,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await frame.getByRole('row', { name: new RegExp(`^${prompts[0].traceId}, .*rated good`) }).waitFor();
       await frame.locator('select.verdict-filter').selectOption('good');
       await frame.locator('.shown', { hasText: `1 of ${TRACES} traces` }).waitFor();
-      await frame.locator('input[type=checkbox]').check();
+      await frame.getByRole('checkbox', { name: 'Full text' }).check();
       await frame.locator('.details-note', { hasText: 'echoes the prompt' }).waitFor();
       await shot(page, 'process-details-review');
       // Enter opens the active trace: the review editor shows the verdict and the note above the answer.

@@ -42,9 +42,13 @@ function reportRun(run: RunInfo): ReportRun {
     ttftMs: stats.ttftMs ?? null,
     tokens: stats.tokens ?? null,
     errors: stats.errors,
-    histogram: histogram(run.latencies, stats.latencyMs?.max ?? 0),
-    timeline: timeline(run),
+    ...runCharts(run, stats.latencyMs?.max ?? 0),
   };
+}
+
+/** A run's latency histogram and answers over time: the report's charts, and Process Details' (live). */
+export function runCharts(run: RunInfo, maxLatencyMs = run.latencies.reduce((m, v) => Math.max(m, v), 0)): Pick<ReportRun, 'histogram' | 'timeline'> {
+  return { histogram: histogram(run.latencies, maxLatencyMs), timeline: timeline(run) };
 }
 
 function histogram(latencies: readonly number[], max: number): ReportRun['histogram'] {

@@ -35,6 +35,7 @@ const LABELS = JSON.parse(app.dataset.labels ?? '{}') as Record<string, string>;
 class ProgressPage {
   private refId: string;
   private showDetails: boolean;
+  private showCharts: boolean;
   private readonly filters: Filters;
   private readonly traces: TraceRows;
   private readonly header = new Header();
@@ -52,6 +53,7 @@ class ProgressPage {
     const saved = vscode.getState() ?? {};
     this.refId = saved.refId ?? '';
     this.showDetails = saved.showDetails === true;
+    this.showCharts = saved.showCharts !== false;
     this.filters = {
       stateFilter: saved.stateFilter ?? 'all',
       verdictFilter: saved.verdictFilter ?? 'all',
@@ -63,6 +65,7 @@ class ProgressPage {
     this.grid = createGrid({ label: 'Traces', columns: COLUMNS, rowHeight: 26, empty: NO_TRACES, ...this.rowBehaviour() });
     this.details.element.hidden = !this.showDetails;
     document.body.classList.toggle('with-details', this.showDetails);
+    document.body.classList.toggle('with-charts', this.showCharts);
     app.append(this.header.element, this.summary.element, this.toolbar(), this.grid.element, this.details.element);
     this.wireButtons();
   }
@@ -136,7 +139,7 @@ class ProgressPage {
   }
 
   private persist(): void {
-    vscode.setState({ refId: this.refId, ...this.filters, showDetails: this.showDetails });
+    vscode.setState({ refId: this.refId, ...this.filters, showDetails: this.showDetails, showCharts: this.showCharts });
   }
 
   /** Re-filters after a change of the filters, measured for `npm run bench`. */
@@ -166,8 +169,15 @@ class ProgressPage {
     });
     const { label, box } = toggle('Full text', this.showDetails);
     box.addEventListener('change', () => this.toggleDetails(box.checked));
+    const charts = toggle('Charts', this.showCharts);
+    charts.label.classList.add('charts-toggle');
+    charts.box.addEventListener('change', () => {
+      this.showCharts = charts.box.checked;
+      document.body.classList.toggle('with-charts', this.showCharts);
+      this.persist();
+    });
     this.shown.setAttribute('aria-live', 'polite');
-    toolbar.append(stateSelect, verdictSelect, search, label, this.shown);
+    toolbar.append(stateSelect, verdictSelect, search, label, charts.label, this.shown);
     return toolbar;
   }
 

@@ -1,6 +1,7 @@
 // Process Details' header and summary: the title, the run buttons, the progress bar, a chip per state and the
 // run's figures.
-import type { ProgressMessage } from '../protocol';
+import type { ProgressMessage, RunLine } from '../protocol';
+import { answersTimeline, latencyHistogram } from './charts';
 import { el, icon, iconButton } from './dom';
 
 export const STATE_ICONS: Readonly<Record<string, string>> = {
@@ -46,6 +47,9 @@ export class Summary {
   private readonly runStats = el('div', 'run-stats');
   private readonly lastError = el('div', 'last-error');
   private readonly notice = el('div', 'notice');
+  /** The latest run's charts, redrawn when its figures change. */
+  readonly charts = el('div', 'charts');
+  private chartsKey = '';
 
   constructor(
     private readonly states: readonly string[],
@@ -64,7 +68,7 @@ export class Summary {
       chips.append(chip);
     }
     this.notice.setAttribute('role', 'status');
-    this.element.append(this.percent, this.bar, chips, this.stats, this.runStats, this.lastError, this.notice);
+    this.element.append(this.percent, this.bar, chips, this.stats, this.runStats, this.lastError, this.notice, this.charts);
   }
 
   show(m: ProgressMessage): void {
@@ -78,6 +82,22 @@ export class Summary {
     this.runStats.textContent = m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '';
     this.lastError.textContent = m.lastError ? `Last error: ${m.lastError}` : '';
     this.notice.textContent = m.notice ?? '';
+    this.showCharts(m.run);
+  }
+
+  private showCharts(run: RunLine | null): void {
+    const key = run ? `${run.runId}|${run.stats}|${run.charts.timeline.answers.join(',')}` : '';
+    if (key === this.chartsKey) return;
+    this.chartsKey = key;
+    const figures: HTMLElement[] = [];
+    const figure = (caption: string, chart: SVGSVGElement) => {
+      const f = el('figure', 'chart-figure');
+      f.append(chart, el('figcaption', '', caption));
+      figures.push(f);
+    };
+    if (run?.charts.histogram.counts.some((c) => c > 0)) figure('Latency', latencyHistogram(run.charts.histogram, `Latency histogram of run ${run.runId}`));
+    if (run?.charts.timeline.answers.some((c) => c > 0)) figure('Answers over time (errors in red)', answersTimeline(run.charts.timeline, `Answers over time in run ${run.runId}`));
+    this.charts.replaceChildren(...figures);
   }
 }
 
