@@ -26,7 +26,7 @@ export { plainHttpWarning } from './targets/targetSecrets';
 export { createTarget, targetIdentity } from './targets/targetSpec';
 export type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from './targets/targetSpec';
 export { LOCAL_STATES, STATE_LABELS } from './traceStore';
-export type { LocalTraceState, RunInfo, StateCounts, TraceInfo } from './traceStore';
+export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore } from './traceStore';
 export { TOOL_VERSION } from './version';
 export { formatShard, inShard, parseShard, traceHash } from './shards';
 export type { Shard } from './shards';

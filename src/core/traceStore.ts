@@ -90,6 +90,7 @@ export function emptyCounts(): StateCounts {
  * Counts are maintained incrementally so progress at 100,000 traces costs nothing per event.
  */
 export class TraceStore {
+  private readonly watchers = new Set<(trace: TraceInfo | undefined) => void>();
   readonly traces = new Map<string, TraceInfo>();
   /** Traces in the service's last list, when known. */
   listedTotal: number | undefined;
@@ -146,8 +147,30 @@ export class TraceStore {
     return runId === undefined ? undefined : this.runIndex.get(runId);
   }
 
+  /**
+   * Tells `watcher` about every trace a record changes from now on (undefined: any trace may have changed: a new
+   * list, a fresh run). For views that keep rows in step without scanning 100,000 traces. Returns the way to stop.
+   */
+  onTraceChanged(watcher: (trace: TraceInfo | undefined) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
   /** One journal record replayed (or just written): the last record about a trace decides its state. */
   apply(record: JournalRecord): void {
+    this.applyRecord(record);
+    if (this.watchers.size === 0) return;
+    let changed: TraceInfo | undefined | null = null;
+    if ('id' in record) changed = this.traces.get(record.id) ?? null;
+    else if (record.t === 'prompts' || (record.t === 'run' && record.mode === 'fresh')) changed = undefined;
+    if (changed !== null) this.tell(changed);
+  }
+
+  private tell(changed: TraceInfo | undefined): void {
+    for (const watcher of this.watchers) watcher(changed);
+  }
+
+  private applyRecord(record: JournalRecord): void {
     switch (record.t) {
       case 'run':
         return this.applyRun(record);
@@ -309,7 +332,9 @@ export class TraceStore {
   /** Moves a trace to a state that the journal does not record (running, or back to pending). */
   setTransient(traceId: string, state: 'running' | 'pending'): void {
     const info = this.traces.get(traceId);
-    if (info) this.move(info, state);
+    if (!info) return;
+    this.move(info, state);
+    if (this.watchers.size) this.tell(info);
   }
 
   private ensure(traceId: string): TraceInfo {

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { describeStats, heldBack, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS } from '../core';
-import type { TraceInfo } from '../core';
+import type { TraceInfo, TraceStore } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
@@ -38,7 +38,12 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   /** Rows are being streamed: an update waits, since what was sent is not yet complete. */
   private streaming = false;
   private generation = 0;
-  private statsLine: { key: string; line: RunLine } | undefined;
+  private statsLine: { key: string; at: number; line: RunLine } | undefined;
+  /** The store whose changes are followed, the traces changed since the last update, and whether all may have. */
+  private watched: TraceStore | undefined;
+  private unwatch: (() => void) | undefined;
+  private readonly dirty = new Set<string>();
+  private allDirty = false;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -53,7 +58,12 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
         if (r.id === ref.id) this.scheduleUpdate();
       }),
     );
-    this._register(toDisposable(() => clearTimeout(this.timer)));
+    this._register(
+      toDisposable(() => {
+        clearTimeout(this.timer);
+        this.unwatch?.();
+      }),
+    );
   }
 
   protected onReady(): void {
@@ -98,6 +108,9 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   }
 
   private sendAll(): void {
+    this.watch(this.session.store);
+    this.dirty.clear();
+    this.allDirty = false;
     const generation = ++this.generation;
     this.streaming = true;
     void this.streamAll(generation).finally(() => {
@@ -145,22 +158,41 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       if (this.streaming) return this.scheduleUpdate();
-      const changed: RowTuple[] = [];
-      let added = false;
-      for (const t of this.session.store.traces.values()) {
-        const sig = signature(t);
-        const before = this.sent.get(t.traceId);
-        if (before === sig) continue;
-        if (before === undefined) added = true;
-        this.sent.set(t.traceId, sig);
-        changed.push(row(t));
-      }
-      if (added || this.sent.size !== this.session.store.traces.size) this.sendAll();
-      else {
-        if (changed.length) this.post({ type: 'update', rows: changed });
-        this.postProgress();
-      }
+      this.update();
     }, 250);
+  }
+
+  /**
+   * Sends the rows that changed since the last look: those the store named (never a scan of every trace, which
+   * at 100k cost the extension host most of a run's time), or everything when the store itself was replaced (a
+   * reload), a change touched every trace, or traces were added.
+   */
+  private update(): void {
+    const store = this.session.store;
+    if (store !== this.watched || this.allDirty || this.sent.size !== store.traces.size) return this.sendAll();
+    const changed: RowTuple[] = [];
+    for (const id of this.dirty) {
+      const t = store.get(id);
+      if (!t) continue;
+      const sig = signature(t);
+      if (this.sent.get(id) === sig) continue;
+      this.sent.set(id, sig);
+      changed.push(row(t));
+    }
+    this.dirty.clear();
+    if (changed.length) this.post({ type: 'update', rows: changed });
+    this.postProgress();
+  }
+
+  /** Follows the session's store (replaced on every load): which traces change, and whether all may have. */
+  private watch(store: TraceStore): void {
+    if (store === this.watched) return;
+    this.unwatch?.();
+    this.watched = store;
+    this.unwatch = store.onTraceChanged((t) => {
+      if (t) this.dirty.add(t.traceId);
+      else this.allDirty = true;
+    });
   }
 
   private postProgress(): void {
@@ -181,17 +213,19 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
     });
   }
 
-  // The latest run's figures, recomputed only when its answers or failures changed: sorting 100k latencies
-  // every 250 ms of a run would cost the extension host ~10 ms each time for the same line.
+  // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
+  // during a run: sorting 100k latencies every 250 ms would cost the extension host ~10 ms each time.
   private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
     if (!run) return null;
     const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}`;
-    if (this.statsLine?.key !== key) {
-      const stats = runStats(run);
-      this.statsLine = { key, line: { runId: run.runId, target: run.target, stats: describeStats(stats), charts: runCharts(run, stats.latencyMs?.max) } };
-    }
-    return this.statsLine.line;
+    const cached = this.statsLine;
+    // While the run goes on, its figures and charts are redrawn once a second, not on every update.
+    if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
+    const stats = runStats(run);
+    const line = { runId: run.runId, target: run.target, stats: describeStats(stats), charts: runCharts(run, stats.latencyMs?.max) };
+    this.statsLine = { key, at: Date.now(), line };
+    return line;
   }
 }
 
