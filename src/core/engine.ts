@@ -164,6 +164,7 @@ class EngineRun {
     const { plan, recorded } = await planRun(this.options, this.options.store, this.options.journal);
     this.runPlan = plan;
     this.recorded = recorded;
+    this.showLimitsLive();
     run.queued = plan.submitFirst.length + plan.callTarget.length;
     if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
     return [...plan.submitFirst, ...plan.callTarget];
@@ -200,6 +201,7 @@ class EngineRun {
     if (!this.recorded) {
       this.recorded = await recordRun(options, options.store, options.journal);
       traces.runId = this.recorded;
+      this.showLimitsLive();
     }
     const more = planQueue(options.store, { only: new Set(this.listChanges.appeared), holdAnswers: options.holdAnswers, shard: options.shard });
     const next = [...more.submitFirst, ...more.callTarget];
@@ -207,6 +209,12 @@ class EngineRun {
     if (more.callTarget.length > 0 && !(await this.warmUp())) return;
     await drain(next, traces, run, this.concurrency);
     await submitter.settled();
+  }
+
+  /** The run's rate limits, seen live by views of the store (journaled with the run's end). */
+  private showLimitsLive(): void {
+    const info = this.options.store.runById(this.recorded);
+    if (info) info.rateLimitTimes = this.run.rateLimitTimes;
   }
 
   private warmUp(): Promise<boolean> {
@@ -279,7 +287,15 @@ class EngineRun {
   private async recordEnd(outcome: RunOutcome, changes: ListChanges | undefined): Promise<void> {
     const { journal, store } = this.options;
     if (!this.recorded || journal.failure !== undefined) return;
-    const record = { t: 'end' as const, run: this.recorded, at: Date.now(), outcome, ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}) };
+    const limited = this.run.rateLimitTimes;
+    const record = {
+      t: 'end' as const,
+      run: this.recorded,
+      at: Date.now(),
+      outcome,
+      ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}),
+      ...(limited.length ? { limited: [...limited] } : {}),
+    };
     await journal.append(record).catch(() => undefined);
     store.apply(record);
   }

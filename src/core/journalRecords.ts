@@ -28,8 +28,19 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     /** The run's shard, "K/N" (run --shard). */
     shard: z.optional(z.string()),
   }),
-  /** The end of a run; the traces the list gained or lost while it ran (see listAgain in the engine). */
-  z.object({ t: z.literal('end'), run: z.string(), at, outcome: z.string(), appeared: z.optional(z.array(z.string())), vanished: z.optional(z.array(z.string())) }),
+  /**
+   * The end of a run; the traces the list gained or lost while it ran (see listAgain in the engine); when the target
+   * or the service answered with a rate limit (the first 5,000 times), for the run's timeline.
+   */
+  z.object({
+    t: z.literal('end'),
+    run: z.string(),
+    at,
+    outcome: z.string(),
+    appeared: z.optional(z.array(z.string())),
+    vanished: z.optional(z.array(z.string())),
+    limited: z.optional(z.array(z.number())),
+  }),
   /** The service's prompt list, when it differs from the one the journal holds. */
   z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
   z.object({ t: z.literal('list'), at, total: z.number() }),

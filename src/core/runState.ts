@@ -50,6 +50,8 @@ export class RunState {
   targetCalls = 0;
   /** Target calls answered with a rate limit. */
   rateLimited = 0;
+  /** When the target or the service answered with a rate limit (ms since the epoch), for the run's timeline. */
+  readonly rateLimitTimes: number[] = [];
   private reason: StopReason | undefined;
   private failuresLogged = 0;
 
@@ -58,6 +60,11 @@ export class RunState {
     readonly hardSignal: AbortSignal,
     private readonly drainSignal: AbortSignal | undefined,
   ) {}
+
+  /** A rate limit answered now (the first 5,000 of a run are kept: the timeline needs no more). */
+  noteRateLimit(): void {
+    if (this.rateLimitTimes.length < 5000) this.rateLimitTimes.push(Date.now());
+  }
 
   /** Stops the run for this reason, unless it is already stopping for another. */
   halt(outcome: RunOutcome, message: string, error?: unknown): void {

@@ -141,7 +141,10 @@ export class Submitter {
     const reason = error instanceof Error ? error.message : String(error);
     this.run.lastError = reason;
     // The service's own rate limit slows the submitters, as the target's slows the target calls.
-    if (error instanceof ApiError && error.reason === 'rateLimited') this.pace.rateLimited();
+    if (error instanceof ApiError && error.reason === 'rateLimited') {
+      this.pace.rateLimited();
+      this.run.noteRateLimit();
+    }
     const unreachable = error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout');
     if (unreachable && ++this.unreachableStreak >= this.policy.maxUnreachable) this.run.halt('unreachable', (error).message, error);
     if (!unreachable) this.unreachableStreak = 0;

@@ -71,6 +71,7 @@ export class TargetCaller {
         this.run.lastError = te.message;
         if (te.kind === 'rateLimited') {
           this.run.rateLimited++;
+          this.run.noteRateLimit();
           if (this.quotaExhausted(te)) return 'stopped';
           if (++rateLimits > this.policy.maxRateLimitRetries) return this.giveUp(info, te);
           if (this.scheduler.rateLimited(rateInfo)) {

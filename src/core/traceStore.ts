@@ -70,6 +70,8 @@ export interface RunInfo {
   /** When each of the target's answers in this run was journaled (ms since the epoch), and those standing for an error. */
   answerTimes: number[];
   errorTimes: number[];
+  /** When the target or the service answered with a rate limit (journaled with the run's end). */
+  rateLimitTimes: number[];
   promptTokens: number;
   completionTokens: number;
   /** Answers whose target reported tokens. */
@@ -222,6 +224,7 @@ export class TraceStore {
       latencies: [],
       answerTimes: [],
       errorTimes: [],
+      rateLimitTimes: [],
       ttfts: [],
       promptTokens: 0,
       completionTokens: 0,
@@ -240,6 +243,7 @@ export class TraceStore {
     if (!run) return;
     run.endedAt = record.at;
     run.outcome = record.outcome;
+    if (record.limited) run.rateLimitTimes = record.limited;
     if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
   }
 

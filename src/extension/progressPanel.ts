@@ -14,6 +14,7 @@ import type { HostMessage, ProgressState, RowTuple, RunLine, WebviewMessage } fr
 export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
 const FIRST_CHUNK = 500;
 const CHUNK = 20_000;
+const ROWS_DURING_RUN_MS = 1000;
 
 /** One Process Details panel per evaluation, restored after a reload from the state its page saved. */
 export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
@@ -44,6 +45,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   private unwatch: (() => void) | undefined;
   private readonly dirty = new Set<string>();
   private allDirty = false;
+  private rowsSentAt = 0;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -170,6 +172,13 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   private update(): void {
     const store = this.session.store;
     if (store !== this.watched || this.allDirty || this.sent.size !== store.traces.size) return this.sendAll();
+    // During a run the rows follow once a second (progress four times): a trace goes running → answered →
+    // submitted within a second, so its row is sent once, not three times, and the webview keeps up at 100k.
+    if (this.session.isRunning && Date.now() - this.rowsSentAt < ROWS_DURING_RUN_MS) {
+      this.postProgress();
+      return;
+    }
+    this.rowsSentAt = Date.now();
     const changed: RowTuple[] = [];
     for (const id of this.dirty) {
       const t = store.get(id);

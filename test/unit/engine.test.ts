@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { createEchoTarget } from '../../src/core/targets/echoTarget';
 import { TargetError } from '../../src/core/targets/target';
-import { journalPath, parseJournal } from '../../src/core/journal';
+import { journalPath, parseJournal, readJournal } from '../../src/core/journal';
+import { reportData } from '../../src/core/report/reportData';
+import { TraceStore } from '../../src/core/traceStore';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import type { RunProgress } from '../../src/core/runState';
@@ -116,11 +118,20 @@ describe('run engine against the sandbox', () => {
       return 'ok';
     });
     const logs: string[] = [];
-    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 8, onLog: (_l, m) => logs.push(m) });
+    const { summary, store } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 8, onLog: (_l, m) => logs.push(m) });
     assert.equal(summary.outcome, 'completed');
     assert.equal(summary.counts.submitted, 25);
     assert.ok(logs.some((l) => /The target is rate-limiting; pacing at \d+(\.\d)? requests\/s\./.test(l)), logs.join('\n'));
     assert.equal(target.total(), 26, 'one call per trace, and one more for the trace that was refused');
+    // The rate limit is journaled with the run's end, for its timeline (the report's, Process Details').
+    const reread = TraceStore.fromRecords((await readJournal(journalPath(stateDir, { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark', evaluationId: 1 }))).records);
+    const run = reread.currentRun!;
+    assert.equal(run.rateLimitTimes.length, 1);
+    assert.ok(run.rateLimitTimes[0]! >= run.startedAt && run.rateLimitTimes[0]! <= run.endedAt!);
+    const timeline = reportData(reread, { kind: 'benchmark', evaluationId: 1, origin: 'o' }).runs.at(-1)!.timeline;
+    assert.equal(timeline.limited.reduce((a, b) => a + b, 0), 1);
+    assert.equal(timeline.answers.reduce((a, b) => a + b, 0), 25);
+    assert.equal(store.currentRun!.rateLimitTimes.length, 1);
   });
 
   it('logs why each trace failed, up to a cap, so Show Logs explains a partial run', async () => {

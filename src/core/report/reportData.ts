@@ -67,5 +67,5 @@ function timeline(run: RunInfo): ReportRun['timeline'] {
     for (const at of times) counts[Math.max(0, Math.min(TIMELINE_BINS - 1, Math.floor((at - run.startedAt) / binMs)))]!++;
     return counts;
   };
-  return { startMs: run.startedAt, binMs, answers: bins(run.answerTimes), errors: bins(run.errorTimes) };
+  return { startMs: run.startedAt, binMs, answers: bins(run.answerTimes), errors: bins(run.errorTimes), limited: bins(run.rateLimitTimes) };
 }

@@ -30,8 +30,11 @@ export interface ReportRun {
   errors: Record<string, number>;
   /** Latencies in equal bins from 0 to the run's max: counts[i] answers took between edges[i] and edges[i+1]. */
   histogram: { edges: number[]; counts: number[] };
-  /** Answers journaled per bin of binMs from the run's start; errors: those that stand for a target error. */
-  timeline: { startMs: number; binMs: number; answers: number[]; errors: number[] };
+  /**
+   * Answers journaled per bin of binMs from the run's start; errors: those that stand for a target error; limited:
+   * the rate limits the target or the service answered with.
+   */
+  timeline: { startMs: number; binMs: number; answers: number[]; errors: number[]; limited: number[] };
 }
 
 export interface ReportData {

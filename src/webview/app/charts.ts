@@ -59,8 +59,11 @@ export function latencyHistogram(hist: { edges: readonly number[]; counts: reado
   return svg;
 }
 
-/** Answers journaled over the run's time; those that stand for a target error in the error colour. */
-export function answersTimeline(tl: { binMs: number; answers: readonly number[]; errors: readonly number[] }, label: string): SVGSVGElement {
+/**
+ * Answers journaled over the run's time; those that stand for a target error in the error colour; a mark above the
+ * bins where the target or the service answered with a rate limit.
+ */
+export function answersTimeline(tl: { binMs: number; answers: readonly number[]; errors: readonly number[]; limited?: readonly number[] }, label: string): SVGSVGElement {
   const svg = frame(label);
   const at = (i: number) => `${((i * tl.binMs) / 1000).toFixed(1)} s`;
   bars(
@@ -71,7 +74,21 @@ export function answersTimeline(tl: { binMs: number; answers: readonly number[];
     ],
     (i) => `${at(i)}–${at(i + 1)}: ${tl.answers[i]!.toLocaleString('en-US')} answer(s)${tl.errors[i] ? `, ${tl.errors[i]} error(s)` : ''}`,
   );
+  limitMarks(svg, tl.limited ?? [], tl.answers.length, (i) => `${at(i)}–${at(i + 1)}: ${tl.limited![i]} rate limit(s)`);
   axisText(svg, PAD.left, HEIGHT - 6, '0 s', 'start');
   axisText(svg, WIDTH - PAD.right, HEIGHT - 6, at(tl.answers.length), 'end');
   return svg;
+}
+
+/** A small mark on top of the plot over each bin that holds rate limits. */
+function limitMarks(svg: SVGSVGElement, limited: readonly number[], bins: number, markTitle: (i: number) => string): void {
+  const w = (WIDTH - PAD.left - PAD.right) / Math.max(1, bins);
+  limited.forEach((n, i) => {
+    if (n === 0) return;
+    const mark = svgEl('rect', { x: PAD.left + i * w + 0.5, y: PAD.top - 6, width: Math.max(2, w - 1), height: 4, class: 'chart-limit' });
+    const title = svgEl('title');
+    title.textContent = markTitle(i);
+    mark.append(title);
+    svg.append(mark);
+  });
 }

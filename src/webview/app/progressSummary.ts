@@ -96,7 +96,7 @@ export class Summary {
       figures.push(f);
     };
     if (run?.charts.histogram.counts.some((c) => c > 0)) figure('Latency', latencyHistogram(run.charts.histogram, `Latency histogram of run ${run.runId}`));
-    if (run?.charts.timeline.answers.some((c) => c > 0)) figure('Answers over time (errors in red)', answersTimeline(run.charts.timeline, `Answers over time in run ${run.runId}`));
+    if (run?.charts.timeline.answers.some((c) => c > 0)) figure('Answers over time (errors in red, rate limits marked above)', answersTimeline(run.charts.timeline, `Answers over time in run ${run.runId}`));
     this.charts.replaceChildren(...figures);
   }
 }

@@ -36,7 +36,7 @@ function runSection(run: ReportRun): HTMLElement {
     return f;
   };
   if (run.histogram.counts.some((c) => c > 0)) charts.append(figure('Latency', latencyHistogram(run.histogram, `Latency histogram of run ${run.runId}`)));
-  if (run.timeline.answers.some((c) => c > 0)) charts.append(figure('Answers over time (errors in red)', answersTimeline(run.timeline, `Answers over time in run ${run.runId}`)));
+  if (run.timeline.answers.some((c) => c > 0)) charts.append(figure('Answers over time (errors in red, rate limits marked above)', answersTimeline(run.timeline, `Answers over time in run ${run.runId}`)));
   section.append(charts);
   return section;
 }
