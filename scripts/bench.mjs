@@ -529,7 +529,7 @@ const TARGETS = [
   ['scale', '100k: whole run peak RSS', f.scale && `${f.scale.peakRssMB.toFixed(0)} MB (${fmt(f.scale.tracesPerSecond)} traces/s)`, '≤ 300 MB', f.scale?.peakRssMB <= 300],
   ['scale', '100k: journal size · resume', f.scale && `${(f.scale.journalBytes / 2 ** 20).toFixed(1)} MiB · resume ${fmt(f.scale.resumeMs)} ms (process ${fmt(f.scale.resumeProcessWallMs)} ms, ${f.scale.resumeSubmitted} resubmitted)`, ''],
   ['journal', 'journal on vs off (20k, medians of 3)', f.journal && `${fmt(f.journal.onMs)} vs ${fmt(f.journal.offMs)} ms = ${(f.journal.overhead * 100).toFixed(1)} %`, '≤ 5 %', f.journal?.overhead <= 0.05],
-  ['extension', 'dist/extension.js', f.extension && `${(f.extension.bundleBytes / 1024).toFixed(0)} KB`, '≤ 416 KB', f.extension?.bundleBytes <= 416 * 1024],
+  ['extension', 'dist/extension.js', f.extension && `${(f.extension.bundleBytes / 1024).toFixed(0)} KB`, '≤ 420 KB', f.extension?.bundleBytes <= 420 * 1024],
   ['extension', 'activation in the extension host', f.extension?.activationMs !== undefined && `${f.extension.activationMs.toFixed(1)} ms (runs ${f.extension.activationRunsMs.join(', ')})`, '≤ 50 ms', f.extension?.activationMs <= 50],
   ['extension', '  of which: host · bundle · host · activate()', f.extension?.phasesMs && ['hostBeforeLoad', 'bundleEvaluation', 'hostContext', 'activate'].map((k) => `${f.extension.phasesMs[k].toFixed(1)}`).join(' · ') + ' ms (medians)', ''],
   ['webview', 'webview 100k rows: first render', f.webview && `${fmt(f.webview.firstRenderMs)} ms from document start (first ${fmt(f.webview.firstRenderRows)} rows painted; script ran at ${fmt(f.webview.scriptMs)}, first rows arrived at ${fmt(f.webview.firstMessageMs)})`, '≤ 500 ms', f.webview?.firstRenderMs <= 500],

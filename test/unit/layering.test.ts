@@ -132,11 +132,13 @@ describe('architecture rules', () => {
 
   // Issue 6 set 400 KB; the python and worker targets (the worker pool, 6 KB minified), the rerun loop and the
   // explicit handling of skipped traces and streamed answers raised it to 424 KB (issues 19, 20). The sandbox left
-  // it for a file of its own (issue 21: 16 KB), so the budget is 416 KB. undici is 298 KB of it; its SOCKS proxy
-  // support stays (users set socks5://).
-  it('keeps dist/extension.js within 416 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // it for a file of its own (issue 21: 16 KB, to 410 KB); Process Details' live charts and the report's data
+  // (issue 22) took 6 KB of that back, so the budget is 420 KB, under the 424 it was. The report's page and writer
+  // are a file of their own too. undici is 298 KB of it; its SOCKS proxy support stays (users set socks5://).
+  it('keeps dist/extension.js within 420 KB (activation loads all of it); the sandbox is a file of its own', () => {
+    const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(bundle.length <= 416 * 1024, `dist/extension.js is ${Math.round(bundle.length / 1024)} KB`);
+    assert.ok(size <= 420 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });
