@@ -1,6 +1,6 @@
-import { describeStats, EvaluationSession, JournalLockedError, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS } from '../core';
+import { describeStats, EvaluationSession, JournalLockedError, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, writeOwnerOnly } from '../core';
 import type { RunInfo } from '../core';
-import { readFile, writeFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
 import { choiceOption, parseCommandArgs } from './args';
@@ -231,7 +231,7 @@ export async function reportCommand(argv: string[], out: NodeJS.WritableStream):
   if (!v.out) throw new UsageError('--out FILE is required: where to write the report.');
   const session = sessionFor(args, v['state-dir']);
   const html = renderReport(await session.reportData());
-  await writeFile(v.out, html, { mode: 0o600 });
+  await writeOwnerOnly(v.out, html);
   process.stderr.write(`Wrote the report of ${session.store.traces.size} trace(s) and ${session.store.runs.length} run(s) to ${v.out} (${Math.round(Buffer.byteLength(html) / 1024)} KB).\n`);
   return EXIT.ok;
 }

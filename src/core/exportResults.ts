@@ -1,4 +1,5 @@
 import { createWriteStream } from 'node:fs';
+import type { WriteStream } from 'node:fs';
 import { chmod } from 'node:fs/promises';
 import { once } from 'node:events';
 import type { TraceInfo, TraceStore } from './traceStore';
@@ -81,11 +82,27 @@ export function* exportLines(store: TraceStore, format: ExportFormat, options: E
  * traces never sit in memory as one string. An existing file is truncated and made owner-only too.
  */
 export async function exportToFile(store: TraceStore, format: ExportFormat, path: string, options: ExportOptions = {}): Promise<number> {
-  const out = createWriteStream(path, { mode: 0o600 });
-  await once(out, 'open');
-  await chmod(path, 0o600);
+  const out = await openOwnerOnly(path);
   for (const line of exportLines(store, format, options)) if (!out.write(line)) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
   return store.traces.size;
+}
+
+/**
+ * A file only its owner can read, opened for writing: a file that was there before is made owner-only too, before
+ * anything is written (a new file's mode alone would leave an old world-readable one as it was).
+ */
+async function openOwnerOnly(path: string): Promise<WriteStream> {
+  const out = createWriteStream(path, { mode: 0o600 });
+  await once(out, 'open');
+  await chmod(path, 0o600);
+  return out;
+}
+
+/** Writes text (a report) to a file only its owner can read, as exports are. */
+export async function writeOwnerOnly(path: string, text: string): Promise<void> {
+  const out = await openOwnerOnly(path);
+  out.end(text);
+  await once(out, 'finish');
 }

@@ -33,3 +33,4 @@ export type { Shard } from './shards';
 export type { ReportData, ReportRow, ReportRun } from './report/reportTypes';
 export { renderReport } from './report/renderReport';
 export { runCharts } from './report/reportData';
+export { writeOwnerOnly } from './exportResults';

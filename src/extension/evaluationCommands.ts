@@ -1,11 +1,10 @@
 // Commands on the evaluations themselves: add and remove them, fetch their prompts, show their progress, export
 // them, open the service's page, copy the CLI line that runs one.
-import { writeFile } from 'node:fs/promises';
 import * as vscode from 'vscode';
 import { withClient } from './withClient';
 import { BUTTON } from './buttons';
 import { isEvaluationId } from '../api/kinds';
-import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS } from '../core';
+import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS, writeOwnerOnly } from '../core';
 import type { renderReport } from '../core';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
@@ -115,7 +114,7 @@ export async function exportReport(ctx: Ctx, _f: Features, arg: unknown): Promis
   if (!uri) return;
   const session = ctx.registry.session(ref);
   const html = reportPage().renderReport(await session.reportData());
-  if (uri.scheme === 'file') await writeFile(uri.fsPath, html, { mode: 0o600 });
+  if (uri.scheme === 'file') await writeOwnerOnly(uri.fsPath, html);
   else await vscode.workspace.fs.writeFile(uri, Buffer.from(html, 'utf8'));
   // Not awaited: the command is done once the file is written, whether or not the user opens it.
   void vscode.window

@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { formatShard, inShard, parseShard, traceHash } from '../../src/core/shards';
 import { seedPrompts } from '../../src/sandbox/seed';
 import { startSandbox } from '../../src/sandbox/server';
@@ -83,6 +85,16 @@ describe('shards: run --shard K/N, and the shards read as one', () => {
           .map((l) => JSON.parse(l) as Record<string, unknown>)
           .map(({ traceId, prompt, answer, state, errorAnswer, target, rating, note, error, notAnswered }) => ({ traceId, prompt, answer, state, errorAnswer, target, rating, note, error, notAnswered }));
       assert.deepEqual(await rows(sandbox, dirs), await rows(single, [one]));
+
+      // One report of the four: every trace; written owner-only even over a file anyone could read.
+      const out = join(tempDir('eval-runner-report-'), 'report.html');
+      writeFileSync(out, 'old', { mode: 0o644 });
+      chmodSync(out, 0o644);
+      assert.equal((await merged(sandbox, dirs, ['report', '--out', out])).code, 0);
+      assert.equal(statSync(out).mode & 0o077, 0);
+      const data = JSON.parse(/<script type="application\/json" id="report-data">(.*?)<\/script>/s.exec(readFileSync(out, 'utf8'))![1]!) as { rows: string[][]; runs: unknown[] };
+      assert.equal(data.rows.length, TRACES);
+      assert.equal(data.runs.length, 4);
     });
 
     it('lists what no shard has done when shards are missing', async () => {

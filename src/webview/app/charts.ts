@@ -1,6 +1,8 @@
 // SVG charts, drawn with the DOM (no library, nothing parsed as HTML): a latency histogram and a timeline of
 // answers. Colours come from CSS classes, so a page themes them (the report: light and dark; a webview: VS Code's
 // variables).
+import { el } from './dom';
+
 const SVG = 'http://www.w3.org/2000/svg';
 const WIDTH = 480;
 const HEIGHT = 140;
@@ -91,4 +93,22 @@ function limitMarks(svg: SVGSVGElement, limited: readonly number[], bins: number
     mark.append(title);
     svg.append(mark);
   });
+}
+
+/** A run's charts with their captions, as the report and Process Details show them (only those with data). */
+export function runChartFigures(
+  charts: { histogram: { edges: readonly number[]; counts: readonly number[] }; timeline: { binMs: number; answers: readonly number[]; errors: readonly number[]; limited?: readonly number[] } },
+  runId: string,
+): HTMLElement[] {
+  const figure = (caption: string, chart: SVGSVGElement) => {
+    const f = el('figure', 'chart-figure');
+    f.append(chart, el('figcaption', '', caption));
+    return f;
+  };
+  const figures: HTMLElement[] = [];
+  if (charts.histogram.counts.some((c) => c > 0)) figures.push(figure('Latency', latencyHistogram(charts.histogram, `Latency histogram of run ${runId}`)));
+  if (charts.timeline.answers.some((c) => c > 0)) {
+    figures.push(figure('Answers over time (errors in red, rate limits marked above)', answersTimeline(charts.timeline, `Answers over time in run ${runId}`)));
+  }
+  return figures;
 }

@@ -30,6 +30,15 @@ export function iconButton(name: string, text: string, className = 'button'): HT
   return button;
 }
 
+/** A labelled drop-down for a toolbar: [value, text] options, the first chosen unless `value` says otherwise. */
+export function select(className: string, label: string, options: ReadonlyArray<readonly [string, string]>, value?: string): HTMLSelectElement {
+  const node = el('select', className);
+  node.setAttribute('aria-label', label);
+  for (const [v, text] of options) node.append(new Option(text, v));
+  if (value !== undefined) node.value = value;
+  return node;
+}
+
 /** A search box for a toolbar. */
 export function searchBox(placeholder: string, value = ''): HTMLInputElement {
   const input = el('input', 'search');

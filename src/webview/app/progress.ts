@@ -2,7 +2,7 @@
 // The table is virtualised (grid.ts): only the rows in view exist in the DOM, so 100,000 traces stay smooth.
 import { Row } from '../protocol';
 import type { HostMessage, ProgressState, RowTuple, VerdictFilter, WebviewMessage } from '../protocol';
-import { afterPaint, el, icon, onTypingPause, searchBox, toggle } from './dom';
+import { afterPaint, el, icon, onTypingPause, searchBox, select, toggle } from './dom';
 import { createGrid } from './grid';
 import type { Column, Grid } from './grid';
 import { Header, STATE_ICONS, Summary } from './progressSummary';
@@ -299,14 +299,6 @@ function rowKey(e: KeyboardEvent, r: RowTuple): boolean {
     return true;
   }
   return false;
-}
-
-function select(className: string, label: string, options: ReadonlyArray<readonly [string, string]>, value: string): HTMLSelectElement {
-  const node = el('select', className);
-  node.setAttribute('aria-label', label);
-  for (const [v, text] of options) node.append(new Option(text, v));
-  node.value = value;
-  return node;
 }
 
 /** The full prompt, answer and note of the active trace, asked for only while "Full text" is on. */

@@ -1,7 +1,7 @@
 // Process Details' header and summary: the title, the run buttons, the progress bar, a chip per state and the
 // run's figures.
 import type { ProgressMessage, RunLine } from '../protocol';
-import { answersTimeline, latencyHistogram } from './charts';
+import { runChartFigures } from './charts';
 import { el, icon, iconButton } from './dom';
 
 export const STATE_ICONS: Readonly<Record<string, string>> = {
@@ -86,18 +86,10 @@ export class Summary {
   }
 
   private showCharts(run: RunLine | null): void {
-    const key = run ? `${run.runId}|${run.stats}|${run.charts.timeline.answers.join(',')}` : '';
+    const key = run ? `${run.runId}|${run.stats}|${run.charts.timeline.answers.join(',')}|${run.charts.timeline.limited.join(',')}` : '';
     if (key === this.chartsKey) return;
     this.chartsKey = key;
-    const figures: HTMLElement[] = [];
-    const figure = (caption: string, chart: SVGSVGElement) => {
-      const f = el('figure', 'chart-figure');
-      f.append(chart, el('figcaption', '', caption));
-      figures.push(f);
-    };
-    if (run?.charts.histogram.counts.some((c) => c > 0)) figure('Latency', latencyHistogram(run.charts.histogram, `Latency histogram of run ${run.runId}`));
-    if (run?.charts.timeline.answers.some((c) => c > 0)) figure('Answers over time (errors in red, rate limits marked above)', answersTimeline(run.charts.timeline, `Answers over time in run ${run.runId}`));
-    this.charts.replaceChildren(...figures);
+    this.charts.replaceChildren(...(run ? runChartFigures(run.charts, run.runId) : []));
   }
 }
 

@@ -2,8 +2,8 @@
 // block beside this script; every string in it is adversarial text, set only as textContent.
 import { ReportCol } from '../reportData';
 import type { ReportData, ReportRow, ReportRun } from '../reportData';
-import { answersTimeline, latencyHistogram } from './charts';
-import { containsQuery, el, onTypingPause, searchBox } from './dom';
+import { runChartFigures } from './charts';
+import { containsQuery, el, onTypingPause, searchBox, select } from './dom';
 import { createGrid } from './grid';
 import type { Column } from './grid';
 
@@ -30,13 +30,7 @@ function runSection(run: ReportRun): HTMLElement {
     section.append(list);
   }
   const charts = el('div', 'charts');
-  const figure = (caption: string, chart: SVGSVGElement) => {
-    const f = el('figure', 'chart-figure');
-    f.append(chart, el('figcaption', '', caption));
-    return f;
-  };
-  if (run.histogram.counts.some((c) => c > 0)) charts.append(figure('Latency', latencyHistogram(run.histogram, `Latency histogram of run ${run.runId}`)));
-  if (run.timeline.answers.some((c) => c > 0)) charts.append(figure('Answers over time (errors in red, rate limits marked above)', answersTimeline(run.timeline, `Answers over time in run ${run.runId}`)));
+  charts.append(...runChartFigures(run, run.runId));
   section.append(charts);
   return section;
 }
@@ -127,8 +121,10 @@ function tracesSection(): HTMLElement {
     shown.textContent = `${view.length.toLocaleString('en-US')} of ${data.rows.length.toLocaleString('en-US')} traces`;
   };
   const toolbar = el('div', 'toolbar');
-  const stateSelect = select('filter', 'Filter by state', [['all', 'All states'], ...data.states.map((s): [string, string] => [s, data.labels[s] ?? s])], (v) => ((filters.state = v), apply()));
-  const verdictSelect = select('filter verdict-filter', 'Filter by verdict', [['all', 'All verdicts'], ['good', 'Good'], ['bad', 'Bad'], ['none', 'Not judged']], (v) => ((filters.verdict = v), apply()));
+  const stateSelect = select('filter', 'Filter by state', [['all', 'All states'], ...data.states.map((s): [string, string] => [s, data.labels[s] ?? s])]);
+  stateSelect.addEventListener('change', () => ((filters.state = stateSelect.value), apply()));
+  const verdictSelect = select('filter verdict-filter', 'Filter by verdict', [['all', 'All verdicts'], ['good', 'Good'], ['bad', 'Bad'], ['none', 'Not judged']]);
+  verdictSelect.addEventListener('change', () => ((filters.verdict = verdictSelect.value), apply()));
   const search = searchBox('Search trace id, prompt, answer or note');
   onTypingPause(search, (v) => ((filters.search = v), apply()));
   toolbar.append(stateSelect, verdictSelect, search, shown);
@@ -137,13 +133,6 @@ function tracesSection(): HTMLElement {
   return section;
 }
 
-function select(className: string, label: string, options: ReadonlyArray<[string, string]>, onChange: (value: string) => void): HTMLSelectElement {
-  const node = el('select', className);
-  node.setAttribute('aria-label', label);
-  for (const [value, text] of options) node.append(new Option(text, value));
-  node.addEventListener('change', () => onChange(node.value));
-  return node;
-}
 
 function showDetails(pane: HTMLElement, r: ReportRow): void {
   pane.replaceChildren(
