@@ -6,6 +6,9 @@ import type { Ctx } from './ctx';
 import { childrenOf, contextValue, evaluationDescription, groupLabel, nodeId, PAGE_SIZE, preview } from './treeModel';
 import type { TreeNode } from './treeModel';
 
+type EvaluationNode = Extract<TreeNode, { kind: 'evaluation' }>;
+const SESSION_REFRESH_MS = 1000;
+
 const STATE_ICONS: Record<LocalTraceState, [string, string | undefined]> = {
   pending: ['circle-outline', undefined],
   running: ['sync~spin', 'charts.blue'],
@@ -26,31 +29,62 @@ export function verdictIcon(rating: 'good' | 'bad'): vscode.ThemeIcon {
     : new vscode.ThemeIcon('thumbsdown', new vscode.ThemeColor('testing.iconFailed'));
 }
 
-/** Adapts the tree model to VS Code; refreshes are coalesced so a running evaluation repaints at most twice a second. */
+/**
+ * Adapts the tree model to VS Code. A change to one evaluation refreshes that evaluation's node only (its
+ * description, and its groups when expanded), at most once a second: each refresh of the whole tree asks for the
+ * roots again, and every request for children flashes the view's progress bar, which during a run at four a
+ * second kept the workbench repainting.
+ */
 export class EvaluationsTree extends Disposable implements vscode.TreeDataProvider<TreeNode> {
   private readonly emitter = this._register(new vscode.EventEmitter<TreeNode | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   visibleStates = new Set<LocalTraceState>(LOCAL_STATES);
   private pending: NodeJS.Timeout | undefined;
+  /** The evaluations' nodes as last given to VS Code: a refresh names the same object. */
+  private roots = new Map<string, EvaluationNode>();
+  /** The evaluations changed since the last refresh; undefined: the whole tree. */
+  private changed: Set<string> | undefined = new Set();
 
   constructor(private readonly ctx: Ctx) {
     super();
     this._register(ctx.registry.onDidChangeList(() => this.refreshSoon(0)));
-    this._register(ctx.registry.onDidChangeSession(() => this.refreshSoon(500)));
+    this._register(ctx.registry.onDidChangeSession((ref) => this.refreshSoon(SESSION_REFRESH_MS, ref.id)));
     this._register(toDisposable(() => clearTimeout(this.pending)));
   }
 
-  refreshSoon(delayMs: number): void {
-    if (this.pending) return;
+  /** Refreshes one evaluation's node (`refId`) or, without it, the whole tree, after `delayMs`. */
+  refreshSoon(delayMs: number, refId?: string): void {
+    if (refId === undefined) this.changed = undefined;
+    else this.changed?.add(refId);
+    if (this.pending) {
+      if (delayMs > 0) return;
+      clearTimeout(this.pending);
+    }
     this.pending = setTimeout(() => {
       this.pending = undefined;
-      this.emitter.fire(undefined);
+      const changed = this.changed;
+      this.changed = new Set();
+      if (!changed) return this.emitter.fire(undefined);
+      for (const id of changed) {
+        const node = this.roots.get(id);
+        if (node) this.emitter.fire(node);
+      }
     }, delayMs);
   }
 
   getChildren(node?: TreeNode): TreeNode[] {
-    if (!node) return this.ctx.registry.refs.map((ref) => ({ kind: 'evaluation', ref }));
+    if (!node) return this.rootNodes();
     return childrenOf(node, this.ctx.registry.session(node.ref), this.visibleStates);
+  }
+
+  private rootNodes(): EvaluationNode[] {
+    const roots = new Map<string, EvaluationNode>();
+    for (const ref of this.ctx.registry.refs) {
+      const known = this.roots.get(ref.id);
+      roots.set(ref.id, known?.ref === ref ? known : { kind: 'evaluation', ref });
+    }
+    this.roots = roots;
+    return [...roots.values()];
   }
 
   getParent(): undefined {
