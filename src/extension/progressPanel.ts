@@ -1,20 +1,18 @@
 import * as vscode from 'vscode';
 import { describeStats, heldBack, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS } from '../core';
-import type { TraceInfo, TraceStore } from '../core';
+import type { TraceStore } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
 import { errorText, showError } from './log';
-import { preview } from './treeModel';
+import { MAX_WINDOW, TraceTable } from './traceTable';
 import { toDisposable } from './lifecycle';
 import { PanelController, PanelHost } from './panelHost';
 import { progressStateSchema, webviewMessageSchema } from '../webview/messageSchemas';
-import type { HostMessage, ProgressState, RowTuple, RunLine, WebviewMessage } from '../webview/protocol';
+import type { HostMessage, ProgressState, RunLine, WebviewMessage } from '../webview/protocol';
 
 export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
-const FIRST_CHUNK = 500;
-const CHUNK = 20_000;
-const ROWS_DURING_RUN_MS = 1000;
+const UPDATE_DURING_RUN_MS = 1000;
 
 /** One Process Details panel per evaluation, restored after a reload from the state its page saved. */
 export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
@@ -34,18 +32,16 @@ export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
 }
 
 class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
-  private sent = new Map<string, string>();
+  private readonly table = new TraceTable(LOCAL_STATES);
+  /** The rows the page last asked for, and the trace whose place it follows. */
+  private shown: { start: number; end: number; activeKey: string | null } | undefined;
   private timer: NodeJS.Timeout | undefined;
-  /** Rows are being streamed: an update waits, since what was sent is not yet complete. */
-  private streaming = false;
-  private generation = 0;
   private statsLine: { key: string; at: number; line: RunLine } | undefined;
-  /** The store whose changes are followed, the traces changed since the last update, and whether all may have. */
+  /** The store whose changes are followed, and the traces changed since the page last got its rows. */
   private watched: TraceStore | undefined;
   private unwatch: (() => void) | undefined;
   private readonly dirty = new Set<string>();
   private allDirty = false;
-  private rowsSentAt = 0;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -69,13 +65,29 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   }
 
   protected onReady(): void {
-    this.sendAll();
+    this.post({
+      type: 'init',
+      refId: this.ref.id,
+      title: this.ref.label,
+      kind: this.ref.kind,
+      evaluationId: this.ref.evaluationId,
+      baseUrl: this.ref.baseUrl,
+      processDetailsUrl: pageOrProblem(processDetailsUrl(this.ctx.settings.processDetailsUrl, this.ref.baseUrl, this.ref.evaluationId, this.ref.kind)),
+    });
+    this.postProgress();
   }
 
   protected onMessage(message: WebviewMessage): void {
     const run = (command: string, ...args: unknown[]) => void vscode.commands.executeCommand(command, this.ref.id, ...args);
     const known = 'traceId' in message && this.session.store.get(message.traceId);
     switch (message.type) {
+      case 'query':
+        this.table.setFilters(message.filters);
+        this.shown = { start: message.start, end: Math.min(message.end, message.start + MAX_WINDOW), activeKey: message.activeKey };
+        return this.sendView();
+      case 'active':
+        if (this.shown) this.shown.activeKey = message.traceId;
+        return;
       case 'openTrace':
         if (known) run('evalRunner.openTrace', message.traceId);
         return;
@@ -84,7 +96,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       case 'run':
         return run('evalRunner.runEvaluation');
       case 'rerun':
-        return run('evalRunner.rerunTraces', undefined, message.shown ?? undefined);
+        return run('evalRunner.rerunTraces', undefined, message.shown ? this.shownIds() : undefined);
       case 'cancel':
         return this.session.cancel();
       case 'rendered':
@@ -109,99 +121,79 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
     }
   }
 
-  private sendAll(): void {
-    this.watch(this.session.store);
+  /** The traces the page's filters leave (the first 50,000), for Rerun Traces. */
+  private shownIds(): string[] {
+    this.follow();
+    return this.table.idsIn(0, 50_000);
+  }
+
+  /** Keeps the table in step with the session's store (replaced on every load) and its changes. */
+  private follow(): void {
+    const store = this.session.store;
+    if (store !== this.watched) {
+      this.unwatch?.();
+      this.watched = store;
+      this.allDirty = true;
+      this.table.invalidate(undefined);
+      this.unwatch = store.onTraceChanged((t) => {
+        this.table.invalidate(t?.traceId);
+        if (t) this.dirty.add(t.traceId);
+        else this.allDirty = true;
+      });
+    }
+    this.table.refresh(store);
+  }
+
+  /** The rows the page shows, where its active trace is now, and how many rows there are. */
+  private sendView(): void {
+    this.follow();
+    const store = this.session.store;
+    const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
+    this.post({
+      type: 'view',
+      version: this.table.version,
+      length: this.table.length,
+      total: store.traces.size,
+      start,
+      rows: this.table.window(store, start, end),
+      activeIndex: activeKey === null ? -1 : this.table.indexOf(activeKey),
+    });
     this.dirty.clear();
     this.allDirty = false;
-    const generation = ++this.generation;
-    this.streaming = true;
-    void this.streamAll(generation).finally(() => {
-      if (generation === this.generation) this.streaming = false;
-    });
-  }
-
-  private async streamAll(generation: number): Promise<void> {
-    const settings = this.ctx.settings;
-    this.post({
-      type: 'init',
-      refId: this.ref.id,
-      title: this.ref.label,
-      kind: this.ref.kind,
-      evaluationId: this.ref.evaluationId,
-      baseUrl: this.ref.baseUrl,
-      processDetailsUrl: pageOrProblem(processDetailsUrl(settings.processDetailsUrl, this.ref.baseUrl, this.ref.evaluationId, this.ref.kind)),
-    });
-    this.postProgress();
-    this.sent = new Map();
-    const traces = [...this.session.store.traces.values()];
-    if (traces.length === 0) this.post({ type: 'rows', reset: true, done: true, rows: [] });
-    // A small first chunk fills the visible table at once; the rest is built and streams in behind it, one
-    // chunk per turn of the event loop, so the first message leaves before 100k rows are built.
-    for (let i = 0; i < traces.length; ) {
-      const end = Math.min(traces.length, i === 0 ? FIRST_CHUNK : i + CHUNK);
-      const rows: RowTuple[] = [];
-      for (let j = i; j < end; j++) {
-        const t = traces[j]!;
-        rows.push(row(t));
-        this.sent.set(t.traceId, signature(t));
-      }
-      this.post({ type: 'rows', reset: i === 0, done: end === traces.length, rows });
-      i = end;
-      if (i < traces.length) {
-        await new Promise((resolve) => setTimeout(resolve, 0));
-        // A newer full send (or the panel closing) supersedes this one.
-        if (generation !== this.generation || this.isDisposed) return;
-      }
-    }
-  }
-
-  private scheduleUpdate(): void {
-    if (!this.isReady || this.timer) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      if (this.streaming) return this.scheduleUpdate();
-      this.update();
-    }, 250);
   }
 
   /**
-   * Sends the rows that changed since the last look: those the store named (never a scan of every trace, which
-   * at 100k cost the extension host most of a run's time), or everything when the store itself was replaced (a
-   * reload), a change touched every trace, or traces were added.
+   * During a run the page follows once a second, as the toast and the status bar do: a trace goes running →
+   * answered → submitted within a second, a filtered view is rebuilt (100,000 traces scanned) no more often than
+   * that, and each update costs the editor's renderer a frame.
    */
-  private update(): void {
-    const store = this.session.store;
-    if (store !== this.watched || this.allDirty || this.sent.size !== store.traces.size) return this.sendAll();
-    // During a run the rows follow once a second (progress four times): a trace goes running → answered →
-    // submitted within a second, so its row is sent once, not three times, and the webview keeps up at 100k.
-    if (this.session.isRunning && Date.now() - this.rowsSentAt < ROWS_DURING_RUN_MS) {
-      this.postProgress();
-      return;
-    }
-    this.rowsSentAt = Date.now();
-    const changed: RowTuple[] = [];
-    for (const id of this.dirty) {
-      const t = store.get(id);
-      if (!t) continue;
-      const sig = signature(t);
-      if (this.sent.get(id) === sig) continue;
-      this.sent.set(id, sig);
-      changed.push(row(t));
-    }
-    this.dirty.clear();
-    if (changed.length) this.post({ type: 'update', rows: changed });
-    this.postProgress();
+  private scheduleUpdate(): void {
+    if (!this.isReady || this.timer) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.update();
+      },
+      this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
+    );
   }
 
-  /** Follows the session's store (replaced on every load): which traces change, and whether all may have. */
-  private watch(store: TraceStore): void {
-    if (store === this.watched) return;
-    this.unwatch?.();
-    this.watched = store;
-    this.unwatch = store.onTraceChanged((t) => {
-      if (t) this.dirty.add(t.traceId);
-      else this.allDirty = true;
-    });
+  /** The progress, and the page's rows again when what it shows changed: the view's order or membership, or a trace in its window. */
+  private update(): void {
+    this.postProgress();
+    if (!this.shown) return;
+    const version = this.table.version;
+    this.follow();
+    if (this.table.version !== version || this.allDirty || this.windowChanged()) this.sendView();
+  }
+
+  /** Whether a trace the page shows changed since it got its rows. */
+  private windowChanged(): boolean {
+    if (this.dirty.size === 0 || !this.shown) return false;
+    const ids = this.table.idsIn(this.shown.start, this.shown.end);
+    const changed = ids.some((id) => this.dirty.has(id));
+    if (!changed) this.dirty.clear();
+    return changed;
   }
 
   private postProgress(): void {
@@ -223,7 +215,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   }
 
   // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
-  // during a run: sorting 100k latencies every 250 ms would cost the extension host ~10 ms each time.
+  // during a run: sorting 100k latencies each time would cost the extension host ~10 ms.
   private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
     if (!run) return null;
@@ -240,23 +232,6 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
 
 function escapeAttribute(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-function signature(t: TraceInfo): string {
-  return `${t.state}|${t.answeredAt ?? ''}|${t.error ?? ''}|${t.rating ?? ''}|${t.note ?? ''}`;
-}
-
-function row(t: TraceInfo): RowTuple {
-  return [
-    t.traceId,
-    t.state,
-    preview(t.prompt, 120),
-    preview(t.answer, 120),
-    t.latencyMs ?? null,
-    t.error ?? null,
-    t.rating ?? null,
-    t.note ? preview(t.note, 200) : null,
-  ];
 }
 
 function pageOrProblem(page: ReturnType<typeof processDetailsUrl>): string {

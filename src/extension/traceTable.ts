@@ -1,95 +1,130 @@
-// Process Details' rows as the page holds them: every row by trace id, and the view the filters, the search and
-// the sort leave. Kept apart from the DOM so the page's parts only ask it what to show.
-import { Row } from '../protocol';
-import type { RowTuple, SortKey, VerdictFilter } from '../protocol';
-import { containsQuery } from './dom';
+// Process Details' table as the host holds it: a row per trace (built when first asked for, rebuilt when the
+// trace changes), and the view the filters, the search and the order leave, as trace ids. The page asks for the
+// rows it shows; 100,000 rows never cross to it. No vscode import: the unit tests drive it directly.
+import type { TraceInfo, TraceStore } from '../core';
+import { Row } from '../webview/protocol';
+import type { RowTuple, TableFilters } from '../webview/protocol';
+import { containsQuery } from '../webview/textMatch';
+import { preview } from './treeModel';
 
-export interface Filters {
-  stateFilter: string;
-  verdictFilter: VerdictFilter;
-  search: string;
-  sortKey: SortKey;
-  sortDirection: 1 | -1;
-}
+export const ALL_TRACES: Readonly<TableFilters> = { stateFilter: 'all', verdictFilter: 'all', search: '', sortKey: 'trace', sortDirection: 1 };
+/** The most rows one answer carries: a page asks for what it shows and a margin. */
+export const MAX_WINDOW = 2_000;
 
 const VERDICT_ORDER: Readonly<Record<string, number>> = { good: 0, bad: 1 };
 
-export class TraceRows {
-  rows: RowTuple[] = [];
-  view: RowTuple[] = [];
-  private index = new Map<string, number>();
-  /** Where each shown trace sits in the view, built on the first update that needs it (a filter never pays). */
-  private viewPos: Map<string, number> | undefined;
+export class TraceTable {
+  private filters: TableFilters = { ...ALL_TRACES };
+  private readonly rows = new Map<string, RowTuple>();
+  private view: string[] = [];
+  private positions: Map<string, number> | undefined;
   private readonly stateOrder: Map<string, number>;
-  private lowered: { from: string; to: string } | undefined;
+  private lowered = '';
+  /** What the view was built from: a view is rebuilt when the store, its size, or (for a filtered view) a row changed. */
+  private builtFrom: { store: TraceStore; size: number } | undefined;
+  private stale = true;
+  /** Bumped on every rebuild: the page drops rows of another version. */
+  version = 0;
 
-  constructor(
-    states: readonly string[],
-    readonly filters: Filters,
-  ) {
+  constructor(states: readonly string[]) {
     this.stateOrder = new Map(states.map((s, i) => [s, i]));
   }
 
-  reset(): void {
-    this.rows = [];
-    this.index = new Map();
+  get length(): number {
+    return this.view.length;
   }
 
-  add(rows: readonly RowTuple[]): void {
-    for (const r of rows) {
-      this.index.set(r[Row.TraceId], this.rows.length);
-      this.rows.push(r);
+  /** True when the view depends only on which traces there are (no filter, no search, the service's order). */
+  get showsAll(): boolean {
+    const f = this.filters;
+    return f.stateFilter === 'all' && f.verdictFilter === 'all' && !f.search && f.sortKey === 'trace' && f.sortDirection === 1;
+  }
+
+  /** A trace changed (undefined: any may have): its row is rebuilt when next asked for. */
+  invalidate(traceId: string | undefined): void {
+    if (traceId === undefined) this.rows.clear();
+    else this.rows.delete(traceId);
+    if (traceId === undefined || !this.showsAll) this.stale = true;
+  }
+
+  /** Returns false when these are the filters already applied. */
+  setFilters(next: TableFilters): boolean {
+    const f = this.filters;
+    if (f.stateFilter === next.stateFilter && f.verdictFilter === next.verdictFilter && f.search === next.search && f.sortKey === next.sortKey && f.sortDirection === next.sortDirection) return false;
+    this.filters = { ...next };
+    this.lowered = next.search.toLowerCase();
+    this.stale = true;
+    return true;
+  }
+
+  /** Rebuilds the view when something it depends on changed; true when it did (and the version moved). */
+  refresh(store: TraceStore): boolean {
+    const from = this.builtFrom;
+    if (!this.stale && from?.store === store && from.size === store.traces.size) return false;
+    if (from?.store !== store) this.rows.clear();
+    this.builtFrom = { store, size: store.traces.size };
+    this.stale = false;
+    this.rebuild(store);
+    this.version++;
+    return true;
+  }
+
+  /** The view's rows from start to end (at most MAX_WINDOW). */
+  window(store: TraceStore, start: number, end: number): RowTuple[] {
+    const out: RowTuple[] = [];
+    const last = Math.min(this.view.length, end, start + MAX_WINDOW);
+    for (let i = start; i < last; i++) {
+      const t = store.get(this.view[i]!);
+      if (t) out.push(this.rowOf(t));
     }
+    return out;
   }
 
-  matches(r: RowTuple): boolean {
+  /** The view's ids from `start` to `end`. */
+  idsIn(start: number, end: number): string[] {
+    return this.view.slice(start, end);
+  }
+
+  /** Where a trace sits in the view (-1: not in it). */
+  indexOf(traceId: string): number {
+    if (!this.positions) {
+      this.positions = new Map();
+      for (let i = 0; i < this.view.length; i++) this.positions.set(this.view[i]!, i);
+    }
+    return this.positions.get(traceId) ?? -1;
+  }
+
+  rowOf(t: TraceInfo): RowTuple {
+    let r = this.rows.get(t.traceId);
+    if (!r) {
+      r = row(t);
+      this.rows.set(t.traceId, r);
+    }
+    return r;
+  }
+
+  private rebuild(store: TraceStore): void {
+    this.positions = undefined;
+    if (this.showsAll) {
+      this.view = [...store.traces.keys()];
+      return;
+    }
+    const shown: RowTuple[] = [];
+    for (const t of store.traces.values()) {
+      const r = this.rowOf(t);
+      if (this.matches(r)) shown.push(r);
+    }
+    const compare = this.comparator();
+    if (compare === 'reverse') shown.reverse();
+    else if (compare) shown.sort(compare);
+    this.view = shown.map((r) => r[Row.TraceId]);
+  }
+
+  private matches(r: RowTuple): boolean {
     const f = this.filters;
     if (f.stateFilter !== 'all' && r[Row.State] !== f.stateFilter) return false;
     if (f.verdictFilter !== 'all' && (r[Row.Verdict] ?? 'none') !== f.verdictFilter) return false;
-    return !f.search || containsQuery(this.query(), r[Row.TraceId], r[Row.Prompt], r[Row.Answer], r[Row.Note]);
-  }
-
-  /** The search in lower case, lowered once per search rather than once per row. */
-  private query(): string {
-    if (this.lowered?.from !== this.filters.search) this.lowered = { from: this.filters.search, to: this.filters.search.toLowerCase() };
-    return this.lowered.to;
-  }
-
-  /** Rebuilds the view: filtered, then sorted (stable: ties keep the service's list order). */
-  recompute(): void {
-    const view: RowTuple[] = [];
-    for (const r of this.rows) if (this.matches(r)) view.push(r);
-    const compare = this.comparator();
-    if (compare === 'reverse') view.reverse();
-    else if (compare) view.sort(compare);
-    this.view = view;
-    this.viewPos = undefined;
-  }
-
-  /**
-   * Applies changed rows in place. Returns true when the view must be rebuilt (a row moved in or out of the
-   * filters, or the order is not the list's); otherwise the view already holds the new rows at their places.
-   */
-  update(changed: readonly RowTuple[]): boolean {
-    let reorder = this.filters.sortKey !== 'trace';
-    for (const r of changed) {
-      const i = this.index.get(r[Row.TraceId]);
-      if (i === undefined) continue;
-      if (this.matches(this.rows[i]!) !== this.matches(r)) reorder = true;
-      this.rows[i] = r;
-      if (reorder) continue;
-      const v = this.positions().get(r[Row.TraceId]);
-      if (v !== undefined) this.view[v] = r;
-    }
-    return reorder;
-  }
-
-  private positions(): Map<string, number> {
-    if (!this.viewPos) {
-      this.viewPos = new Map();
-      for (let i = 0; i < this.view.length; i++) this.viewPos.set(this.view[i]![Row.TraceId], i);
-    }
-    return this.viewPos;
+    return !f.search || containsQuery(this.lowered, r[Row.TraceId], r[Row.Prompt], r[Row.Answer], r[Row.Note]);
   }
 
   private comparator(): ((a: RowTuple, b: RowTuple) => number) | 'reverse' | null {
@@ -116,4 +151,17 @@ function byLatency(a: number | null, b: number | null, d: 1 | -1): number {
 function verdictRank(r: RowTuple): number {
   const v = r[Row.Verdict];
   return v === null ? 2 : (VERDICT_ORDER[v] ?? 2);
+}
+
+function row(t: TraceInfo): RowTuple {
+  return [
+    t.traceId,
+    t.state,
+    preview(t.prompt, 120),
+    preview(t.answer, 120),
+    t.latencyMs ?? null,
+    t.error ?? null,
+    t.rating ?? null,
+    t.note ? preview(t.note, 200) : null,
+  ];
 }

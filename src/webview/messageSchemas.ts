@@ -9,15 +9,30 @@ import * as z from 'zod/mini';
 const SORT_KEYS = ['state', 'trace', 'latency', 'verdict'] as const;
 
 const traceId = z.string().check(z.maxLength(100_000));
+const verdictFilter = z.enum(['all', 'good', 'bad', 'none']);
+const sortDirection = z.union([z.literal(1), z.literal(-1)]);
+const rowIndex = z.int().check(z.nonnegative(), z.maximum(100_000_000));
+
+export const tableFiltersSchema = z.object({
+  stateFilter: z.string().check(z.maxLength(100)),
+  verdictFilter,
+  search: z.string().check(z.maxLength(10_000)),
+  sortKey: z.enum(SORT_KEYS),
+  sortDirection,
+});
 
 export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  /** The table's rows from `start` to `end` under these filters; `activeKey`: the trace whose place the page follows. */
+  z.object({ type: z.literal('query'), filters: tableFiltersSchema, activeKey: z.nullable(traceId), start: rowIndex, end: rowIndex }),
+  /** The page's active trace, so the host places it when the rows' order changes. */
+  z.object({ type: z.literal('active'), traceId }),
   z.object({ type: z.literal('openTrace'), traceId }),
   z.object({ type: z.literal('openProcessDetails') }),
   z.object({ type: z.literal('run') }),
   z.object({ type: z.literal('cancel') }),
-  /** Rerun Traces; `shown`: the rows the table shows when a filter or search narrowed it. */
-  z.object({ type: z.literal('rerun'), shown: z.nullable(z.array(traceId).check(z.maxLength(50_000))) }),
+  /** Rerun Traces; `shown`: the traces the table shows (a filter or search narrowed it), else a choice to make. */
+  z.object({ type: z.literal('rerun'), shown: z.boolean() }),
   z.object({ type: z.literal('rendered'), rows: z.int().check(z.nonnegative()), ms: z.number().check(z.nonnegative()) }),
   z.object({ type: z.literal('verdict'), traceId, rating: z.nullable(z.enum(['good', 'bad'])) }),
   z.object({ type: z.literal('note'), traceId }),
@@ -27,10 +42,10 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
 export const progressStateSchema = z.object({
   refId: z.string(),
   stateFilter: z.optional(z.string()),
-  verdictFilter: z.optional(z.enum(['all', 'good', 'bad', 'none'])),
+  verdictFilter: z.optional(verdictFilter),
   search: z.optional(z.string()),
   sortKey: z.optional(z.enum(SORT_KEYS)),
-  sortDirection: z.optional(z.union([z.literal(1), z.literal(-1)])),
+  sortDirection: z.optional(sortDirection),
   showDetails: z.optional(z.boolean()),
   showCharts: z.optional(z.boolean()),
 });

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { compareMessageSchema, compareStateSchema, progressStateSchema, webviewMessageSchema } from './messageSchemas';
+import type { compareMessageSchema, compareStateSchema, progressStateSchema, tableFiltersSchema, webviewMessageSchema } from './messageSchemas';
 import type { LocalTraceState, ReportRun, StateCounts } from '../core';
 
 /**
@@ -58,10 +58,31 @@ export interface ProgressMessage {
   run: RunLine | null;
 }
 
+/**
+ * Process Details' table as the host holds it: the traces its filters and order leave, of which the page gets
+ * only the rows it shows (and asks for more with a 'query' as it scrolls). 100,000 traces never cross to the page,
+ * so neither a first look nor a running evaluation moves megabytes through the editor.
+ */
+export interface ViewMessage {
+  type: 'view';
+  /** Changes whenever the table's order or membership does: rows the page kept of another version are stale. */
+  version: number;
+  /** The rows the filters leave, and all the evaluation's traces. */
+  length: number;
+  total: number;
+  /** These rows are the table's rows from `start` on. */
+  start: number;
+  rows: RowTuple[];
+  /** Where the page's active trace is now (-1: the filters hide it, or there is none). */
+  activeIndex: number;
+}
+
+/** The table's filters and order: chosen in the page, applied by the host. */
+export type TableFilters = z.infer<typeof tableFiltersSchema>;
+
 export type HostMessage =
   | { type: 'init'; refId: string; title: string; kind: string; evaluationId: number; baseUrl: string; processDetailsUrl: string }
-  | { type: 'rows'; reset: boolean; done: boolean; rows: RowTuple[] }
-  | { type: 'update'; rows: RowTuple[] }
+  | ViewMessage
   | ProgressMessage
   /** The full texts of one trace, asked for when the reviewer wants more than the preview. */
   | { type: 'details'; traceId: string; prompt: string; answer: string | null; note: string | null };

@@ -3,7 +3,8 @@
 // Prompts and answers are adversarial text: only ever set as textContent (through the shared grid).
 import { CompareRow } from '../protocol';
 import type { CompareHostMessage, CompareMessage, CompareState, ComparedRuns, CompareTuple } from '../protocol';
-import { containsQuery, el, onTypingPause, searchBox, toggle } from './dom';
+import { el, onTypingPause, searchBox, toggle } from './dom';
+import { containsQuery } from '../textMatch';
 import { createGrid } from './grid';
 import type { Column } from './grid';
 import { vscodeApi } from './vscodeApi';

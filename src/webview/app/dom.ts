@@ -62,8 +62,3 @@ export function onTypingPause(input: HTMLInputElement, fn: (value: string) => vo
 export function afterPaint(fn: () => void): void {
   requestAnimationFrame(() => setTimeout(fn, 0));
 }
-
-/** The case-insensitive search: does any of the texts contain the query (already lower case)? */
-export function containsQuery(query: string, ...texts: Array<string | null>): boolean {
-  return texts.some((t) => t !== null && t.toLowerCase().includes(query));
-}

@@ -29,6 +29,11 @@ export interface GridOptions<R, K extends string> {
   onOpen?(row: R): void;
   onActive?(row: R): void;
   onSort?(key: K): void;
+  /**
+   * Rows in view that the source does not hold yet (a source whose rows live elsewhere: Process Details asks the
+   * host for them); called after a render that met one, with the rows in view.
+   */
+  onNeed?(first: number, last: number): void;
   /** A key on the active row: true when handled (the grid owns arrows, Page Up/Down, Home/End and Enter). */
   onKey?(event: KeyboardEvent, row: R): boolean;
   rowHeight?: number;
@@ -36,16 +41,28 @@ export interface GridOptions<R, K extends string> {
   empty?: string;
 }
 
+/** Where the grid reads its rows: an array, or a window of rows held elsewhere (undefined: not here yet). */
+export interface RowSource<R> {
+  readonly length: number;
+  at(index: number): R | undefined;
+}
+
 export interface Grid<R, K extends string> {
   readonly element: HTMLElement;
   readonly viewport: HTMLElement;
   /** Replaces the rows; the active row is kept by key wherever it moved (or cleared when it is gone). */
   setRows(rows: R[]): void;
+  /** Replaces the source; `activeIndex` says where the active row is now (-1: gone), as only the source knows. */
+  setSource(source: RowSource<R>, activeIndex: number): void;
+  /** The rows in view now (first inclusive, last exclusive). */
+  visibleRange(): { first: number; last: number };
   /** Rows whose content changed in place (same positions): repainted on the next frame. */
   changed(): void;
   setSort(key: K, direction: 1 | -1): void;
   setEmpty(text: string): void;
   readonly activeRow: R | undefined;
+  /** Where the active row is (-1: none). */
+  readonly activeIndex: number;
   readonly size: number;
 }
 
@@ -78,8 +95,10 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
   private readonly headers = new Map<K, HTMLDivElement>();
   private readonly rowHeight: number;
   private readonly pool: Array<Line<R>> = [];
-  private rows: R[] = [];
+  private rows: RowSource<R> = { length: 0, at: () => undefined };
   private active = -1;
+  /** The active row moved to an index whose row had not arrived: onActive is owed when it does. */
+  private activeOwed = false;
   private frame = 0;
   private nextId = 0;
 
@@ -100,8 +119,12 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
     window.addEventListener('resize', () => this.renderSoon());
   }
 
+  get activeIndex(): number {
+    return this.active;
+  }
+
   get activeRow(): R | undefined {
-    return this.active >= 0 ? this.rows[this.active] : undefined;
+    return this.active >= 0 ? this.rows.at(this.active) : undefined;
   }
 
   get size(): number {
@@ -111,11 +134,24 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
   setRows(next: R[]): void {
     const current = this.activeRow;
     const key = current === undefined ? undefined : this.options.keyOf(current);
-    this.rows = next;
-    this.active = key === undefined ? -1 : next.findIndex((r) => this.options.keyOf(r) === key);
-    this.spacer.style.height = `${next.length * this.rowHeight}px`;
-    this.emptyNode.hidden = next.length > 0;
+    this.setSource({ length: next.length, at: (i) => next[i] }, key === undefined ? -1 : next.findIndex((r) => this.options.keyOf(r) === key));
+  }
+
+  setSource(source: RowSource<R>, activeIndex: number): void {
+    this.rows = source;
+    this.active = activeIndex;
+    this.spacer.style.height = `${source.length * this.rowHeight}px`;
+    this.emptyNode.hidden = source.length > 0;
     this.render();
+  }
+
+  visibleRange(): { first: number; last: number } {
+    const top = this.viewport.scrollTop;
+    const height = this.viewport.clientHeight || 600;
+    return {
+      first: Math.max(0, Math.floor(top / this.rowHeight) - OVERSCAN),
+      last: Math.min(this.rows.length, Math.ceil((top + height) / this.rowHeight) + OVERSCAN),
+    };
   }
 
   changed(): void {
@@ -168,15 +204,23 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
     return line;
   }
 
-  private fill(line: Line<R>, row: R, index: number): void {
+  private fill(line: Line<R>, row: R | undefined, index: number): void {
     const { node } = line;
     line.index = index;
     node.style.transform = `translateY(${index * this.rowHeight}px)`;
     node.setAttribute('aria-rowindex', String(index + 2));
     node.setAttribute('aria-selected', index === this.active ? 'true' : 'false');
     node.classList.toggle('active', index === this.active);
-    if (line.row === row) return;
+    if (line.row === row && row !== undefined) return;
     line.row = row;
+    if (row === undefined) {
+      // A row on its way from the host: an empty line, named as such, until it arrives.
+      node.className = `row loading${index === this.active ? ' active' : ''}`;
+      node.setAttribute('aria-label', 'Loading…');
+      delete node.dataset.key;
+      for (const cell of node.children) cell.replaceChildren();
+      return;
+    }
     node.className = `row ${this.options.rowClass?.(row) ?? ''}${index === this.active ? ' active' : ''}`;
     node.setAttribute('aria-label', this.options.rowLabel(row));
     node.dataset.key = this.options.keyOf(row);
@@ -189,16 +233,16 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
 
   private render(): void {
     this.frame = 0;
-    const top = this.viewport.scrollTop;
-    const height = this.viewport.clientHeight || 600;
-    const first = Math.max(0, Math.floor(top / this.rowHeight) - OVERSCAN);
-    const last = Math.min(this.rows.length, Math.ceil((top + height) / this.rowHeight) + OVERSCAN);
+    const { first, last } = this.visibleRange();
     const needed = Math.max(0, last - first);
+    let missing = false;
     while (this.pool.length < needed) this.pool.push(this.line());
     for (let k = 0; k < this.pool.length; k++) {
       const line = this.pool[k]!;
       if (k < needed) {
-        this.fill(line, this.rows[first + k]!, first + k);
+        const row = this.rows.at(first + k);
+        missing ||= row === undefined;
+        this.fill(line, row, first + k);
         if (!line.node.isConnected) this.body.append(line.node);
       } else if (line.node.isConnected) {
         line.node.remove();
@@ -209,6 +253,15 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
     const activeLine = this.pool.find((l) => l.node.isConnected && l.index === this.active);
     if (activeLine) this.element.setAttribute('aria-activedescendant', activeLine.node.id);
     else this.element.removeAttribute('aria-activedescendant');
+    if (this.activeOwed) this.tellActive();
+    if (missing) this.options.onNeed?.(first, last);
+  }
+
+  /** onActive with the active row, once it is here. */
+  private tellActive(): void {
+    const row = this.activeRow;
+    this.activeOwed = row === undefined;
+    if (row !== undefined) this.options.onActive?.(row);
   }
 
   private renderSoon(): void {
@@ -226,8 +279,8 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
     if (this.rows.length === 0) return;
     this.active = Math.max(0, Math.min(this.rows.length - 1, index));
     if (scroll) this.scrollIntoView(this.active);
+    this.activeOwed = true;
     this.render();
-    this.options.onActive?.(this.rows[this.active]!);
   }
 
   private key(e: KeyboardEvent): void {

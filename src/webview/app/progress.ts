@@ -1,13 +1,12 @@
 // The Process Details webview. Speaks the protocol of src/webview/protocol.ts; saves ProgressState for its restorer.
 // The table is virtualised (grid.ts): only the rows in view exist in the DOM, so 100,000 traces stay smooth.
 import { Row } from '../protocol';
-import type { HostMessage, ProgressState, RowTuple, VerdictFilter, WebviewMessage } from '../protocol';
+import type { HostMessage, ProgressState, RowTuple, TableFilters, VerdictFilter, ViewMessage, WebviewMessage } from '../protocol';
 import { afterPaint, el, icon, onTypingPause, searchBox, select, toggle } from './dom';
 import { createGrid } from './grid';
 import type { Column, Grid } from './grid';
 import { Header, STATE_ICONS, Summary } from './progressSummary';
-import { TraceRows } from './traceRows';
-import type { Filters } from './traceRows';
+import { TableWindow } from './tableWindow';
 import { vscodeApi } from './vscodeApi';
 
 // Marks for `npm run bench`: when this script ran and when the first rows arrived, beside the paint marks.
@@ -36,8 +35,8 @@ class ProgressPage {
   private refId: string;
   private showDetails: boolean;
   private showCharts: boolean;
-  private readonly filters: Filters;
-  private readonly traces: TraceRows;
+  private readonly filters: TableFilters;
+  private readonly table: TableWindow;
   private readonly header = new Header();
   private readonly summary = new Summary(STATES, LABELS);
   private readonly shown = el('span', 'shown');
@@ -47,7 +46,9 @@ class ProgressPage {
   private detailsTimer = 0;
   private firstMessageMarked = false;
   private reportedRender = false;
-  private started = performance.now();
+  private readonly started = performance.now();
+  /** A filter change being measured for `npm run bench`, until its rows are painted. */
+  private measuring: { name: string; t0: number } | undefined;
 
   constructor() {
     const saved = vscode.getState() ?? {};
@@ -61,13 +62,25 @@ class ProgressPage {
       sortKey: saved.sortKey ?? 'trace',
       sortDirection: saved.sortDirection ?? 1,
     };
-    this.traces = new TraceRows(STATES, this.filters);
-    this.grid = createGrid({ label: 'Traces', columns: COLUMNS, rowHeight: 26, empty: NO_TRACES, ...this.rowBehaviour() });
+    this.table = new TableWindow((start, end) => vscode.postMessage({ type: 'query', filters: { ...this.filters }, activeKey: this.activeKey ?? null, start, end }));
+    this.grid = createGrid({
+      label: 'Traces',
+      columns: COLUMNS,
+      rowHeight: 26,
+      empty: NO_TRACES,
+      ...this.rowBehaviour(),
+      onNeed: (first, last) => this.table.need(first, last),
+    });
     this.details.element.hidden = !this.showDetails;
     document.body.classList.toggle('with-details', this.showDetails);
     document.body.classList.toggle('with-charts', this.showCharts);
     app.append(this.header.element, this.summary.element, this.toolbar(), this.grid.element, this.details.element);
     this.wireButtons();
+  }
+
+  /** The first rows: as many as a tall window shows, under the filters the page was left with. */
+  start(): void {
+    this.table.query(0, 100);
   }
 
   receive(m: HostMessage): void {
@@ -79,14 +92,8 @@ class ProgressPage {
         this.header.serviceLink.title = m.processDetailsUrl;
         this.persist();
         return;
-      case 'rows':
-        return this.rows(m.rows, m.reset, m.done);
-      case 'update':
-        if (this.traces.update(m.rows)) this.recompute();
-        // Rows changed in place: the grid repaints the nodes in view; the active row, focus and scroll stay.
-        else this.grid.changed();
-        if (this.showDetails && m.rows.some((r) => r[Row.TraceId] === this.activeKey)) this.requestDetails();
-        return;
+      case 'view':
+        return this.view(m);
       case 'details':
         if (m.traceId === this.activeKey) this.details.show(m.traceId, m.prompt, m.answer, m.note);
         return;
@@ -98,56 +105,56 @@ class ProgressPage {
     }
   }
 
-  private rows(rows: RowTuple[], reset: boolean, done: boolean): void {
+  /** Rows from the host: the page's window of the table, which the grid shows (and asks more of as it scrolls). */
+  private view(m: ViewMessage): void {
     if (!this.firstMessageMarked) {
       this.firstMessageMarked = true;
       performance.mark('evalRunner:firstMessage');
     }
-    if (reset) {
-      this.traces.reset();
-      this.started = performance.now();
+    // The active row: where it was when the order is the same; else where these rows or the host place it.
+    let active = m.activeIndex;
+    if (m.version === this.table.version) active = this.grid.activeIndex;
+    else {
+      const here = m.rows.findIndex((r) => r[Row.TraceId] === this.activeKey);
+      if (here >= 0) active = m.start + here;
     }
-    this.traces.add(rows);
-    if (reset && !done && !this.reportedRender) {
-      // The first chunk is what the user sees first: paint it now, the rest streams in behind it.
-      this.recompute();
-      afterPaint(() => performance.mark('evalRunner:firstRows', { detail: { rows: this.traces.rows.length } }));
-    } else if (!done) this.shown.textContent = `loading… ${this.traces.rows.length.toLocaleString()} traces`;
-    if (done) {
-      this.recompute();
-      if (!this.reportedRender && this.traces.rows.length) this.reportRender();
+    this.table.receive(m);
+    this.grid.setSort(this.filters.sortKey, this.filters.sortDirection);
+    this.grid.setSource(this.table, active);
+    this.shown.textContent = `${m.length.toLocaleString()} of ${m.total.toLocaleString()} traces`;
+    this.grid.setEmpty(m.total ? 'No trace matches the filters.' : NO_TRACES);
+    if (this.showDetails && m.rows.some((r) => r[Row.TraceId] === this.activeKey)) this.requestDetails();
+    const measuring = this.measuring;
+    if (measuring) {
+      this.measuring = undefined;
+      afterPaint(() => performance.measure(measuring.name, { start: measuring.t0, detail: { shown: m.length } }));
     }
+    if (!this.reportedRender && m.total) this.reportRender(m.total, m.rows.length);
   }
 
-  /** Marks for `npm run bench` (read in the browser) and a 'rendered' message: painted = since this document started. */
-  private reportRender(): void {
+  /**
+   * Marks for `npm run bench` (read in the browser) and a 'rendered' message: painted = since this document
+   * started; `rows`: the traces the table holds, `shown`: the rows that came to the page for the first paint.
+   */
+  private reportRender(rows: number, shown: number): void {
     this.reportedRender = true;
     afterPaint(() => {
-      const rows = this.traces.rows.length;
+      performance.mark('evalRunner:firstRows', { detail: { rows: shown } });
       performance.mark('evalRunner:painted', { detail: { rows } });
       vscode.postMessage({ type: 'rendered', rows, ms: performance.now() - this.started });
     });
-  }
-
-  private recompute(): void {
-    this.traces.recompute();
-    const { view, rows } = this.traces;
-    this.grid.setSort(this.filters.sortKey, this.filters.sortDirection);
-    this.grid.setRows(view);
-    this.shown.textContent = `${view.length.toLocaleString()} of ${rows.length.toLocaleString()} traces`;
-    this.grid.setEmpty(rows.length ? 'No trace matches the filters.' : NO_TRACES);
   }
 
   private persist(): void {
     vscode.setState({ refId: this.refId, ...this.filters, showDetails: this.showDetails, showCharts: this.showCharts });
   }
 
-  /** Re-filters after a change of the filters, measured for `npm run bench`. */
+  /** Asks the host for the table under the new filters (measured for `npm run bench` until its rows are painted). */
   private refilter(measure?: string): void {
-    const t0 = performance.now();
+    this.measuring = measure ? { name: measure, t0: performance.now() } : undefined;
     this.persist();
-    this.recompute();
-    if (measure) afterPaint(() => performance.measure(measure, { start: t0, detail: { shown: this.traces.view.length } }));
+    const { first, last } = this.grid.visibleRange();
+    this.table.query(first, Math.max(last, first + 1));
   }
 
   private toolbar(): HTMLElement {
@@ -200,10 +207,7 @@ class ProgressPage {
     this.header.run.addEventListener('click', () => vscode.postMessage({ type: 'run' }));
     this.header.cancel.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
     // The rows a filter or a search narrowed the table to are a choice of traces too (all rows: no choice).
-    this.header.rerun.addEventListener('click', () => {
-      const { view, rows } = this.traces;
-      vscode.postMessage({ type: 'rerun', shown: view.length < rows.length ? view.slice(0, 50_000).map((r) => r[Row.TraceId]) : null });
-    });
+    this.header.rerun.addEventListener('click', () => vscode.postMessage({ type: 'rerun', shown: this.table.length < this.table.total }));
     this.header.serviceLink.addEventListener('click', () => vscode.postMessage({ type: 'openProcessDetails' }));
   }
 
@@ -217,6 +221,8 @@ class ProgressPage {
       onOpen: (r: RowTuple) => vscode.postMessage({ type: 'openTrace', traceId: r[Row.TraceId] }),
       onActive: (r: RowTuple) => {
         this.activeKey = r[Row.TraceId];
+        // The host places it again when the rows' order changes under a running evaluation.
+        vscode.postMessage({ type: 'active', traceId: this.activeKey });
         if (this.showDetails) this.requestDetails();
       },
       onSort: (key: ColumnKey) => {
@@ -329,3 +335,4 @@ window.addEventListener('message', (event: MessageEvent<HostMessage | null>) => 
   if (m && typeof m.type === 'string') page.receive(m);
 });
 vscode.postMessage({ type: 'ready' });
+page.start();

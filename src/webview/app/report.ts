@@ -3,7 +3,8 @@
 import { ReportCol } from '../reportData';
 import type { ReportData, ReportRow, ReportRun } from '../reportData';
 import { runChartFigures } from './charts';
-import { containsQuery, el, onTypingPause, searchBox, select } from './dom';
+import { el, onTypingPause, searchBox, select } from './dom';
+import { containsQuery } from '../textMatch';
 import { createGrid } from './grid';
 import type { Column } from './grid';
 
