@@ -2,7 +2,6 @@
 // trace changes), and the view the filters, the search and the order leave, as trace ids. The page asks for the
 // rows it shows; 100,000 rows never cross to it. No vscode import: the unit tests drive it directly.
 import type { TraceInfo, TraceStore } from '../core';
-import { Row } from '../webview/protocol';
 import type { RowTuple, TableFilters } from '../webview/protocol';
 import { containsQuery } from '../webview/textMatch';
 import { preview } from './treeModel';
@@ -103,37 +102,36 @@ export class TraceTable {
     return r;
   }
 
+  /** Filters and sorts the traces themselves: rows (previews) are built only for the window the page shows. */
   private rebuild(store: TraceStore): void {
     this.positions = undefined;
     if (this.showsAll) {
       this.view = [...store.traces.keys()];
       return;
     }
-    const shown: RowTuple[] = [];
-    for (const t of store.traces.values()) {
-      const r = this.rowOf(t);
-      if (this.matches(r)) shown.push(r);
-    }
+    const shown: TraceInfo[] = [];
+    for (const t of store.traces.values()) if (this.matches(t)) shown.push(t);
     const compare = this.comparator();
     if (compare === 'reverse') shown.reverse();
     else if (compare) shown.sort(compare);
-    this.view = shown.map((r) => r[Row.TraceId]);
+    this.view = shown.map((t) => t.traceId);
   }
 
-  private matches(r: RowTuple): boolean {
+  private matches(t: TraceInfo): boolean {
     const f = this.filters;
-    if (f.stateFilter !== 'all' && r[Row.State] !== f.stateFilter) return false;
-    if (f.verdictFilter !== 'all' && (r[Row.Verdict] ?? 'none') !== f.verdictFilter) return false;
-    return !f.search || containsQuery(this.lowered, r[Row.TraceId], r[Row.Prompt], r[Row.Answer], r[Row.Note]);
+    if (f.stateFilter !== 'all' && t.state !== f.stateFilter) return false;
+    if (f.verdictFilter !== 'all' && (t.rating ?? 'none') !== f.verdictFilter) return false;
+    // The whole texts, not the previews the table shows: a match past the 120th character is found too.
+    return !f.search || containsQuery(this.lowered, t.traceId, t.prompt ?? null, t.answer ?? null, t.note ?? null);
   }
 
-  private comparator(): ((a: RowTuple, b: RowTuple) => number) | 'reverse' | null {
+  private comparator(): ((a: TraceInfo, b: TraceInfo) => number) | 'reverse' | null {
     const d = this.filters.sortDirection;
     switch (this.filters.sortKey) {
       case 'state':
-        return (a, b) => d * ((this.stateOrder.get(a[Row.State]) ?? 0) - (this.stateOrder.get(b[Row.State]) ?? 0));
+        return (a, b) => d * ((this.stateOrder.get(a.state) ?? 0) - (this.stateOrder.get(b.state) ?? 0));
       case 'latency':
-        return (a, b) => byLatency(a[Row.LatencyMs], b[Row.LatencyMs], d);
+        return (a, b) => byLatency(a.latencyMs ?? null, b.latencyMs ?? null, d);
       case 'verdict':
         return (a, b) => d * (verdictRank(a) - verdictRank(b));
       case 'trace':
@@ -148,9 +146,8 @@ function byLatency(a: number | null, b: number | null, d: 1 | -1): number {
   return b === null ? -1 : d * (a - b);
 }
 
-function verdictRank(r: RowTuple): number {
-  const v = r[Row.Verdict];
-  return v === null ? 2 : (VERDICT_ORDER[v] ?? 2);
+function verdictRank(t: TraceInfo): number {
+  return t.rating === undefined ? 2 : (VERDICT_ORDER[t.rating] ?? 2);
 }
 
 function row(t: TraceInfo): RowTuple {

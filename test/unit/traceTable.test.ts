@@ -53,6 +53,12 @@ describe('Process Details table on the host (windows of it go to the page)', () 
     table.setFilters({ ...ALL_TRACES, search: 'ODD PROMPT' });
     table.refresh(store);
     assert.deepEqual(ids(table, store), ['t1', 't3', 't5']);
+    // The whole answer is searched, not the preview the table shows (its first 120 characters).
+    store.apply({ t: 'answer', id: 't4', a: `${'x'.repeat(300)} needle`, at: 2 });
+    table.setFilters({ ...ALL_TRACES, search: 'Needle' });
+    table.refresh(store);
+    assert.deepEqual(ids(table, store), ['t4']);
+    assert.ok(!table.window(store, 0, 1)[0]![Row.Answer].includes('needle'), 'the row shows a preview');
     store.apply({ t: 'verdict', id: 't3', at: 4, rating: 'bad' });
     table.setFilters({ ...ALL_TRACES, verdictFilter: 'bad' });
     table.refresh(store);
