@@ -63,6 +63,8 @@ export interface Grid<R, K extends string> {
   readonly activeRow: R | undefined;
   /** Where the active row is (-1: none). */
   readonly activeIndex: number;
+  /** The active row was moved to a place whose row has not arrived yet (its trace is not known yet). */
+  readonly activePending: boolean;
   readonly size: number;
 }
 
@@ -121,6 +123,10 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
 
   get activeIndex(): number {
     return this.active;
+  }
+
+  get activePending(): boolean {
+    return this.activeOwed;
   }
 
   get activeRow(): R | undefined {

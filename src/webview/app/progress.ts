@@ -111,9 +111,10 @@ class ProgressPage {
       this.firstMessageMarked = true;
       performance.mark('evalRunner:firstMessage');
     }
-    // The active row: where it was when the order is the same; else where these rows or the host place it.
+    // The active row: where it was when the order is the same, or when it was just moved to a place whose row is
+    // on its way (End, Page Down: the place is what the user chose); else where these rows or the host place it.
     let active = m.activeIndex;
-    if (m.version === this.table.version) active = this.grid.activeIndex;
+    if (m.version === this.table.version || this.grid.activePending) active = Math.min(this.grid.activeIndex, m.length - 1);
     else {
       const here = m.rows.findIndex((r) => r[Row.TraceId] === this.activeKey);
       if (here >= 0) active = m.start + here;
