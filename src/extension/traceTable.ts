@@ -9,6 +9,8 @@ import { preview } from './treeModel';
 export const ALL_TRACES: Readonly<TableFilters> = { stateFilter: 'all', verdictFilter: 'all', search: '', sortKey: 'trace', sortDirection: 1 };
 /** The most rows one answer carries: a page asks for what it shows and a margin. */
 export const MAX_WINDOW = 2_000;
+/** How much of each text the search reads: well past the previews, yet bounded whatever a target answers. */
+export const SEARCH_CHARS = 1_000;
 
 const VERDICT_ORDER: Readonly<Record<string, number>> = { good: 0, bad: 1 };
 
@@ -19,6 +21,11 @@ export class TraceTable {
   private positions: Map<string, number> | undefined;
   private readonly stateOrder: Map<string, number>;
   private lowered = '';
+  /**
+   * Whether each trace matches the search, kept until the trace or the search changes: a search during a run
+   * reads the texts of the traces that changed, not of all 100,000 every second.
+   */
+  private readonly searchHits = new Map<string, boolean>();
   /** What the view was built from: a view is rebuilt when the store, its size, or (for a filtered view) a row changed. */
   private builtFrom: { store: TraceStore; size: number } | undefined;
   private stale = true;
@@ -41,8 +48,13 @@ export class TraceTable {
 
   /** A trace changed (undefined: any may have): its row is rebuilt when next asked for. */
   invalidate(traceId: string | undefined): void {
-    if (traceId === undefined) this.rows.clear();
-    else this.rows.delete(traceId);
+    if (traceId === undefined) {
+      this.rows.clear();
+      this.searchHits.clear();
+    } else {
+      this.rows.delete(traceId);
+      this.searchHits.delete(traceId);
+    }
     if (traceId === undefined || !this.showsAll) this.stale = true;
   }
 
@@ -51,6 +63,7 @@ export class TraceTable {
     const f = this.filters;
     if (f.stateFilter === next.stateFilter && f.verdictFilter === next.verdictFilter && f.search === next.search && f.sortKey === next.sortKey && f.sortDirection === next.sortDirection) return false;
     this.filters = { ...next };
+    if (next.search !== f.search) this.searchHits.clear();
     this.lowered = next.search.toLowerCase();
     this.stale = true;
     return true;
@@ -60,7 +73,7 @@ export class TraceTable {
   refresh(store: TraceStore): boolean {
     const from = this.builtFrom;
     if (!this.stale && from?.store === store && from.size === store.traces.size) return false;
-    if (from?.store !== store) this.rows.clear();
+    if (from?.store !== store) this.invalidate(undefined);
     this.builtFrom = { store, size: store.traces.size };
     this.stale = false;
     this.rebuild(store);
@@ -74,7 +87,10 @@ export class TraceTable {
     const last = Math.min(this.view.length, end, start + MAX_WINDOW);
     for (let i = start; i < last; i++) {
       const t = store.get(this.view[i]!);
-      if (t) out.push(this.rowOf(t));
+      // The view is rebuilt before any window is read, so every id is in the store; were one not, the rows stop
+      // there rather than shift the rest out of their places.
+      if (!t) break;
+      out.push(this.rowOf(t));
     }
     return out;
   }
@@ -121,8 +137,14 @@ export class TraceTable {
     const f = this.filters;
     if (f.stateFilter !== 'all' && t.state !== f.stateFilter) return false;
     if (f.verdictFilter !== 'all' && (t.rating ?? 'none') !== f.verdictFilter) return false;
-    // The whole texts, not the previews the table shows: a match past the 120th character is found too.
-    return !f.search || containsQuery(this.lowered, t.traceId, t.prompt ?? null, t.answer ?? null, t.note ?? null);
+    if (!f.search) return true;
+    let hit = this.searchHits.get(t.traceId);
+    if (hit === undefined) {
+      // More than the previews the table shows (a match past the 120th character is found), at most SEARCH_CHARS.
+      hit = containsQuery(this.lowered, t.traceId, head(t.prompt), head(t.answer), head(t.note));
+      this.searchHits.set(t.traceId, hit);
+    }
+    return hit;
   }
 
   private comparator(): ((a: TraceInfo, b: TraceInfo) => number) | 'reverse' | null {
@@ -138,6 +160,11 @@ export class TraceTable {
         return d > 0 ? null : 'reverse';
     }
   }
+}
+
+function head(text: string | undefined): string | null {
+  if (text === undefined) return null;
+  return text.length > SEARCH_CHARS ? text.slice(0, SEARCH_CHARS) : text;
 }
 
 /** Traces without a latency last, whichever the direction. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { LOCAL_STATES } from '../../src/core';
 import { TraceStore } from '../../src/core/traceStore';
-import { ALL_TRACES, MAX_WINDOW, TraceTable } from '../../src/extension/traceTable';
+import { ALL_TRACES, MAX_WINDOW, SEARCH_CHARS, TraceTable } from '../../src/extension/traceTable';
 import { Row } from '../../src/webview/protocol';
 
 /** Process Details' table on the host: the page gets windows of it, so its filters and order are decided here. */
@@ -59,6 +59,11 @@ describe('Process Details table on the host (windows of it go to the page)', () 
     table.refresh(store);
     assert.deepEqual(ids(table, store), ['t4']);
     assert.ok(!table.window(store, 0, 1)[0]![Row.Answer].includes('needle'), 'the row shows a preview');
+    // A trace that changes is searched again; past SEARCH_CHARS nothing is read, whatever a target answered.
+    store.apply({ t: 'answer', id: 't2', a: `${'y'.repeat(SEARCH_CHARS - 10)} needle`, at: 3 });
+    store.apply({ t: 'answer', id: 't4', a: `${'x'.repeat(SEARCH_CHARS)} needle`, at: 3 });
+    table.refresh(store);
+    assert.deepEqual(ids(table, store), ['t2']);
     store.apply({ t: 'verdict', id: 't3', at: 4, rating: 'bad' });
     table.setFilters({ ...ALL_TRACES, verdictFilter: 'bad' });
     table.refresh(store);
