@@ -112,15 +112,18 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     return engine.finish(classifyFatal(error));
   }
   // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
-  let queue: TraceInfo[];
+  let queue: TraceInfo[] | undefined;
   try {
-    queue = await engine.plan(prompts);
+    await registerPrompts(options.store, options.journal, prompts, engine.run);
+    engine.plan();
+    // 3. The target warmed up, then the run recorded: a run that cannot start leaves the record as it was.
+    queue = await engine.begin();
   } catch (error) {
     engine.run.fail(error);
     return engine.finish();
   }
-  // 3. Call the target and submit, `concurrency` traces at a time; 4. the list once more (robustness).
-  await engine.work(queue, prompts);
+  // 4. Call the target and submit, `concurrency` traces at a time; then the list once more (robustness).
+  if (queue) await engine.work(queue, prompts);
   return engine.finish();
 }
 
@@ -155,26 +158,42 @@ class EngineRun {
     this.ticker = options.onProgress ? setInterval(() => this.reportProgress(), options.progressIntervalMs ?? 250) : undefined;
   }
 
-  /** Registers the list, plans the run and journals its record; the traces to handle, in order. */
-  async plan(prompts: readonly PromptItem[]): Promise<TraceInfo[]> {
-    const { run } = this;
+  /** Plans the run (the list is registered); nothing is journaled yet. */
+  plan(): void {
+    const { run, options } = this;
     run.phase = 'running';
     run.runningSince = Date.now();
-    await registerPrompts(this.options.store, this.options.journal, prompts, run);
-    const { plan, recorded } = await planRun(this.options, this.options.store, this.options.journal);
-    this.runPlan = plan;
-    this.recorded = recorded;
+    const fresh = options.runRecord?.mode === 'fresh';
+    this.runPlan = planQueue(options.store, { ...this.planOptions(), ignoreAnswers: fresh || (options.rerun === true && options.only !== undefined) });
+  }
+
+  /**
+   * Starts the planned run: the target warmed up (when it is to be called), then the run's record journaled (a fresh
+   * one sets the old answers aside). undefined: the target could not start, and nothing was recorded.
+   */
+  async begin(): Promise<TraceInfo[] | undefined> {
+    const { options, run } = this;
+    let plan = this.runPlan!;
+    if (plan.submitFirst.length + plan.callTarget.length === 0) return [];
+    if (plan.callTarget.length > 0 && !(await this.warmUp())) return undefined;
+    this.recorded = await recordRun(options, options.store, options.journal);
+    // A fresh run's record has set the old answers aside: plan again over what is left.
+    if (options.runRecord?.mode === 'fresh' && this.recorded) plan = this.runPlan = planQueue(options.store, this.planOptions());
     this.showLimitsLive();
     run.queued = plan.submitFirst.length + plan.callTarget.length;
     if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
     return [...plan.submitFirst, ...plan.callTarget];
   }
 
+  private planOptions() {
+    const o = this.options;
+    return { only: o.only, holdAnswers: o.holdAnswers, limit: o.limit, shard: o.shard };
+  }
+
   /** The queue through the target and the service; then, for robustness, what the list gained meanwhile. */
   async work(queue: readonly TraceInfo[], prompts: readonly PromptItem[]): Promise<void> {
     const { options, run } = this;
     const submitter = this.submitter();
-    if (this.runPlan!.callTarget.length > 0 && !(await this.warmUp())) return;
     const traces = new TraceHandler(this.caller(), submitter, options.journal, options.store, run, this.concurrency, options.holdAnswers === true, this.recorded, this.changed);
     try {
       await drain(queue, traces, run, this.concurrency);
@@ -366,18 +385,6 @@ async function warmUp(target: Target, run: RunState): Promise<boolean> {
     run.halt('error', `${message} The run stopped before any trace was sent; fix it and run again.`, error);
     return false;
   }
-}
-
-/** Plans the run and, when there is work to do, journals its run record (a fresh one sets old answers aside). */
-async function planRun(options: EngineOptions, store: TraceStore, journal: Journal): Promise<{ plan: RunPlan; recorded: string | undefined }> {
-  const fresh = options.runRecord?.mode === 'fresh';
-  const planOptions = { only: options.only, holdAnswers: options.holdAnswers, limit: options.limit, shard: options.shard };
-  let plan = planQueue(store, { ...planOptions, ignoreAnswers: fresh || (options.rerun === true && options.only !== undefined) });
-  if (plan.submitFirst.length + plan.callTarget.length === 0) return { plan, recorded: undefined };
-  const recorded = await recordRun(options, store, journal);
-  // A fresh run's record has set the old answers aside: plan again over what is left.
-  if (fresh && recorded) plan = planQueue(store, planOptions);
-  return { plan, recorded };
 }
 
 /** Journals the run's record (once there is work to do: a run with nothing to do leaves no trace). */

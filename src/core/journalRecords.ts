@@ -20,6 +20,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     run: z.optional(z.string()),
     fp: z.optional(z.string()),
     target: z.optional(z.string()),
+    /** What changes the target's answers, named (see TargetIdentity.facts): a conflict says which differ. */
+    facts: z.optional(z.record(z.string(), z.string())),
     tool: z.optional(z.string()),
     mode: z.optional(z.enum(['fresh', 'reuse'])),
     origin: z.optional(z.string()),

@@ -1,5 +1,6 @@
 import { inShard } from './shards';
 import type { Shard } from './shards';
+import { identityDifferences } from './targets/targetSpec';
 import type { TargetIdentity } from './targets/targetSpec';
 import type { RunInfo, TraceInfo, TraceStore } from './traceStore';
 
@@ -54,6 +55,8 @@ export function hasAnswerToSubmit(info: TraceInfo): boolean {
 export interface TargetConflict {
   requested: TargetIdentity;
   answeredBy: Array<{ run: RunInfo | undefined; target: string; traces: number; submitted: number }>;
+  /** The journal's latest run, whose target the requested one is compared with. */
+  latest: RunInfo;
 }
 
 /**
@@ -62,7 +65,8 @@ export interface TargetConflict {
  */
 export function targetConflict(store: TraceStore, requested: TargetIdentity, mode: RunMode): TargetConflict | undefined {
   const current = store.currentRun;
-  if (mode !== 'continue' || !current || current.fingerprint === requested.fingerprint) return undefined;
+  const same = (run: RunInfo | undefined) => run !== undefined && (run.fingerprint === requested.fingerprint || (requested.aliases ?? []).includes(run.fingerprint));
+  if (mode !== 'continue' || !current || same(current)) return undefined;
   const byRun = new Map<string | undefined, { run: RunInfo | undefined; target: string; traces: number; submitted: number }>();
   for (const info of store.traces.values()) {
     if (info.answer === undefined || info.answeredBy === 'user') continue;
@@ -73,8 +77,8 @@ export function targetConflict(store: TraceStore, requested: TargetIdentity, mod
     if (info.state === 'submitted') entry.submitted++;
   }
   // Only answers of a target other than the requested one make a conflict.
-  const others = [...byRun.values()].filter((e) => e.run?.fingerprint !== requested.fingerprint);
-  return others.length ? { requested, answeredBy: others } : undefined;
+  const others = [...byRun.values()].filter((e) => !same(e.run));
+  return others.length ? { requested, answeredBy: others, latest: current } : undefined;
 }
 
 /** The conflict in plain words; each front end adds its own ways on (flags, buttons). */
@@ -83,5 +87,9 @@ export function describeConflict(conflict: TargetConflict, what: string): string
     const run = e.run ? ` in run ${e.run.runId} (${new Date(e.run.startedAt).toISOString()})` : '';
     return `  ${e.target}${run}: ${e.traces} trace(s), ${e.submitted} submitted, ${e.traces - e.submitted} not yet`;
   });
-  return [`The journaled answers of ${what} came from another target:`, ...lines, `You asked for: ${conflict.requested.description}.`].join('\n');
+  const differs = conflict.latest.facts ? identityDifferences(conflict.latest.facts, conflict.requested.facts) : [];
+  const why = conflict.latest.facts
+    ? differs.length ? [`What differs from run ${conflict.latest.runId}: ${differs.join('; ')}.`] : []
+    : [`Run ${conflict.latest.runId} was recorded by an older version, which did not keep what its target was made of; only its description can be compared.`];
+  return [`The journaled answers of ${what} came from another target:`, ...lines, `You asked for: ${conflict.requested.description}.`, ...why].join('\n');
 }

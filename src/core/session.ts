@@ -210,6 +210,7 @@ export class EvaluationSession {
           run: newRunId(),
           fp: identity.fingerprint,
           target: identity.description,
+          facts: identity.facts,
           ...(tool ? { tool } : {}),
           ...(mode !== 'continue' ? { mode } : {}),
           origin: this.key.origin,
@@ -269,8 +270,9 @@ export class EvaluationSession {
   }
 
   /**
-   * Submits one trace's answer (the given text, or the journaled one), journaling both steps. `fromRun`: the
-   * text is that run's answer (Compare Runs), journaled as its target's, not as the reviewer's.
+   * Submits one trace's answer (the given text, or the journaled one). `fromRun`: the text is that run's answer
+   * (Compare Runs), journaled as its target's, not as the reviewer's. A new text is journaled only once the service
+   * has accepted it: a refused submission (no such trace, too long) records nothing, it only throws its reason.
    */
   async submitAnswer(
     client: ApiClient,
@@ -282,24 +284,29 @@ export class EvaluationSession {
       const info = this.store.get(traceId);
       const text = answer ?? info?.answer;
       if (text === undefined) throw new Error(`Trace "${traceId}" has no answer to submit yet.`);
+      const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, traceId, text);
       if (answer !== undefined && answer !== info?.answer) {
         const by = fromRun && this.store.runById(fromRun) ? { run: fromRun } : { by: 'user' as const };
         const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), ...by };
         await journal.append(record);
         this.store.apply(record);
       }
-      const result = await this.submitJournaled(journal, client, traceId, text);
+      await this.journalAccepted(journal, traceId, result);
       return { message: result.message || result.data, requestCode: result.requestCode };
     });
   }
 
-  /** One answer to the service, its acceptance journaled (the answer itself already is). */
+  /** One journaled answer to the service, its acceptance journaled. */
   private async submitJournaled(journal: Journal, client: ApiClient, traceId: string, text: string): Promise<SubmitResult> {
     const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, traceId, text);
+    await this.journalAccepted(journal, traceId, result);
+    return result;
+  }
+
+  private async journalAccepted(journal: Journal, traceId: string, result: SubmitResult): Promise<void> {
     const record = { t: 'submitted' as const, id: traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
     await journal.append(record);
     this.store.apply(record);
-    return result;
   }
 
   /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */

@@ -52,6 +52,8 @@ export interface RunInfo {
   /** The target's description (never a secret). */
   target: string;
   fingerprint: string;
+  /** What changes the target's answers, named; absent in runs recorded before 0.3. */
+  facts?: Readonly<Record<string, string>>;
   mode: 'fresh' | 'reuse' | undefined;
   tool: string | undefined;
   /** "K/N" when the run was one shard of the evaluation. */
@@ -213,6 +215,7 @@ export class TraceStore {
       target: record.target ?? 'unknown target',
       fingerprint: record.fp ?? legacyFingerprint(record.target),
       mode: record.mode,
+      ...(record.facts ? { facts: record.facts } : {}),
       tool: record.tool,
       shard: record.shard,
       startedAt: record.at,

@@ -25,7 +25,7 @@ async function runWith(sandbox: Sandbox, stateDir: string, fs: JournalFs | undef
   const client = createApiClient({ baseUrl: sandbox.baseUrl, token: sandbox.token, retry: FAST_RETRY });
   const session = new EvaluationSession({ origin: client.origin, kind: 'benchmark', evaluationId: 1 }, stateDir, true, fs);
   try {
-    const result = await session.run({ client, target, identity: { description: 'scripted', fingerprint: 'test:scripted' }, concurrency: 16 });
+    const result = await session.run({ client, target, identity: { description: 'scripted', fingerprint: 'test:scripted', facts: {} }, concurrency: 16 });
     return { result: result as RunSummary, session, target };
   } finally {
     await client.close();

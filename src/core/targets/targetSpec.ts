@@ -8,7 +8,7 @@ import type { Target } from './target';
 import { commandEnv } from './commandTarget';
 import { splitCommandLine } from './processes';
 import { DEFAULT_PYTHON_FUNCTION, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash, pythonFilePath } from './pythonTarget';
-import { relative } from 'node:path';
+import { basename, relative } from 'node:path';
 import type { PythonTargetSpec } from './pythonTarget';
 import { createWorkerTarget } from './workerTarget';
 
@@ -53,6 +53,13 @@ export interface TargetOptions {
 export interface TargetIdentity {
   description: string;
   fingerprint: string;
+  /**
+   * What changes answers, named for people (journaled with the run, so that a conflict can say what differs).
+   * Long values are shortened to a prefix and a hash; never a secret.
+   */
+  facts: Record<string, string>;
+  /** Fingerprints an earlier version gave the same target (a python file named by its path from the working folder). */
+  aliases?: string[];
 }
 
 /** The one place a target is built from a spec, for the CLI, the extension and the tests. */
@@ -119,7 +126,9 @@ function endpoint(url: string): string {
 /** `cwd`: where a python target's relative file is read from (its content's hash is part of the identity). */
 export function targetIdentity(spec: TargetSpec, cwd?: string): TargetIdentity {
   const parts: Array<string | number | undefined> = [spec.type];
+  const facts: Record<string, string | number | undefined> = { kind: spec.type };
   let description: string;
+  let aliases: string[] | undefined;
   switch (spec.type) {
     case 'echo':
       description = 'echo';
@@ -132,33 +141,60 @@ export function targetIdentity(spec: TargetSpec, cwd?: string): TargetIdentity {
       ].filter(Boolean);
       description = `openai: ${spec.model} @ ${endpoint(spec.baseUrl)}${details.length ? `, ${details.join(', ')}` : ''}`;
       parts.push(endpoint(spec.baseUrl), spec.model, spec.systemPrompt, spec.temperature, spec.maxTokens);
+      Object.assign(facts, { endpoint: endpoint(spec.baseUrl), model: spec.model, 'system prompt': spec.systemPrompt, temperature: spec.temperature, 'max tokens': spec.maxTokens });
       break;
     }
     case 'http': {
       const method = (spec.method ?? 'POST').toUpperCase();
       description = `http: ${method} ${endpoint(spec.url)}, answer at ${spec.ssePath ? `${spec.ssePath} (streamed)` : spec.answerPath}`;
       parts.push(method, endpoint(spec.url), spec.bodyTemplate, spec.answerPath, ...(spec.ssePath ? [spec.ssePath] : []));
+      Object.assign(facts, { method, endpoint: endpoint(spec.url), 'body template': spec.bodyTemplate, 'answer path': spec.answerPath, 'stream path': spec.ssePath });
       break;
     }
     case 'command':
       description = `command: ${spec.command}`;
       parts.push(spec.command);
+      facts.command = spec.command;
       break;
-    case 'python':
+    case 'python': {
       description = describePython(spec, cwd);
-      // The file as seen from the working folder: the CLI run from the workspace and the editor name it alike.
-      parts.push(relative(cwd ?? process.cwd(), pythonFilePath(spec, cwd)).split('\\').join('/'), spec.function ?? DEFAULT_PYTHON_FUNCTION, spec.python ?? defaultPython(), pythonFileHash(spec, cwd));
+      const file = pythonFilePath(spec, cwd);
+      const rest = [spec.function ?? DEFAULT_PYTHON_FUNCTION, spec.python ?? defaultPython(), pythonFileHash(spec, cwd)];
+      // The file by its name and content, never by where the command was run from.
+      parts.push(basename(file), ...rest);
+      aliases = [fingerprintOf([spec.type, relative(cwd ?? process.cwd(), file).split('\\').join('/'), ...rest])];
+      Object.assign(facts, { file: basename(file), function: rest[0], interpreter: rest[1], "file's content": rest[2] });
       break;
+    }
     case 'worker':
       description = `worker: ${spec.command}`;
       parts.push(spec.command);
+      facts.command = spec.command;
       break;
     case 'vscode-lm':
       description = `vscode-lm: ${spec.model ?? 'any chat model'}`;
       parts.push(spec.model);
+      facts.model = spec.model ?? 'any chat model';
       break;
   }
-  return { description, fingerprint: fingerprintOf(parts) };
+  return { description, fingerprint: fingerprintOf(parts), facts: shownFacts(facts), ...(aliases ? { aliases } : {}) };
+}
+
+/** The facts that are set, each at most 80 characters (a longer one: its start and a hash of the whole). */
+function shownFacts(facts: Record<string, string | number | undefined>): Record<string, string> {
+  const shown: Record<string, string> = {};
+  for (const [name, value] of Object.entries(facts)) {
+    if (value === undefined) continue;
+    const text = String(value);
+    shown[name] = text.length <= 80 ? text : `${text.slice(0, 60)}… (sha256 ${createHash('sha256').update(text).digest('hex').slice(0, 8)})`;
+  }
+  return shown;
+}
+
+/** The facts that differ between two identities, in words ("file's content: cd61be → 9a0b11"). */
+export function identityDifferences(before: Readonly<Record<string, string>>, now: Readonly<Record<string, string>>): string[] {
+  const names = [...new Set([...Object.keys(before), ...Object.keys(now)])];
+  return names.filter((n) => before[n] !== now[n]).map((n) => `${n}: ${before[n] ?? '(not set)'} → ${now[n] ?? '(not set)'}`);
 }
 
 function fingerprintOf(parts: ReadonlyArray<string | number | undefined>): string {

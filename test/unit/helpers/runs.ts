@@ -53,7 +53,7 @@ export async function engineRun(
     const summary = await session.run({
       client,
       target,
-      identity: { description: target.description, fingerprint: `test:${target.description}` },
+      identity: { description: target.description, fingerprint: `test:${target.description}`, facts: { target: target.description } },
       onReplay: (replay) => (tornTail = replay.tornTail),
       ...extra,
     });
