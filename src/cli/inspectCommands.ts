@@ -1,4 +1,4 @@
-import { describeStats, EvaluationSession, JournalLockedError, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, writeOwnerOnly } from '../core';
+import { describeStats, EvaluationSession, holdText, JournalLockedError, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, writeOwnerOnly } from '../core';
 import type { RunInfo } from '../core';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -127,6 +127,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
   }
   out.write(`${args.kind} evaluation ${args.evaluationId}: ${counts.submitted}/${status.total} submitted\n`);
   for (const state of LOCAL_STATES) out.write(`  ${STATE_LABELS[state].padEnd(18)} ${counts[state]}\n`);
+  if (status.alreadyAtService) out.write(`  ${'Already there'.padEnd(18)} ${status.alreadyAtService} (the service already held an answer: 409; among Submitted)\n`);
   if (status.notAnswered) out.write(`  ${'Not answered'.padEnd(18)} ${status.notAnswered} (skipped traces submitted as not answered, among the above)\n`);
   const skipped = skippedNote(counts.skipped);
   if (skipped) out.write(`${skipped}\n`);
@@ -137,6 +138,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
     const said = describeStats(stats);
     if (said) out.write(`${safeText(`  ${r.runId}: ${said}`)}\n`);
     for (const [reason, n] of Object.entries(stats.errors).slice(0, 5)) out.write(`${safeText(`    ${n} × ${reason}`)}\n`);
+    for (const h of r.holds ?? []) out.write(`${safeText(`  ${r.runId}: ${holdText(h)}`)}\n`);
   }
   if (status.invalidLines) out.write(`${invalidLinesNote(status.invalidLines, status.journal)}\n`);
   if (status.journals) {

@@ -1,4 +1,4 @@
-import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
+import { DEFAULT_SERVICE_PATIENCE_MS, DEFAULT_SKIPPED_ANSWER, EvaluationSession, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
 import type { JournalFs, OnTargetError, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
@@ -44,6 +44,9 @@ ${SERVICE_HELP}
   --state-dir DIR             where journals live (default $XDG_STATE_HOME/eval-runner or ~/.local/state/eval-runner;
                               the editor uses the same)
   --wait-for-generation S     robustness: wait up to S seconds for the adversarial prompts (default 0: ask once)
+  --service-patience S        how long the service may be down (gateway errors, refused connections, time-outs)
+                              before the run stops with exit 4 (default 900); meanwhile answers are journaled
+                              and wait, submissions are held and the service is tried again with backoff
   --on-target-error fail|submit  after 3 tries, fail the trace (default) or submit a fixed description of
                               the error ("target error: HTTP 500"; a model's refusal is an answer anyway)
   --encoding urlencoded|multipart  form encoding of submissions (default urlencoded)
@@ -53,8 +56,8 @@ ${TARGET_HELP}
 
 ${TOKEN_HELP}
 Exit codes: 0 all submitted (or the --limit asked for) · 1 failed traces · 2 usage/configuration, or the
-journal's answers came from another target · 3 token rejected · 4 service unreachable or prompts not
-ready · 5 the state folder could not be written (disk full, read-only, no permission: nothing was lost) ·
+journal's answers came from another target · 3 token rejected · 4 service unavailable past --service-patience,
+or prompts not ready · 5 the state folder could not be written (disk full, read-only, no permission: nothing was lost) ·
 130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
@@ -67,6 +70,7 @@ export interface RunRequest {
   concurrency: number;
   stateDir: string;
   waitForGenerationMs: number;
+  servicePatienceMs?: number;
   onTargetError: OnTargetError;
   encoding: RequestEncoding;
   journal: boolean;
@@ -148,6 +152,7 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
     ...(req.shard ? { shard: req.shard } : {}),
     concurrency: req.concurrency,
     waitForGenerationMs: req.waitForGenerationMs,
+    ...(req.servicePatienceMs !== undefined ? { servicePatienceMs: req.servicePatienceMs } : {}),
     onTargetError: req.onTargetError,
     targetTimeoutMs: req.targetTimeoutMs,
     ...(io.signal ? { signal: io.signal } : {}),
@@ -293,6 +298,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     concurrency: { type: 'string' },
     'state-dir': { type: 'string' },
     'wait-for-generation': { type: 'string' },
+    'service-patience': { type: 'string' },
     'on-target-error': { type: 'string' },
     encoding: { type: 'string' },
     'no-journal': { type: 'boolean' },
@@ -320,6 +326,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     concurrency,
     stateDir: stateDirOf(v['state-dir']),
     waitForGenerationMs: intOption(v['wait-for-generation'], 'wait-for-generation', 0, 0, 86_400) * 1000,
+    servicePatienceMs: intOption(v['service-patience'], 'service-patience', DEFAULT_SERVICE_PATIENCE_MS / 1000, 0, 7 * 86_400) * 1000,
     onTargetError: choiceOption(v['on-target-error'], 'on-target-error', ['fail', 'submit'] as const, 'fail'),
     encoding: choiceOption(v.encoding, 'encoding', ['urlencoded', 'multipart'] as const, 'urlencoded'),
     journal: !v['no-journal'],

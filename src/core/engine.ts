@@ -12,6 +12,8 @@ import type { Shard } from './shards';
 import type { RunPlan } from './runPlan';
 import { RunState } from './runState';
 import type { RunOutcome, RunProgress } from './runState';
+import { ServiceHold } from './serviceHold';
+import type { HoldEvent } from './serviceHold';
 import { Submitter } from './submissions';
 import { TargetCaller } from './targetCalls';
 import type { OnTargetError } from './targetCalls';
@@ -67,8 +69,15 @@ export interface EngineOptions {
   maxQuotaStrikes?: number;
   /** Rate-limit retries of one trace before it fails. */
   maxRateLimitRetries?: number;
-  /** Consecutive submissions that cannot reach the service before the run stops. */
-  maxUnreachable?: number;
+  /** How long the service may be down (gateway errors, refused connections, time-outs) before the run stops. */
+  servicePatienceMs?: number;
+  /** Answers journaled ahead of the service at most while it is down or refuses the token; then the target waits. */
+  aheadOfService?: number;
+  /**
+   * Asked for a client with a new token when the service rejects the token (the editor: Set Token); the run pauses
+   * meanwhile. Absent or undefined: the run stops (the CLI).
+   */
+  newClient?: (signal: AbortSignal) => Promise<ApiClient | undefined>;
   /** Rounds of a submission that keeps failing for a passing reason (each with the API module's retries). */
   submitRounds?: number;
 }
@@ -94,6 +103,8 @@ export interface RunSummary {
   planned: { callTarget: number; wanted: number; submitFirst: number };
   /** The list read again at the end differed from the first: traces that appeared (run) and vanished (reported). */
   listChanges?: ListChanges;
+  /** When submissions were held: the service down, or a token refused until a new one came. */
+  holds: HoldEvent[];
 }
 
 /**
@@ -137,6 +148,8 @@ class EngineRun {
   private readonly targetPace: RateScheduler;
   /** The service's pace: unpaced until it answers 429, then the same learning as the target's. */
   private readonly servicePace: RateScheduler;
+  private readonly hold: ServiceHold;
+  private readonly submissions: Submitter;
   private readonly ticker: NodeJS.Timeout | undefined;
   private readonly changed: (info: TraceInfo) => void;
   private recorded: string | undefined;
@@ -154,6 +167,14 @@ class EngineRun {
     });
     this.servicePace = new RateScheduler({ concurrency: this.concurrency, initialPerSecond: Infinity });
     this.changed = (info) => options.onTraceChange?.(info);
+    this.hold = new ServiceHold(
+      { giveUp: (outcome, message, error) => this.run.halt(outcome, message, error), log: (level, message) => this.run.log(level, message), stopping: () => this.run.stopping },
+      options.servicePatienceMs ?? DEFAULT_SERVICE_PATIENCE_MS,
+      options.newClient,
+      (client) => this.submissions.useClient(client),
+    );
+    this.submissions = this.submitter();
+    this.run.onStopping(() => this.hold.release());
     // Progress is sampled on a timer, never per trace: 100,000 traces do not mean 100,000 events.
     this.ticker = options.onProgress ? setInterval(() => this.reportProgress(), options.progressIntervalMs ?? 250) : undefined;
   }
@@ -193,7 +214,7 @@ class EngineRun {
   /** The queue through the target and the service; then, for robustness, what the list gained meanwhile. */
   async work(queue: readonly TraceInfo[], prompts: readonly PromptItem[]): Promise<void> {
     const { options, run } = this;
-    const submitter = this.submitter();
+    const submitter = this.submissions;
     const traces = new TraceHandler(this.caller(), submitter, options.journal, options.store, run, this.concurrency, options.holdAnswers === true, this.recorded, this.changed);
     try {
       await drain(queue, traces, run, this.concurrency);
@@ -255,12 +276,14 @@ class EngineRun {
 
   private submitter(): Submitter {
     const o = this.options;
-    const policy = { concurrency: this.concurrency, rounds: Math.max(1, o.submitRounds ?? SUBMIT_ROUNDS), maxUnreachable: o.maxUnreachable ?? 3 };
-    return new Submitter(o.client, { kind: o.kind, evaluationId: o.evaluationId }, o.journal, o.store, this.run, policy, this.changed, this.servicePace);
+    const policy = { concurrency: this.concurrency, rounds: Math.max(1, o.submitRounds ?? SUBMIT_ROUNDS), ahead: o.aheadOfService ?? DEFAULT_AHEAD };
+    return new Submitter(o.client, { kind: o.kind, evaluationId: o.evaluationId }, o.journal, o.store, this.run, policy, this.changed, this.servicePace, this.hold);
   }
 
   private reportProgress(): void {
-    const pacing = { concurrency: this.concurrency, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack };
+    const state = this.hold.state;
+    const hold = state ? { ...state, waiting: this.submissions.waiting } : undefined;
+    const pacing = { concurrency: this.concurrency, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack, hold };
     this.options.onProgress?.(this.run.progress(this.options.store, pacing));
   }
 
@@ -283,11 +306,14 @@ class EngineRun {
       .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)) && (!options.shard || inShard(t.traceId, options.shard)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
     const outcome: RunOutcome = stop?.outcome ?? (failed.length ? 'failedTraces' : 'completed');
+    // Answers journaled and not submitted, when the service or the token stopped the run: the next run sends them.
+    const waiting = outcome === 'auth' || outcome === 'unreachable' ? store.counts.answered : 0;
+    const waitingNote = waiting ? ` ${waiting} answer(s) are journaled and waiting; run again once that is mended: they are submitted without calling the target again.` : '';
     const changes = this.listChanges && (this.listChanges.appeared.length || this.listChanges.vanished.length) ? this.listChanges : undefined;
     await this.recordEnd(outcome, changes);
     return {
       outcome,
-      message: stop?.message ?? (failed.length ? `${failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).` : undefined),
+      message: stop?.message ? stop.message + waitingNote : (failed.length ? `${failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).` : undefined),
       total: store.total,
       counts: store.snapshotCounts(),
       submittedNow: run.submittedNow,
@@ -300,6 +326,7 @@ class EngineRun {
       runId: this.recorded,
       planned: { callTarget: this.runPlan?.callTarget.length ?? 0, wanted: this.runPlan?.wanted ?? 0, submitFirst: this.runPlan?.submitFirst.length ?? 0 },
       ...(changes ? { listChanges: changes } : {}),
+      holds: this.hold.events,
     };
   }
 
@@ -314,6 +341,7 @@ class EngineRun {
       outcome,
       ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}),
       ...(limited.length ? { limited: [...limited] } : {}),
+      ...(this.hold.events.length ? { holds: this.hold.events.slice(0, 1000) } : {}),
     };
     await journal.append(record).catch(() => undefined);
     store.apply(record);
@@ -369,6 +397,12 @@ async function listAgain(
   }
   return changes;
 }
+
+// A service down for longer than this stops the run (exit 4 in the CLI); its answers wait in the journal.
+export const DEFAULT_SERVICE_PATIENCE_MS = 15 * 60_000;
+// Answers journaled ahead of a service that is down before the target waits too: the journal holds them, so this
+// only bounds how much a run does that nobody can see submitted yet.
+const DEFAULT_AHEAD = 256;
 
 // By default, a submission that failed all of the API module's attempts for a passing reason gets this many
 // rounds, paused between, before the trace is marked failed.

@@ -25,6 +25,7 @@ const COLUMNS = [
   // Last, so that the columns before keep their places for scripts that read them by position.
   'notAnswered',
   'ttftMs',
+  'alreadyAtService',
 ] as const;
 
 function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], string | number | boolean | null> {
@@ -37,6 +38,7 @@ function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], 
     errorAnswer: t.errorAnswer,
     notAnswered: t.notAnswered,
     ttftMs: t.ttftMs ?? null,
+    alreadyAtService: t.alreadyAtService,
     runId: t.answerRun ?? null,
     // The run's target answered, unless a reviewer wrote the answer.
     target: t.answeredBy === 'user' ? 'reviewer' : run?.target ?? null,

@@ -4,7 +4,9 @@
 export type { ComparedTrace } from './compareRuns';
 export type { RunSummary } from './engine';
 export { JournalLockedError } from './journal';
-export { heldBack, progressText, summaryText } from './progressText';
+export { heldBack, holdProgressText, holdText, progressText, summaryText } from './progressText';
+export { DEFAULT_SERVICE_PATIENCE_MS } from './engine';
+export type { HoldEvent } from './serviceHold';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './rerun';
 export type { RerunSubset } from './rerun';
 export { RunConfigError, configSecrets, configToArgs, parseRunConfig, runCommandLine } from './runConfig';

@@ -42,6 +42,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     appeared: z.optional(z.array(z.string())),
     vanished: z.optional(z.array(z.string())),
     limited: z.optional(z.array(z.number())),
+    /** When submissions were held: the service down (outage), or the token refused until a new one came (token). */
+    holds: z.optional(z.array(z.object({ kind: z.enum(['outage', 'token']), from: at, to: at, cause: z.string() }))),
   }),
   /** The service's prompt list, when it differs from the one the journal holds. */
   z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
@@ -66,7 +68,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     by: z.optional(z.enum(['target', 'user'])),
     run: z.optional(z.string()),
   }),
-  z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()) }),
+  /** The service took the answer; `dup`: it answered 409, it already held an answer for the trace ("already at the service"). */
+  z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()), dup: z.optional(z.boolean()) }),
   /** A reviewer's verdict on the trace's current answer (local only, never sent); no rating clears it. */
   z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(['good', 'bad'])), note: z.optional(z.string()) }),
   z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
@@ -121,5 +124,8 @@ export function isPlainPrompts(v: unknown): v is Extract<JournalRecord, { t: 'pr
 
 export function isPlainSubmitted(v: unknown): v is Extract<JournalRecord, { t: 'submitted' }> {
   const r = v as Loose;
-  return typeof v === 'object' && v !== null && r.t === 'submitted' && typeof r.id === 'string' && r.id !== '' && typeof r.at === 'number' && optional(r.code, 'string');
+  return (
+    typeof v === 'object' && v !== null && r.t === 'submitted' && typeof r.id === 'string' && r.id !== '' && typeof r.at === 'number' && optional(r.code, 'string') &&
+    optional(r.dup, 'boolean')
+  );
 }

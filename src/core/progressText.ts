@@ -1,5 +1,6 @@
 import type { RunSummary } from './engine';
 import type { RunProgress } from './runState';
+import type { HoldEvent } from './serviceHold';
 import { skippedNote } from './skipped';
 
 export function formatDuration(seconds: number | undefined): string {
@@ -18,6 +19,7 @@ export function progressText(label: string, p: RunProgress): string {
   if (c.answered) parts.push(`${c.answered} responded`);
   if (c.failed) parts.push(`${c.failed} failed`);
   if (c.skipped) parts.push(`${c.skipped} skipped`);
+  if (p.hold) return `${label}: ${parts.join(' · ')} · ${holdProgressText(p.hold)}`;
   parts.push(`${p.ratePerSecond.toFixed(1)}/s`, `ETA ${formatDuration(p.etaSeconds)}`);
   const held = heldBack(p);
   return `${label}: ${parts.join(' · ')}${held ? ` · ${held}` : ''}`;
@@ -29,6 +31,27 @@ export function heldBack(p: RunProgress): string | undefined {
   if (p.targetRateLimit !== undefined) held.push(`waiting for the model's rate limit: ${formatRate(p.targetRateLimit)} req/s`);
   if (p.serviceRateLimit !== undefined) held.push(`waiting for the service's rate limit: ${formatRate(p.serviceRateLimit)} req/s`);
   return held.length ? held.join(' · ') : undefined;
+}
+
+/**
+ * Submissions held, in the words every front end shows: "service unavailable since 14:02:10 (HTTP 502 Bad Gateway) ·
+ * 43 answers waiting · next try in 8 s".
+ */
+export function holdProgressText(hold: NonNullable<RunProgress['hold']>, now = Date.now()): string {
+  const waiting = `${hold.waiting} answer${hold.waiting === 1 ? '' : 's'} waiting`;
+  if (hold.kind === 'token') return `paused: ${hold.cause} · ${waiting} · set a new token to go on`;
+  const next = hold.nextTryAt !== undefined ? ` · next try in ${Math.max(0, Math.ceil((hold.nextTryAt - now) / 1000))} s` : '';
+  return `service unavailable since ${clock(hold.since)} (${hold.cause}) · ${waiting}${next}`;
+}
+
+/** A hold in a run's history: "service unavailable 14:02:10–14:02:45 (HTTP 502 Bad Gateway)". */
+export function holdText(hold: HoldEvent): string {
+  const span = `${clock(hold.from)}–${clock(hold.to)}`;
+  return hold.kind === 'token' ? `paused for a new token ${span}` : `service unavailable ${span} (${hold.cause})`;
+}
+
+function clock(at: number): string {
+  return new Date(at).toLocaleTimeString('en-GB', { hour12: false });
 }
 
 function formatRate(perSecond: number): string {
@@ -49,6 +72,7 @@ export function summaryText(label: string, s: RunSummary): string {
     const first = s.listChanges.vanished.slice(0, 5).map((id) => JSON.stringify(id)).join(', ');
     lines.push(`  ${s.listChanges.vanished.length} trace(s) are no longer listed by the service (${first}${s.listChanges.vanished.length > 5 ? ', …' : ''}): reported, not failed`);
   }
+  for (const h of s.holds ?? []) lines.push(`  ${holdText(h)}`);
   if (s.failed.length > 20) lines.push(`  …and ${s.failed.length - 20} more (see "status" or "export")`);
   if (s.message) lines.push(s.message);
   const skipped = skippedNote(c.skipped);

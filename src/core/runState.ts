@@ -1,4 +1,5 @@
 import { StorageError } from './storage';
+import type { HoldState } from './serviceHold';
 import type { TraceStore } from './traceStore';
 
 export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error';
@@ -20,6 +21,8 @@ export interface RunProgress {
   targetConcurrency: number;
   lastError: string | undefined;
   waitingReason?: string;
+  /** Submissions held: the service is down (an outage) or refused the token; answers wait in the journal. */
+  hold?: HoldState & { waiting: number };
   /** The pace (requests/s) when the target's rate limit holds the run back. */
   targetRateLimit?: number;
   /** The same for submissions held back by the service's rate limit. */
@@ -54,12 +57,26 @@ export class RunState {
   readonly rateLimitTimes: number[] = [];
   private reason: StopReason | undefined;
   private failuresLogged = 0;
+  private readonly stopListeners = new Set<() => void>();
 
   constructor(
     readonly log: Log,
     readonly hardSignal: AbortSignal,
     private readonly drainSignal: AbortSignal | undefined,
-  ) {}
+  ) {
+    const stopped = () => this.tellStopping();
+    hardSignal.addEventListener('abort', stopped, { once: true });
+    drainSignal?.addEventListener('abort', stopped, { once: true });
+  }
+
+  /** Told once the run takes no new work (a halt, a cancel): for parts that wait on something else. */
+  onStopping(listener: () => void): void {
+    this.stopListeners.add(listener);
+  }
+
+  private tellStopping(): void {
+    for (const listener of this.stopListeners) listener();
+  }
 
   /** A rate limit answered now (the first 5,000 of a run are kept: the timeline needs no more). */
   noteRateLimit(): void {
@@ -71,6 +88,7 @@ export class RunState {
     if (this.reason) return;
     this.reason = { outcome, message, ...(error !== undefined ? { error } : {}) };
     if (outcome !== 'cancelled') this.log('error', message);
+    this.tellStopping();
   }
 
   /** A part failed in a way nothing planned for: that is the reason reported, whatever else stopped the run. */
@@ -112,7 +130,10 @@ export class RunState {
     else if (this.failuresLogged === LOGGED_FAILURES + 1) this.log('warn', 'More traces failed; their reasons are kept with each trace, not logged one by one.');
   }
 
-  progress(store: TraceStore, pacing: { concurrency: number; target?: number | undefined; service?: number | undefined }): RunProgress {
+  progress(
+    store: TraceStore,
+    pacing: { concurrency: number; target?: number | undefined; service?: number | undefined; hold?: RunProgress['hold'] | undefined },
+  ): RunProgress {
     const elapsedMs = Date.now() - this.started;
     // The rate counts from the first trace, not from the wait for generation.
     const runningMs = this.runningSince ? Date.now() - this.runningSince : 0;
@@ -130,6 +151,7 @@ export class RunState {
       ...(this.waitingReason ? { waitingReason: this.waitingReason } : {}),
       ...(pacing.target !== undefined ? { targetRateLimit: pacing.target } : {}),
       ...(pacing.service !== undefined ? { serviceRateLimit: pacing.service } : {}),
+      ...(pacing.hold ? { hold: pacing.hold } : {}),
     };
   }
 }

@@ -68,6 +68,8 @@ export interface EvaluationStatus {
   failed: Array<{ traceId: string; reason: string | undefined }>;
   /** Skipped traces submitted (or about to be) with the not-answered text, counted apart. */
   notAnswered: number;
+  /** Submitted traces the service already held an answer for (it answered 409), counted apart. */
+  alreadyAtService: number;
   runs: RunInfo[];
   tornTail: boolean;
   invalidLines: number;
@@ -378,6 +380,7 @@ export class EvaluationSession {
       counts: this.store.snapshotCounts(),
       failed,
       notAnswered: notAnsweredCount(this.store),
+      alreadyAtService: [...this.store.traces.values()].filter((t) => t.state === 'submitted' && t.alreadyAtService).length,
       runs: this.store.runs,
       tornTail: this.tornTail,
       invalidLines: this.invalidLines,

@@ -5,6 +5,8 @@ import { backoffDelay, sleep } from '../api/retry';
 import type { RetryPolicy } from '../api/retry';
 import type { Journal } from './journal';
 import { Gate } from './gate';
+import { isOutage } from './serviceHold';
+import type { ServiceHold } from './serviceHold';
 import type { RateScheduler } from './rateScheduler';
 import type { RunState } from './runState';
 import type { TraceInfo, TraceStore } from './traceStore';
@@ -14,8 +16,8 @@ export interface SubmitPolicy {
   concurrency: number;
   /** Rounds of a submission that keeps failing for a passing reason (each with the API module's retries). */
   rounds: number;
-  /** Consecutive submissions that cannot reach the service before the run stops. */
-  maxUnreachable: number;
+  /** Answers journaled ahead of the service at most (the target waits beyond it, as in an outage). */
+  ahead: number;
 }
 
 // Between rounds of a submission that failed all of the API module's attempts for a passing reason; after
@@ -29,14 +31,13 @@ const TRANSIENT_SUBMIT_FAILURES: ReadonlySet<ApiError['reason']> = new Set(['ser
  * `concurrency` submissions are in flight; a full hand-over queue holds the target slots back.
  */
 export class Submitter {
-  private unreachableStreak = 0;
   private readonly tasks = new Set<Promise<void>>();
   // Answers waiting for their fsync or a free connection; a few rounds of the window hide the fsync.
   private readonly handOverGate: Gate;
   private readonly sendGate: Gate;
 
   constructor(
-    private readonly client: ApiClient,
+    private client: ApiClient,
     private readonly evaluation: { kind: EvaluationKind; evaluationId: number },
     private readonly journal: Journal,
     private readonly store: TraceStore,
@@ -45,8 +46,10 @@ export class Submitter {
     private readonly changed: (info: TraceInfo) => void,
     /** Paces submissions once the service has answered 429 (until then only `concurrency` bounds them). */
     private readonly pace: RateScheduler,
+    /** Holds submissions while the service is down or the token is refused. */
+    private readonly hold: ServiceHold,
   ) {
-    this.handOverGate = new Gate(policy.concurrency * 4);
+    this.handOverGate = new Gate(Math.max(policy.concurrency * 4, policy.ahead));
     this.sendGate = new Gate(policy.concurrency);
   }
 
@@ -76,37 +79,59 @@ export class Submitter {
     void task.then(() => this.tasks.delete(task));
   }
 
+  /** Answers handed over and not yet submitted (waiting for the service, or on their way). */
+  get waiting(): number {
+    return this.tasks.size;
+  }
+
+  /** Submits with this client from now on (a new token). */
+  useClient(client: ApiClient): void {
+    this.client = client;
+  }
+
   /** Resolves when every answer handed over is submitted or has seen the run stop. */
   async settled(): Promise<void> {
     while (this.tasks.size > 0) await Promise.all(this.tasks);
   }
 
   private async submit(info: TraceInfo, signal: AbortSignal): Promise<void> {
-    for (let round = 1; ; round++) {
-      const again = await this.submitOnce(info, signal, round < this.policy.rounds);
-      if (!again || this.run.stopping) return;
+    let round = 1;
+    for (let probe = false; ; ) {
+      if (this.hold.active) {
+        const turn = await this.hold.wait(signal);
+        if (turn === 'stop') return;
+        probe = turn === 'probe';
+      }
+      const outcome = await this.submitOnce(info, signal, round < this.policy.rounds);
+      if (outcome === 'held') continue;
+      // A probe that ended otherwise (cancelled) hands the probing on.
+      if (probe) this.hold.probeEnded();
+      if (outcome === 'done' || this.run.stopping) return;
       // The API module already retried this request; a later round outlasts a longer bad patch of the service.
-      await sleep(backoffDelay(round, SUBMIT_ROUND_BACKOFF), signal).catch(() => undefined);
+      await sleep(backoffDelay(round++, SUBMIT_ROUND_BACKOFF), signal).catch(() => undefined);
       if (signal.aborted) return;
     }
   }
 
-  /** One submission with the API module's retries; true when it failed transiently and may go again. */
-  private async submitOnce(info: TraceInfo, signal: AbortSignal, mayRetry: boolean): Promise<boolean> {
+  /**
+   * One submission with the API module's retries: 'again' when it failed for a passing reason and may go again,
+   * 'held' when the service is down or refused the token (it waits for the hold), 'done' otherwise.
+   */
+  private async submitOnce(info: TraceInfo, signal: AbortSignal, mayRetry: boolean): Promise<'done' | 'again' | 'held'> {
     // The service is paced only once it has asked for it; until then a start is only counted (cheap, no wait).
     const paced = this.pace.isLimited;
     if (paced) {
       try {
         await this.pace.acquire(signal);
       } catch {
-        return false;
+        return 'done';
       }
     } else this.pace.noteStart();
     const t0 = Date.now();
     let admitted = true;
     try {
       await this.accepted(info, signal);
-      return false;
+      return 'done';
     } catch (error) {
       admitted = !(error instanceof ApiError && error.reason === 'rateLimited');
       return await this.rejected(info, signal, mayRetry, error);
@@ -117,9 +142,16 @@ export class Submitter {
 
   private async accepted(info: TraceInfo, signal: AbortSignal): Promise<void> {
     const { kind, evaluationId } = this.evaluation;
-    const result = await this.client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal });
-    const record = { t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
-    this.unreachableStreak = 0;
+    const record = await this.client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal }).then(
+      (result) => ({ t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) }),
+      (error: unknown) => {
+        // 409 Conflict: the service already holds an answer for this trace (a reply lost after it recorded one,
+        // or another run's): submitted, "already at the service", and never sent again.
+        if (!(error instanceof ApiError && error.status === CONFLICT)) throw error;
+        return { t: 'submitted' as const, id: info.traceId, at: Date.now(), dup: true, ...(error.requestCode ? { code: error.requestCode } : {}) };
+      },
+    );
+    this.hold.up();
     this.run.submittedNow++;
     this.run.finishedNow++;
     this.store.apply(record);
@@ -131,13 +163,21 @@ export class Submitter {
     else durable.catch(() => undefined);
   }
 
-  /** A submission that failed: halt, retry later, or mark the trace failed (true: go again). */
-  private async rejected(info: TraceInfo, signal: AbortSignal, mayRetry: boolean, error: unknown): Promise<boolean> {
-    if (isAbortError(error) || signal.aborted) return false;
+  /** A submission that failed: hold for the service or a token, retry later, or mark the trace failed. */
+  private async rejected(info: TraceInfo, signal: AbortSignal, mayRetry: boolean, error: unknown): Promise<'done' | 'again' | 'held'> {
+    if (isAbortError(error) || signal.aborted) return 'done';
     if (error instanceof AuthError) {
+      if (await this.hold.tokenRejected(error, signal)) return 'held';
       this.run.halt('auth', error.message, error);
-      return false;
+      return 'done';
     }
+    // A service that is down is waited for (within the patience): never a reason to fail a trace.
+    if (isOutage(error)) {
+      this.run.lastError = error.message;
+      this.hold.down(error);
+      return this.run.halted ? 'done' : 'held';
+    }
+    this.hold.up();
     const reason = error instanceof Error ? error.message : String(error);
     this.run.lastError = reason;
     // The service's own rate limit slows the submitters, as the target's slows the target calls.
@@ -145,15 +185,12 @@ export class Submitter {
       this.pace.rateLimited();
       this.run.noteRateLimit();
     }
-    const unreachable = error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout');
-    if (unreachable && ++this.unreachableStreak >= this.policy.maxUnreachable) this.run.halt('unreachable', (error).message, error);
-    if (!unreachable) this.unreachableStreak = 0;
     // A Retry-After beyond the API module's cap is the service asking for a long pause: not retried in this run.
     const transient =
       error instanceof ApiError && TRANSIENT_SUBMIT_FAILURES.has(error.reason) && (error.retryAfterMs ?? 0) <= SUBMIT_ROUND_BACKOFF.maxDelayMs;
     if (transient && mayRetry && !this.run.halted) {
       this.run.log('warn', `Submission of trace "${info.traceId}" failed (${reason}); trying again shortly.`);
-      return true;
+      return 'again';
     }
     const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
     this.run.logFailure(`Submission of trace "${info.traceId}" failed: ${reason}`);
@@ -161,6 +198,10 @@ export class Submitter {
     this.run.finishedNow++;
     this.changed(info);
     await this.journal.append(record);
-    return false;
+    return 'done';
   }
 }
+
+const CONFLICT = 409;
+
+

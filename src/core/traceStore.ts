@@ -36,6 +36,8 @@ export interface TraceInfo {
   ttftMs: number | undefined;
   answeredAt: number | undefined;
   submittedAt: number | undefined;
+  /** The service answered 409: it already held an answer for the trace (a reply lost, another run's), counted apart. */
+  alreadyAtService: boolean;
   /** The run whose target (or reviewer) gave the answer. */
   answerRun: string | undefined;
   /** Tokens the answer cost, where the target reported them. */
@@ -81,6 +83,8 @@ export interface RunInfo {
   /** Failures and submitted target errors, by reason group. */
   errors: Record<string, number>;
   lastAnswerAt: number | undefined;
+  /** When the run's submissions were held: the service down, or the token refused until a new one came. */
+  holds?: Array<{ kind: 'outage' | 'token'; from: number; to: number; cause: string }>;
   /** The list read again at the run's end differed: traces that appeared (run then) and vanished (reported). */
   listChanges?: { appeared: string[]; vanished: string[] };
 }
@@ -247,6 +251,7 @@ export class TraceStore {
     run.endedAt = record.at;
     run.outcome = record.outcome;
     if (record.limited) run.rateLimitTimes = record.limited;
+    if (record.holds?.length) run.holds = record.holds;
     if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
   }
 
@@ -267,6 +272,7 @@ export class TraceStore {
     info.latencyMs = record.ms;
     info.ttftMs = record.ft;
     info.answeredAt = record.at;
+    info.alreadyAtService = false;
     info.error = undefined;
     info.failedStage = undefined;
     info.answerRun = record.run ?? this.currentRun?.runId;
@@ -278,6 +284,7 @@ export class TraceStore {
   private applySubmitted(record: Extract<JournalRecord, { t: 'submitted' }>): void {
     const info = this.ensure(record.id);
     info.submittedAt = record.at;
+    info.alreadyAtService = record.dup === true;
     info.error = undefined;
     info.failedStage = undefined;
     if (this.currentRun) this.currentRun.submitted++;
@@ -327,6 +334,7 @@ export class TraceStore {
       info.ttftMs = undefined;
       info.answeredAt = undefined;
       info.submittedAt = undefined;
+      info.alreadyAtService = false;
       info.answerRun = undefined;
       info.promptTokens = undefined;
       info.completionTokens = undefined;
@@ -361,6 +369,7 @@ export class TraceStore {
         ttftMs: undefined,
         answeredAt: undefined,
         submittedAt: undefined,
+        alreadyAtService: false,
         answerRun: undefined,
         promptTokens: undefined,
         completionTokens: undefined,

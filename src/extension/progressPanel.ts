@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { describeStats, heldBack, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS } from '../core';
+import { describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS } from '../core';
 import type { TraceStore } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
@@ -209,7 +209,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       lastError: p?.lastError ?? s.lastSummary?.message ?? null,
       notice: s.isRunning ? null : skippedNote(s.store.counts.skipped) ?? null,
       // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
-      waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p ? heldBack(p) ?? null : null,
+      waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
       run: this.runLine(),
     });
   }
@@ -224,7 +224,9 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
     // While the run goes on, its figures and charts are redrawn once a second, not on every update.
     if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
     const stats = runStats(run);
-    const line = { runId: run.runId, target: run.target, stats: describeStats(stats), charts: runCharts(run, stats.latencyMs?.max) };
+    // The run's history says what happened to it: the service down, a pause for a token.
+    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText)].filter(Boolean).join(' · ');
+    const line = { runId: run.runId, target: run.target, stats: history, charts: runCharts(run, stats.latencyMs?.max) };
     this.statsLine = { key, at: Date.now(), line };
     return line;
   }

@@ -2,11 +2,12 @@ import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
 import { BUTTON } from './buttons';
 import type { ApiClient } from '../api/client';
-import { progressText } from '../core';
+import { holdProgressText, progressText } from '../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, Target, TargetIdentity } from '../core';
 import { extensionVersion } from './ctx';
 import type { Ctx } from './ctx';
 import { errorText, showError } from './log';
+import { waitForNewToken } from './tokenPause';
 import type { EvaluationRef } from './registry';
 
 export interface RunRequest {
@@ -49,10 +50,12 @@ export class RunController extends Disposable {
       await client.close();
       return undefined;
     }
+    const clients = [client];
+    const opened = (c: ApiClient) => clients.push(c);
     try {
       let mode: RunMode = request.mode ?? (request.rerun ? 'reuse' : 'continue');
       for (;;) {
-        const result = await this.runOnce(ref, session, { client, ...made, mode, only: request.only, rerun: request.rerun === true });
+        const result = await this.runOnce(ref, session, { client, ...made, mode, only: request.only, rerun: request.rerun === true, opened });
         if (result?.outcome !== 'targetChanged') return result;
         // The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers.
         const choice = await vscode.window.showWarningMessage(
@@ -75,14 +78,23 @@ export class RunController extends Disposable {
       }
     } finally {
       await made.target.close?.();
-      await client.close();
+      for (const c of clients) await c.close();
     }
   }
 
   private async runOnce(
     ref: EvaluationRef,
     session: EvaluationSession,
-    run: { client: ApiClient; target: Target; identity: TargetIdentity; mode: RunMode; only: ReadonlySet<string> | undefined; rerun: boolean },
+    run: {
+      client: ApiClient;
+      target: Target;
+      identity: TargetIdentity;
+      mode: RunMode;
+      only: ReadonlySet<string> | undefined;
+      rerun: boolean;
+      /** Clients made for a new token during the run, closed with it. */
+      opened: (client: ApiClient) => void;
+    },
   ): Promise<RunSummary | RefusedRun | undefined> {
     const settings = this.ctx.settings;
     this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${run.identity.description}, concurrency ${settings.concurrency}${run.mode === 'continue' ? '' : `, ${run.mode}`}.`);
@@ -106,6 +118,9 @@ export class RunController extends Disposable {
             holdAnswers: settings.reviewBeforeSubmit,
             ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
             waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
+            servicePatienceMs: settings.servicePatienceSeconds * 1000,
+            // A rejected token pauses the run until a new one is set (the CLI stops with exit 3 instead).
+            newClient: (signal) => waitForNewToken(this.ctx, ref, signal, run.opened),
             targetTimeoutMs: 600_000,
             progressIntervalMs: 250,
             ...(run.only ? { only: run.only, reuseFetchedPrompts: true } : {}),
@@ -190,12 +205,13 @@ export class RunController extends Disposable {
       this.status.hide();
       return;
     }
-    const parts = [...this.active.values()].map(({ ref, progress }) =>
-      progress ? `${progress.counts.submitted}/${progress.total}` : `${ref.kind} ${ref.evaluationId}…`,
-    );
+    const runs = [...this.active.values()];
+    const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}` : `${ref.kind} ${ref.evaluationId}…`));
+    // A run held by the service (down, or refusing the token) says so: its answers wait, nothing is wrong locally.
+    const held = runs.filter((r) => r.progress?.hold).map((r) => `${r.ref.label}: ${holdProgressText(r.progress!.hold!)}`);
     // A still icon: the counts change every second, and a spinning one keeps the whole window drawing frames.
-    this.status.text = `$(beaker) Eval Runner ${parts.join(' · ')}`;
-    this.status.tooltip = 'Eval Runner is running; click to show progress';
+    this.status.text = `${held.length ? '$(debug-pause)' : '$(beaker)'} Eval Runner ${parts.join(' · ')}${held.length === 1 && runs.length === 1 ? ` · ${held[0]!.slice(runs[0]!.ref.label.length + 2)}` : ''}`;
+    this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click to show progress';
     this.status.show();
   }
 }

@@ -1,5 +1,5 @@
 import { proxyFromEnv } from '../api/proxy';
-import { DEFAULT_SKIPPED_ANSWER } from '../core';
+import { DEFAULT_SERVICE_PATIENCE_MS, DEFAULT_SKIPPED_ANSWER } from '../core';
 import type { OnTargetError, RunConfig } from '../core';
 import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
@@ -47,6 +47,8 @@ export interface Settings {
   processDetailsUrl: string;
   requestEncoding: RequestEncoding;
   waitForGenerationSeconds: number;
+  /** How long the service may be down before a run stops (its answers wait in the journal). */
+  servicePatienceSeconds: number;
   /** Where journals live: the CLI's folder unless set (the same history for both). */
   stateDir: string;
   /** The text submitted for a skipped trace (Submit as Not Answered); {reason} is the skip's reason. */
@@ -102,6 +104,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
     processDetailsUrl: str('processDetailsUrl', DEFAULT_PROCESS_DETAILS_URL),
     requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
     waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
+    servicePatienceSeconds: clamp(num('servicePatience', DEFAULT_SERVICE_PATIENCE_MS / 1000), 0, 7 * 86_400),
     stateDir: str('stateDir', '').trim() || defaultStateDir,
     skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),
     maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,

@@ -22,6 +22,13 @@ export class TokenStore {
     private readonly state: vscode.Memento,
   ) {}
 
+  /** Told when the token of `origin` is set or cleared (in this window or another). */
+  onDidChangeToken(origin: string, listener: () => void): { dispose(): void } {
+    return this.secrets.onDidChange((e) => {
+      if (e.key === PREFIX + origin) listener();
+    });
+  }
+
   get(origin: string): Thenable<string | undefined> {
     return this.secrets.get(PREFIX + origin);
   }

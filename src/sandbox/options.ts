@@ -25,6 +25,11 @@ export interface SandboxOptions {
    * the service may send null, an object or nothing (`--submit-data`).
    */
   submitData?: SubmitDataConvention;
+  /**
+   * A second submission for a trace is refused with 409 Conflict instead of replacing the first: a service that
+   * keeps the first answer (the spec leaves repeats open).
+   */
+  rejectRepeats?: boolean;
   /** Business errors (a wrong token, an unknown trace…) as HTTP 200 with success: false (`--errors-as-200`). */
   errorsAs200?: boolean;
   /**

@@ -92,6 +92,7 @@ export class SandboxApi {
     if (Date.now() < evaluation.readyAt) return this.fail(409, `Adversarial prompts of evaluation ${id} are not generated yet.`);
     const trace = evaluation.traces.get(traceId);
     if (!trace) return this.fail(404, `Evaluation ${id} has no trace ${JSON.stringify(traceId)}.`);
+    if (this.options.rejectRepeats && trace.submissions > 0) return this.fail(409, `Response already submitted for trace ${JSON.stringify(traceId)}.`);
     // A later submission replaces the earlier one and restarts its evaluation.
     trace.answer = answer;
     trace.respondedAt = Date.now();

@@ -196,7 +196,7 @@ describe('malformed responses: a corpus of 40 misbehaving services', function ()
         const logs: string[] = [];
         try {
           const store = TraceStore.fromRecords(replay.records);
-          const summary = await runEvaluation({ client, kind: 'benchmark', evaluationId: 7, target, journal, store, concurrency: 2, submitRounds: 1, onLog: (_l, m) => logs.push(m) });
+          const summary = await runEvaluation({ client, kind: 'benchmark', evaluationId: 7, target, journal, store, concurrency: 2, submitRounds: 1, servicePatienceMs: 1_000, onLog: (_l, m) => logs.push(m) });
           return { summary, logs };
         } finally {
           await journal.close();

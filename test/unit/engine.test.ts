@@ -57,7 +57,7 @@ describe('run engine against the sandbox', () => {
       },
     });
     const target = scriptedTarget((p) => `answer to ${p}`);
-    const first = await engineRun(sandbox, 'benchmark', stateDir, target, { maxUnreachable: 1000 });
+    const first = await engineRun(sandbox, 'benchmark', stateDir, target);
     assert.equal(first.summary.outcome, 'failedTraces');
     assert.equal(first.summary.counts.failed, 25);
     assert.match(first.summary.failed[0]!.reason, /down for maintenance/);
@@ -239,7 +239,7 @@ describe('run engine against the sandbox', () => {
     assert.ok(logs.some((l) => /listed 1 trace id\(s\) more than once/.test(l)));
   });
 
-  it('gives a submission that failed every API attempt two more rounds in the same run', async () => {
+  it('holds submissions while the service answers 503 to every API attempt, probes it, and submits everything in the same run', async () => {
     await sandbox.close();
     let posts = 0;
     sandbox = await startSandbox({
@@ -259,6 +259,8 @@ describe('run engine against the sandbox', () => {
     });
     assert.equal(summary.outcome, 'completed', summary.message);
     assert.equal(summary.counts.submitted, 25);
-    assert.ok(logs.some((l) => /failed \(.*HTTP 503.*\); trying again shortly/.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /The service is unavailable \(HTTP 503 Service Unavailable\); answers are journaled and wait/.test(l)), logs.join('\n'));
+    assert.ok(logs.some((l) => /The service answers again after \d+ s/.test(l)), logs.join('\n'));
+    assert.deepEqual(summary.holds.map((h) => [h.kind, h.cause]), [['outage', 'HTTP 503 Service Unavailable']]);
   });
 });

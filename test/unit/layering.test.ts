@@ -135,12 +135,13 @@ describe('architecture rules', () => {
   // it for a file of its own (issue 21: 16 KB, to 410 KB); Process Details' live charts and the report's data
   // (issue 22) took 6 KB of that back, so the budget is 420 KB, under the 424 it was. The report's page and writer
   // are a file of their own too. undici is 298 KB of it; its SOCKS proxy support stays (users set socks5://).
-  // Issue 29's named target facts (a conflict says what differs) took 2 KB: 424 KB until the engine moves to the
-  // runner process (issue 27), which takes the core out of this bundle.
-  it('keeps dist/extension.js within 424 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // Issue 29's named target facts (a conflict says what differs) took 2 KB, and issue 27's service hold (outages,
+  // 409s, a token pause) 5 KB: 430 KB until the engine moves to the runner process (issue 27), which takes the core
+  // out of this bundle.
+  it('keeps dist/extension.js within 430 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 424 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 430 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });

@@ -1,0 +1,49 @@
+import * as vscode from 'vscode';
+import type { ApiClient } from '../api/client';
+import { BUTTON } from './buttons';
+import type { Ctx } from './ctx';
+import type { EvaluationRef } from './registry';
+
+/**
+ * A run whose token the service rejected pauses here until a new token is stored for the service's origin (Set Token
+ * in this notification, the palette or another window), then goes on with a client carrying it. undefined: the user
+ * stopped the run, or it was cancelled. Every client made here is handed to `opened`, which closes it with the run.
+ */
+export async function waitForNewToken(ctx: Ctx, ref: EvaluationRef, signal: AbortSignal, opened: (client: ApiClient) => void): Promise<ApiClient | undefined> {
+  const rejected = await ctx.tokens.get(ref.origin);
+  ctx.log.warn(`${ref.label}: the service rejected the token; the run is paused until a new token is set.`);
+  const stored = new Promise<boolean>((resolve) => {
+    const changed = ctx.tokens.onDidChangeToken(ref.origin, () => {
+      void ctx.tokens.get(ref.origin).then((token) => {
+        if (token === undefined || token === rejected) return;
+        done(true);
+      });
+    });
+    const onAbort = () => done(false);
+    const done = (ok: boolean) => {
+      changed.dispose();
+      signal.removeEventListener('abort', onAbort);
+      resolve(ok);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    void askForToken(ref).then((choice) => {
+      if (choice === 'stop') done(false);
+    });
+  });
+  if (!(await stored)) return undefined;
+  const client = await ctx.clientFor(ref);
+  if (client) opened(client);
+  return client;
+}
+
+/** The notification: Set Token runs the command (which stores the token, and so ends the pause); Stop Run ends the run. */
+async function askForToken(ref: EvaluationRef): Promise<'stop' | undefined> {
+  const stop = vscode.l10n.t('Stop Run');
+  const choice = await vscode.window.showWarningMessage(
+    vscode.l10n.t('{0}: the service rejected the token. The run is paused: its answers are journaled and wait. Set a new token to go on.', ref.label),
+    BUTTON.setToken,
+    stop,
+  );
+  if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
+  return choice === stop ? 'stop' : undefined;
+}
