@@ -3,13 +3,13 @@
 
 export type { ComparedTrace } from './compareRuns';
 export type { RunSummary } from './engine';
-export { JournalLockedError } from './journal';
+export { JournalLockedError, journalPath } from './journal';
 export { heldBack, holdProgressText, holdText, progressText, summaryText } from './progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './engine';
 export type { HoldEvent } from './serviceHold';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './rerun';
 export type { RerunSubset } from './rerun';
-export { RunConfigError, configSecrets, configToArgs, parseRunConfig, runCommandLine } from './runConfig';
+export { RunConfigError, configSecrets, configToArgs, parseRunConfig, resolveConfigPaths, runCommandLine } from './runConfig';
 export type { ConfigScope, RunConfig } from './runConfig';
 export type { RunMode } from './runPlan';
 export type { RunOutcome, RunProgress } from './runState';
@@ -17,7 +17,8 @@ export { describeStats, runStats } from './runStats';
 export { EvaluationSession, MAX_NOTE_LENGTH, sessionId } from './session';
 export type { RefusedRun, SessionRunOptions } from './session';
 export { DEFAULT_SKIPPED_ANSWER, skippedNote } from './skipped';
-export { defaultStateDir, migrateJournals } from './stateDir';
+export { defaultStateDir, listJournals, migrateJournals } from './stateDir';
+export type { JournalEntry } from './stateDir';
 export { StorageError } from './storage';
 export type { JournalFs } from './storage';
 export type { OnTargetError } from './targetCalls';

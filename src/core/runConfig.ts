@@ -1,3 +1,4 @@
+import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod/mini';
 
 /**
@@ -106,6 +107,21 @@ function findSecretKey(value: unknown, path: string[] = []): string | undefined 
     if (inner) return inner;
   }
   return undefined;
+}
+
+/**
+ * The config's paths read from `folder` (a config file's own): the same file means the same run from any working
+ * folder, as a relative path in settings.json means the workspace's. The paths: stateDir, a python target's file,
+ * and its interpreter when given as a path (a bare name such as python3.12 is looked up on PATH, as it was).
+ */
+export function resolveConfigPaths(config: RunConfig, folder: string): RunConfig {
+  const at = (path: string) => (isAbsolute(path) ? path : resolve(folder, path));
+  const t = config.target;
+  return {
+    ...config,
+    ...(config.stateDir ? { stateDir: at(config.stateDir) } : {}),
+    ...(t?.type === 'python' ? { target: { ...t, file: at(t.file), ...(t.python && /[\\/]/.test(t.python) ? { python: at(t.python) } : {}) } } : {}),
+  };
 }
 
 /** Which flags a command takes from the config: the service's (all), the state folder's (those with a journal), the run's. */

@@ -1,7 +1,11 @@
+import { createReadStream } from 'node:fs';
 import { homedir } from 'node:os';
 import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative } from 'node:path';
-import { openJournal, parseJournal } from './journal';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { EvaluationKind } from '../api/kinds';
+import { journalPath, openJournal, parseJournal } from './journal';
+import { parseLine } from './journalRecords';
 import type { JournalRecord } from './journalRecords';
 
 /**
@@ -55,4 +59,58 @@ async function journalFiles(dir: string): Promise<string[]> {
     return [];
   }
   return entries.filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(e.parentPath ?? e.path, e.name));
+}
+
+/** A journal found in a state folder: whose evaluation it is, and where. */
+export interface JournalEntry {
+  kind: EvaluationKind;
+  evaluationId: number;
+  /** The service's origin; when no record names it and the folder's name cannot be read back, that name. */
+  origin: string;
+  path: string;
+}
+
+const JOURNAL_NAME = /^(benchmark|robustness)-(\d+)\.jsonl$/;
+
+/**
+ * The journals a state folder holds (see journalPath), sorted: what a command that found no journal for the
+ * evaluation it was given can offer instead, so a mistyped base URL, id or kind shows itself.
+ */
+export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
+  const found: JournalEntry[] = [];
+  for (const path of await journalFiles(stateDir)) {
+    const match = JOURNAL_NAME.exec(basename(path));
+    if (!match || relative(stateDir, path).split(sep).length !== 2) continue;
+    const key = { kind: match[1] as EvaluationKind, evaluationId: Number(match[2]) };
+    const origin = originFromFolder(path, key) ?? (await originFromRecords(path, key)) ?? basename(dirname(path));
+    found.push({ ...key, origin, path });
+  }
+  const order = (j: JournalEntry) => [j.origin, j.kind, String(j.evaluationId).padStart(12, '0')].join('\n');
+  return found.sort((a, b) => (order(a) < order(b) ? -1 : order(a) > order(b) ? 1 : 0));
+}
+
+/** The origin whose folder name this is (host_port-hash), when the name can be read back: checked by its hash. */
+function originFromFolder(path: string, key: Omit<JournalEntry, 'origin' | 'path'>): string | undefined {
+  const readable = basename(dirname(path)).replace(/-[0-9a-f]{8}$/, '');
+  const hosts = [readable, readable.replace(/_(\d+)$/, ':$1')];
+  const candidates = hosts.flatMap((host) => [`http://${host}`, `https://${host}`]);
+  return candidates.find((origin) => journalPath(dirname(dirname(path)), { ...key, origin }) === path);
+}
+
+/** The origin a run record names (an IPv6 or otherwise unreadable folder name), reading only until it is found. */
+async function originFromRecords(path: string, key: Omit<JournalEntry, 'origin' | 'path'>): Promise<string | undefined> {
+  const lines = createInterface({ input: createReadStream(path, 'utf8'), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      if (!line.includes('"origin"')) continue;
+      const record = parseLine(line);
+      const origin = record?.t === 'run' ? record.origin : undefined;
+      if (origin && journalPath(dirname(dirname(path)), { ...key, origin }) === path) return origin;
+    }
+  } catch {
+    // An unreadable journal is still listed, by its folder's name.
+  } finally {
+    lines.close();
+  }
+  return undefined;
 }
