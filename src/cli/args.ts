@@ -7,18 +7,40 @@ export type OptionSpec = NonNullable<ParseArgsConfig['options']>;
 /** Strict parsing: unknown options and stray positionals are usage errors, never ignored. */
 export function parseCommandArgs<T extends OptionSpec>(argv: string[], options: T) {
   try {
-    return parseArgs({ args: argv, options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
+    return parseArgs({ args: joinNegativeValues(argv, options), options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
       .values;
   } catch (error) {
     throw new UsageError((error as Error).message.replace(/^TypeError \[\w+\]: /, ''));
   }
 }
 
+const NEGATIVE_NUMBER = /^-(\d|\.\d)/;
+
+/**
+ * `--concurrency -3` as `--concurrency=-3`: parseArgs calls a value that starts with a dash "ambiguous", so the
+ * option's own check (a whole number of at least 1) never got to say what is wrong. Only numbers are joined: a
+ * missing value followed by the next option stays an error.
+ */
+function joinNegativeValues(argv: readonly string[], options: OptionSpec): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    const next = argv[i + 1];
+    const takesValue = a.startsWith('--') && options[a.slice(2)]?.type === 'string';
+    if (takesValue && next !== undefined && NEGATIVE_NUMBER.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 export function intOption(value: string | undefined, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
   if (value === undefined) return fallback;
-  if (!/^\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number (got "${value}").`);
+  if (!/^-?\d+$/.test(value.trim())) throw new UsageError(`--${name} must be a whole number (got "${value}").`);
   const n = Number(value);
-  if (n < min || n > max) throw new UsageError(`--${name} must be between ${min} and ${max} (got ${n}).`);
+  if (n < min) throw new UsageError(`--${name} must be a whole number of at least ${min} (got ${n}).`);
+  if (n > max) throw new UsageError(`--${name} must be a whole number of at most ${max} (got ${n}).`);
   return n;
 }
 

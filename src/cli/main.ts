@@ -21,11 +21,12 @@ Commands:
   report      one self-contained HTML report of the runs and traces, for a reviewer
   sandbox     start the local reference service
   demo        the whole loop offline, on an in-process sandbox
-Run "eval-runner <command> --help" for a command's options.
+Run "eval-runner <command> --help" (or "eval-runner help <command>") for a command's options.
 
   --config FILE   (run, status, export, report, submit, prompts) the extension's settings as JSON, without the
-                  "evalRunner." prefix: baseUrl, evaluations, target, concurrency, ...; flags override it;
-                  never secrets (they come from environment variables)
+                  "evalRunner." prefix: baseUrl, evaluations, target, concurrency, ...; comments and trailing
+                  commas allowed, as in settings.json; relative paths are read from the file's folder; flags
+                  override it; never secrets (they come from environment variables)
   --version, -v   the version
 `;
 
@@ -51,6 +52,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`eval-runner ${TOOL_VERSION} (Node.js ${process.versions.node})\n`);
     return EXIT.ok;
   }
+  if (name === 'help' && rest[0] !== undefined) return main([rest[0], '--help']);
   if (name === undefined || name === '--help' || name === '-h' || name === 'help') {
     process.stdout.write(HELP);
     return name === undefined ? EXIT.usage : EXIT.ok;
@@ -67,6 +69,7 @@ async function main(argv: string[]): Promise<number> {
     const args = path ? [...fromConfig(path, own, scope!), ...own] : own;
     return await command(args, process.stdout);
   } catch (error) {
+    if (outputClosed && isClosedPipe(error)) return EXIT.ok;
     const { message, code } = explain(error);
     const usageHint = code === EXIT.usage ? `\nRun "eval-runner ${name} --help" for usage.` : '';
     process.stderr.write(safeText(`eval-runner ${name}: ${message}${usageHint}`) + '\n');
@@ -74,6 +77,27 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * A reader that stops early (`status | head -1`) closes the pipe: not a failure, and no stack trace. What is left
+ * to write is dropped (writes say they succeeded, so nothing waits for a drain that never comes) and the command
+ * ends as it would have.
+ */
+let outputClosed = false;
+function endQuietlyOnClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: unknown) => {
+      if (!isClosedPipe(error)) throw error;
+      outputClosed = true;
+      stream.write = () => true;
+    });
+  }
+}
+
+function isClosedPipe(error: unknown): boolean {
+  return (error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE';
+}
+
+endQuietlyOnClosedPipes();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

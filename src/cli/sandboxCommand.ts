@@ -1,7 +1,7 @@
 import { SANDBOX_DEFAULTS, SUBMIT_DATA_CONVENTIONS, startSandbox } from '../sandbox/server';
 import type { Sandbox } from '../sandbox/server';
 import { choiceOption, intOption, numberOption, parseCommandArgs } from './args';
-import { EXIT } from './exitCodes';
+import { EXIT, UsageError } from './exitCodes';
 
 export const SANDBOX_HELP = `Usage: eval-runner sandbox [options]
 
@@ -49,9 +49,11 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     out.write(SANDBOX_HELP);
     return EXIT.ok;
   }
+  const host = v.host ?? SANDBOX_DEFAULTS.host;
+  const port = intOption(v.port, 'port', SANDBOX_DEFAULTS.port, 0, 65535);
   const sandbox = await startSandbox({
-    host: v.host ?? SANDBOX_DEFAULTS.host,
-    port: intOption(v.port, 'port', SANDBOX_DEFAULTS.port, 0, 65535),
+    host,
+    port,
     token: v.token ?? SANDBOX_DEFAULTS.token,
     benchmarkTraces: intOption(v['benchmark-traces'], 'benchmark-traces', SANDBOX_DEFAULTS.benchmarkTraces, 0, 5_000_000),
     robustnessTraces: intOption(v['robustness-traces'], 'robustness-traces', SANDBOX_DEFAULTS.robustnessTraces, 0, 5_000_000),
@@ -63,6 +65,8 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     maxBodyBytes: intOption(v['max-body-bytes'], 'max-body-bytes', SANDBOX_DEFAULTS.maxBodyBytes, 1024),
     submitData: choiceOption(v['submit-data'], 'submit-data', SUBMIT_DATA_CONVENTIONS, 'text'),
     errorsAs200: v['errors-as-200'] === true,
+  }).catch((error: unknown) => {
+    throw listenError(error, host, port);
   });
   if (v.json) {
     out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, token: sandbox.token, evaluations: sandbox.evaluations })}\n`);
@@ -75,6 +79,15 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
   });
   await sandbox.close();
   return EXIT.ok;
+}
+
+/** A port that cannot be had, in words with the way out; anything else as it came. */
+function listenError(error: unknown, host: string, port: number): unknown {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'EADDRINUSE') return new UsageError(`Port ${port} on ${host} is already in use (another sandbox or program listens there). Use --port 0 to pick a free port, or choose another with --port N.`);
+  if (code === 'EACCES') return new UsageError(`Port ${port} on ${host} needs privileges this user does not have. Use --port 0 to pick a free port, or a port above 1023.`);
+  if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') return new UsageError(`Cannot listen on --host ${host}: it is not an address of this machine. Use 127.0.0.1 (the default), or an address this machine has.`);
+  return error;
 }
 
 function describeSandbox(sandbox: Sandbox): string {
