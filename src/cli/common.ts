@@ -19,6 +19,10 @@ export const SERVICE_HELP = `  --base-url URL              the service (or EVAL_
   --evaluation ID             the evaluation id (a number)
   --kind benchmark|robustness the evaluation's kind`;
 
+export const CONFIG_HELP = `  --config FILE               the extension's settings as JSON (comments allowed): baseUrl, evaluations,
+                              stateDir, ... without "evalRunner."; relative paths are read from the file's
+                              folder; flags given override it`;
+
 export const TOKEN_HELP = `The personal access token is read from EVAL_RUNNER_TOKEN (never a flag: flags show in process lists).`;
 
 export interface ServiceArgs {
@@ -71,13 +75,14 @@ export function clientFor(args: ServiceArgs, token: string, encoding?: RequestEn
   }
 }
 
+/** What to do about a rejected token, from the command line. */
+export const TOKEN_NEXT_STEP = 'Set EVAL_RUNNER_TOKEN to a valid personal access token and try again.';
+
 /** The CLI's words on an API failure: what happened, then what to do from the command line. */
 export function explain(error: unknown): { message: string; code: ExitCode } {
   if (error instanceof UsageError) return { message: error.message, code: EXIT.usage };
   if (error instanceof StorageError) return { message: error.message, code: EXIT.storage };
-  if (error instanceof AuthError) {
-    return { message: `${error.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`, code: EXIT.auth };
-  }
+  if (error instanceof AuthError) return { message: withHint(error, TOKEN_NEXT_STEP), code: EXIT.auth };
   if (error instanceof NotReadyError) return { message: error.message, code: EXIT.unreachable };
   if (error instanceof ApiError) {
     if (error.reason === 'network' || error.reason === 'timeout') return { message: error.message, code: EXIT.unreachable };
@@ -86,6 +91,11 @@ export function explain(error: unknown): { message: string; code: ExitCode } {
   }
   if (error instanceof RangeError || error instanceof TypeError) return { message: error.message, code: EXIT.usage };
   return { message: error instanceof Error ? error.message : String(error), code: EXIT.failedTraces };
+}
+
+/** The error's message with its own next step replaced by the CLI's: said once, in the command line's terms. */
+function withHint(error: ApiError, hint: string): string {
+  return error.message.endsWith(error.hint) ? `${error.message.slice(0, error.message.length - error.hint.length)}${hint}` : `${error.message} ${hint}`;
 }
 
 /** After a 404, says whether the evaluation exists under the other kind. */

@@ -1,10 +1,11 @@
-import { describeStats, EvaluationSession, holdText, JournalLockedError, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, writeOwnerOnly } from '../core';
+import { describeStats, EvaluationSession, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, writeOwnerOnly } from '../core';
 import type { RunInfo } from '../core';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
 import { choiceOption, parseCommandArgs } from './args';
-import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
+import { CONFIG_HELP, SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import { invalidLinesNote } from './runCommand';
@@ -14,6 +15,7 @@ export const PROMPTS_HELP = `Usage: eval-runner prompts --base-url URL --evaluat
 
 Lists the evaluation's prompts: one "traceId<TAB>preview" line each, or the full items as JSON.
 ${SERVICE_HELP}
+${CONFIG_HELP}
   --json                      print the items as one JSON array
 
 ${TOKEN_HELP}
@@ -41,6 +43,7 @@ export const SUBMIT_HELP = `Usage: eval-runner submit --base-url URL --evaluatio
 
 Submits one answer for one trace, and journals it so "status" and later runs know it.
 ${SERVICE_HELP}
+${CONFIG_HELP}
   --trace ID                  the trace id, exactly as listed
   --answer TEXT               the answer
   --answer-file FILE          read the answer from a file (every byte kept; "-" for stdin)
@@ -86,6 +89,7 @@ export const STATUS_HELP = `Usage: eval-runner status --base-url URL --evaluatio
 
 Local progress of an evaluation, read from its journal (no network, no token).
 ${SERVICE_HELP}
+${CONFIG_HELP}
   --state-dir DIR             journal location (see "run --help"); again for each shard's folder: read as one
                               evaluation, with the traces none of them has done listed
   --json                      one JSON object
@@ -98,10 +102,28 @@ function sessionFor(args: ServiceArgs, stateDirs: string[] | undefined): Evaluat
   return session.readAlso(others);
 }
 
+/**
+ * Status, export and report read a journal: none for this evaluation is a mistake (a mistyped --base-url, id or
+ * kind), not an empty result a CI job would upload. Says which journals the state folders do hold.
+ */
+async function requireJournal(args: ServiceArgs, stateDirs: string[] | undefined): Promise<void> {
+  const [first, ...others] = stateDirs ?? [];
+  const dirs = [stateDirOf(first), ...others];
+  const key = { origin: new URL(args.baseUrl).origin, kind: args.kind, evaluationId: args.evaluationId };
+  if (dirs.some((dir) => existsSync(journalPath(dir, key)))) return;
+  const there = [...new Set((await Promise.all(dirs.map(listJournals))).flat().map((j) => `${j.kind} ${j.evaluationId} at ${j.origin}`))];
+  const shown = there.length > 10 ? [...there.slice(0, 10), `and ${there.length - 10} more`] : there;
+  const next = there.length
+    ? `Journals there: ${shown.join(', ')}. Check --base-url, --evaluation and --kind.`
+    : `No journal is there at all: check --state-dir, or start with "eval-runner run".`;
+  throw new UsageError(`No journal for ${args.kind} evaluation ${args.evaluationId} at ${key.origin} in ${dirs.join(', ')}. ${next}`);
+}
+
 export async function statusCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, 'state-dir': { type: 'string', multiple: true }, json: { type: 'boolean' } });
   if (v.help) return write(out, STATUS_HELP);
   const args = serviceArgs(v);
+  await requireJournal(args, v['state-dir']);
   const status = await sessionFor(args, v['state-dir']).status();
   if (v.json) {
     const runs = status.runs.map((r) => ({
@@ -165,6 +187,7 @@ export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluatio
 Writes every journaled trace: traceId, prompt, answer, state, timings, error. No secrets are ever in it.
 CSV cells that a spreadsheet would run as a formula (=, +, -, @ first) start with an apostrophe.
 ${SERVICE_HELP}
+${CONFIG_HELP}
   --format jsonl|csv
   --out FILE                  write here (owner-only, 0600) instead of stdout
   --bom                       CSV: start with a UTF-8 byte order mark, for Excel
@@ -183,6 +206,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WritableStream):
   const args = serviceArgs(v);
   const format = choiceOption(v.format, 'format', ['jsonl', 'csv'] as const);
   if (v.bom && format !== 'csv') throw new UsageError('--bom is for --format csv.');
+  await requireJournal(args, v['state-dir']);
   const session = sessionFor(args, v['state-dir']);
   const options = { bom: v.bom === true };
   if (v.out) {
@@ -222,6 +246,7 @@ time to first token), a latency histogram and the answers over time, the runs si
 with search, state and verdict filters and the full text. No request leaves it: script, style and data are
 inline under a strict Content-Security-Policy. Read from the journal (no network, no token).
 ${SERVICE_HELP}
+${CONFIG_HELP}
   --out FILE                  where to write it (owner-only, like exports)
   --state-dir DIR             journal location (see "run --help"); again for each shard's folder: one report
 `;
@@ -231,6 +256,7 @@ export async function reportCommand(argv: string[], out: NodeJS.WritableStream):
   if (v.help) return write(out, REPORT_HELP);
   const args = serviceArgs(v);
   if (!v.out) throw new UsageError('--out FILE is required: where to write the report.');
+  await requireJournal(args, v['state-dir']);
   const session = sessionFor(args, v['state-dir']);
   const html = renderReport(await session.reportData());
   await writeOwnerOnly(v.out, html);

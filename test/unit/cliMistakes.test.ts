@@ -1,0 +1,212 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { journalPath } from '../../src/core/journal';
+import { listJournals } from '../../src/core/stateDir';
+import { startSandbox } from '../../src/sandbox/server';
+import type { Sandbox } from '../../src/sandbox/server';
+import { CLI, cli } from './helpers/cli';
+import type { CliResult } from './helpers/cli';
+import { tempDir } from './helpers/runs';
+
+const COMMANDS = ['run', 'prompts', 'submit', 'status', 'export', 'report', 'sandbox', 'demo'];
+
+/** The CLI run from another working folder: what a config file's relative paths must not depend on. */
+function cliIn(cwd: string, args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, EVAL_RUNNER_BASE_URL: undefined, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    child.on('error', reject);
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+describe('CLI mistakes get words, on stderr, with a next step', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  let stateDir: string;
+  let env: Record<string, string>;
+  const svc = (baseUrl = sandbox.baseUrl, id = '1') => ['--base-url', baseUrl, '--evaluation', id, '--kind', 'benchmark', '--state-dir', stateDir];
+  const runEcho = async () => assert.equal((await cli(['run', ...svc(), '--target', 'echo'], env)).code, 0);
+
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, benchmarkTraces: 6, robustnessTraces: 4, evaluationSeconds: 0, generationSeconds: 0 });
+    stateDir = tempDir();
+    env = { EVAL_RUNNER_TOKEN: sandbox.token };
+  });
+  afterEach(() => sandbox.close());
+
+  it('ends quietly (exit 0, nothing on stderr) when the reader closes the pipe early, as `| head -1` does', async () => {
+    await runEcho();
+    // The read side is closed before the CLI has started, so its first write meets a closed pipe (EPIPE).
+    const closeEarly = (child: { stdout: NodeJS.ReadableStream | null }) => (child.stdout as unknown as { destroy(): void }).destroy();
+    for (const args of [['status', ...svc()], ['export', ...svc(), '--format', 'csv'], ['help']]) {
+      const r = await cli(args, env, closeEarly);
+      assert.equal(r.stderr, '', args[0]);
+      assert.equal(r.code, 0, args[0]);
+    }
+  });
+
+  it('status, export and report of an evaluation with no journal exit 2, write nothing and name the journals there', async () => {
+    await runEcho();
+    const wrong = 'http://127.0.0.1:1';
+    const there = `Journals there: benchmark 1 at ${sandbox.baseUrl}\\. Check --base-url, --evaluation and --kind\\.`;
+    const out = join(stateDir, 'out');
+    const cases: Array<[string[], string]> = [
+      [['status', ...svc(wrong)], wrong],
+      [['status', ...svc(wrong), '--json'], wrong],
+      [['export', ...svc(sandbox.baseUrl, '7'), '--format', 'csv'], sandbox.baseUrl],
+      [['export', ...svc(wrong), '--format', 'jsonl', '--out', out], wrong],
+      [['report', ...svc(wrong), '--out', out], wrong],
+    ];
+    for (const [args, origin] of cases) {
+      const r = await cli(args, env);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.equal(r.stdout, '', args.join(' '));
+      const id = args.includes('7') ? 7 : 1;
+      assert.match(r.stderr, new RegExp(`No journal for benchmark evaluation ${id} at ${origin.replace(/\./g, '\\.')} in ${stateDir}\\. ${there}`));
+    }
+    assert.ok(!existsSync(out), 'no empty report or export was written');
+    const empty = await cli(['report', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', tempDir(), '--out', out], env);
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /No journal is there at all: check --state-dir, or start with "eval-runner run"\./);
+  });
+
+  it('lists a state folder\'s journals with their origin, read from a run record when the folder name cannot say it', async () => {
+    const v6 = journalPath(stateDir, { origin: 'http://[::1]:8080', kind: 'robustness', evaluationId: 3 });
+    mkdirSync(dirname(v6));
+    writeFileSync(v6, `${JSON.stringify({ t: 'list', at: 1, total: 2 })}\n${JSON.stringify({ t: 'run', at: 2, origin: 'http://[::1]:8080' })}\n`);
+    writeFileSync(join(dirname(v6), 'notes.txt'), 'not a journal');
+    const forged = join(stateDir, 'example.com-0badcafe');
+    mkdirSync(forged);
+    writeFileSync(join(forged, 'benchmark-2.jsonl'), `${JSON.stringify({ t: 'run', at: 1, origin: 'https://example.com' })}\n`);
+    await runEcho();
+    assert.deepEqual(
+      (await listJournals(stateDir)).map((j) => [j.kind, j.evaluationId, j.origin]),
+      [
+        ['benchmark', 2, 'example.com-0badcafe'],
+        ['benchmark', 1, sandbox.baseUrl],
+        ['robustness', 3, 'http://[::1]:8080'],
+      ],
+      'an origin that does not hash to its folder is not believed: the folder is named instead',
+    );
+  });
+
+  it('says a rejected token once, on stderr, in the command line\'s words', async () => {
+    const cases = [['prompts', ...svc().slice(0, 6)], ['submit', ...svc(), '--trace', 'bench-0000', '--answer', 'x']];
+    for (const args of cases) {
+      const r = await cli(args, { EVAL_RUNNER_TOKEN: 'wrong-token' });
+      assert.equal(r.code, 3, args[0]);
+      assert.equal(r.stdout, '', args[0]);
+      assert.match(r.stderr, /rejected the personal access token/);
+      assert.equal(r.stderr.match(/Set (EVAL_RUNNER_TOKEN|a valid personal access token)/g)?.length, 1, r.stderr);
+      assert.match(r.stderr, /Set EVAL_RUNNER_TOKEN to a valid personal access token and try again\.\n$/);
+      assert.ok(!r.stderr.includes('wrong-token'), 'the token is never in a message');
+    }
+  });
+
+  it('help COMMAND prints the command\'s own help, as COMMAND --help does', async () => {
+    for (const command of COMMANDS) {
+      const own = await cli([command, '--help']);
+      const help = await cli(['help', command]);
+      assert.equal(help.code, 0, command);
+      assert.equal(help.stdout, own.stdout, command);
+    }
+    const unknown = await cli(['help', 'frobnicate']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown command "frobnicate"/);
+  });
+
+  it('gives a negative number the option\'s own message, not the argument parser\'s', async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [['run', ...svc(), '--target', 'echo', '--concurrency', '-3'], /--concurrency must be a whole number of at least 1 \(got -3\)\./],
+      [['run', ...svc(), '--target', 'echo', '--limit', '-1'], /--limit must be a whole number of at least 1 \(got -1\)\./],
+      [['run', ...svc(), '--target', 'echo', '--concurrency', '2000'], /--concurrency must be a whole number of at most 1024 \(got 2000\)\./],
+      [['sandbox', '--port', '-1'], /--port must be a whole number of at least 0 \(got -1\)\./],
+      [['sandbox', '--fail-rate', '-0.5'], /--fail-rate must be a number between 0 and 1 \(got "-0\.5"\)\./],
+    ];
+    for (const [args, expected] of cases) {
+      const r = await cli(args, env);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, expected);
+      assert.doesNotMatch(r.stderr, /ambiguous/);
+    }
+  });
+
+  it('suggests --port 0 in words for a busy port', async () => {
+    const r = await cli(['sandbox', '--port', new URL(sandbox.baseUrl).port]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /Port \d+ on 127\.0\.0\.1 is already in use .*Use --port 0 to pick a free port/);
+    assert.doesNotMatch(r.stderr, /EADDRINUSE|    at /);
+  });
+});
+
+describe('config files as VS Code users write them (--config)', function () {
+  this.timeout(60_000);
+  let sandbox: Sandbox;
+  let dir: string;
+  let env: Record<string, string>;
+  const write = (name: string, text: string) => {
+    const path = join(dir, name);
+    writeFileSync(path, text);
+    return path;
+  };
+
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, benchmarkTraces: 6, robustnessTraces: 4, evaluationSeconds: 0, generationSeconds: 0 });
+    dir = tempDir();
+    env = { EVAL_RUNNER_TOKEN: sandbox.token };
+  });
+  afterEach(() => sandbox.close());
+
+  it('reads comments and trailing commas, as settings.json allows', async () => {
+    const config = write(
+      'eval.jsonc',
+      `{
+  // The sandbox, for now.
+  "baseUrl": "${sandbox.baseUrl}",
+  /* one evaluation */
+  "evaluations": [{ "evaluationId": 1, "kind": "benchmark", },],
+  "target": { "type": "command", "command": "tr a-z A-Z", },
+  "stateDir": ${JSON.stringify(join(dir, 'state'))},
+}
+`,
+    );
+    const r = await cli(['run', '--config', config], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(sandbox.answerOf(1, 'bench-0000'), sandbox.answerOf(1, 'bench-0000')!.toUpperCase());
+  });
+
+  it('says where a config file is not JSON: line and column', async () => {
+    const config = write('bad.json', `{\n  "baseUrl": "${sandbox.baseUrl}"\n  "concurrency": 2\n}\n`);
+    const r = await cli(['status', '--config', config, '--evaluation', '1', '--kind', 'benchmark'], env);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /--config .*bad\.json is not valid JSON at line 3, column 3: a "," was expected\./);
+  });
+
+  it('reads a config\'s relative paths (a python file, the state folder) from the config\'s folder, not the current one', async () => {
+    const folder = join(dir, 'project');
+    mkdirSync(folder);
+    writeFileSync(join(folder, 'model.py'), 'def answer(prompt):\n    return "py " + prompt\n');
+    const config = join(folder, 'eval.json');
+    writeFileSync(config, JSON.stringify({ baseUrl: sandbox.baseUrl, evaluations: [{ evaluationId: 1, kind: 'benchmark' }], target: { type: 'python', file: 'model.py' }, stateDir: 'state' }));
+    const elsewhere = tempDir();
+    const r = await cliIn(elsewhere, ['run', '--config', config], env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(sandbox.answerOf(1, 'bench-0000')!, /^py /);
+    assert.equal((await listJournals(join(folder, 'state'))).length, 1, 'the journal is in the config\'s folder');
+    assert.ok(!existsSync(join(elsewhere, 'state')), 'and not in the current folder');
+    const status = await cliIn(elsewhere, ['status', '--config', config, '--json'], env);
+    assert.equal((JSON.parse(status.stdout) as { counts: { submitted: number } }).counts.submitted, 6);
+  });
+
+  it('names --config in the help of every command that takes it', async () => {
+    for (const command of ['prompts', 'submit', 'status', 'export', 'report']) {
+      assert.match((await cli([command, '--help'])).stdout, /--config FILE/, command);
+    }
+  });
+});
