@@ -68,8 +68,19 @@ const reportPageAside = {
   },
 };
 
+// The runner process (src/runner/, dist/runner.js) hosts the core for the editor's runs; the window's client of it,
+// with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs.ts), not at activation.
+const runnerClientAside = {
+  name: 'runner-client-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/runnerClient\.js$/ }, () => ({ path: './runnerClient.js', external: true }));
+  },
+};
+
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, reportPageAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/extension/remoteRun.ts'], outfile: 'dist/runnerClient.js' }),
+  build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/reportPage.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),

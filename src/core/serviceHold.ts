@@ -98,7 +98,9 @@ export class ServiceHold {
     if (this.state?.kind === 'token') return this.waitForEnd(signal).then(() => this.state === undefined && !this.host.stopping());
     this.state = { kind: 'token', since: Date.now(), cause: 'the service rejected the personal access token', nextTryAt: undefined };
     this.host.log('warn', `${error.message} The run is paused: answers are journaled and wait for a new token.`);
-    const client = await this.newClient(signal).catch(() => undefined);
+    // The same patience as for an outage: a run nobody gives a token to does not wait for ever.
+    const patience = AbortSignal.any([signal, AbortSignal.timeout(Math.max(1, this.patienceMs))]);
+    const client = await this.newClient(patience).catch(() => undefined);
     if (!client || signal.aborted) {
       this.host.giveUp('auth', error.message, error);
       this.wake();

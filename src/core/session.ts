@@ -90,6 +90,7 @@ export class EvaluationSession {
   invalidLines = 0;
   private tornTail = false;
   private running: { drain: AbortController; hard: AbortController; done: Promise<RunSummary | RefusedRun> } | undefined;
+  private remote: { remote: { cancel(hard: boolean): void }; cancelled: boolean } | undefined;
   private readonly listeners = new Set<() => void>();
   private alsoFrom: readonly string[] = [];
   /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
@@ -108,8 +109,36 @@ export class EvaluationSession {
     return journalPath(this.stateDir, this.key);
   }
 
+  /** A run of this evaluation is going on: in this process, or in a runner process this window follows. */
   get isRunning(): boolean {
+    return this.running !== undefined || this.remote !== undefined;
+  }
+
+  /** The run goes on in this process (its store is the live one; another's is followed through the journal). */
+  get runsHere(): boolean {
     return this.running !== undefined;
+  }
+
+  /**
+   * Follows a run of this evaluation in another process (a runner): it counts as running here, Cancel reaches it, and
+   * its progress is what this session reports. The returned handle feeds it; end() when the run ends or is lost.
+   */
+  follow(remote: { cancel(hard: boolean): void }): { progress(p: RunProgress): void; end(summary: RunSummary | undefined): void } {
+    const state = { remote, cancelled: false };
+    this.remote = state;
+    this.lastRunAt = Date.now();
+    this.changed();
+    return {
+      progress: (p) => {
+        this.lastProgress = p;
+        this.changed();
+      },
+      end: (summary) => {
+        if (this.remote === state) this.remote = undefined;
+        if (summary) this.lastSummary = summary;
+        this.changed();
+      },
+    };
   }
 
   get hasPrompts(): boolean {
@@ -170,7 +199,7 @@ export class EvaluationSession {
   ): Promise<number> {
     const items = await listPromptsOf(client, this.key.kind, this.key.evaluationId, { ...options, onWait: (e) => options.onWait?.(e.reason) });
     // A run in progress journals the list itself.
-    if (this.running) return items.length;
+    if (this.isRunning) return items.length;
     await this.withJournal(async (journal) => {
       await journal.append({ t: 'prompts', at: Date.now(), items });
       this.store.apply({ t: 'prompts', at: Date.now(), items });
@@ -183,7 +212,7 @@ export class EvaluationSession {
    * done, when the journal's answers came from another target and the mode does not say what to do with them.
    */
   async run(options: SessionRunOptions): Promise<RunSummary | RefusedRun> {
-    if (this.running) throw new Error('This evaluation is already running.');
+    if (this.isRunning) throw new Error('This evaluation is already running.');
     const drain = new AbortController();
     const hard = new AbortController();
     const unlink = link(options.drainSignal, drain, options.signal, hard);
@@ -257,6 +286,11 @@ export class EvaluationSession {
 
   /** First call: finish in-flight traces and stop; `hard`: abort them too. */
   cancel(hard = false): void {
+    if (this.remote) {
+      this.remote.remote.cancel(hard || this.remote.cancelled);
+      this.remote.cancelled = true;
+      return;
+    }
     if (!this.running) return;
     if (hard || this.running.drain.signal.aborted) this.running.hard.abort();
     else this.running.drain.abort();

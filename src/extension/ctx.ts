@@ -16,6 +16,14 @@ import { onSettingsChanged, readProxy, readSettings } from './settings';
 import type { Settings } from './settingsModel';
 import { TokenStore } from './tokenStore';
 
+/** A target as gathered from the settings and secret storage, not yet built. */
+export interface TargetPlan {
+  spec: TargetSpec;
+  secrets: TargetSecrets;
+  options: TargetOptions;
+  identity: TargetIdentity;
+}
+
 /** Everything the features share, built once by activate(). Disposing it disposes all it owns. */
 export class Ctx extends Disposable {
   readonly log = createLog();
@@ -68,6 +76,12 @@ export class Ctx extends Disposable {
 
   /** An API client for the evaluation's service; asks for the token when none is stored (undefined: the user declined). */
   async clientFor(ref: EvaluationRef): Promise<ApiClient | undefined> {
+    const token = await this.tokenFor(ref);
+    return token === undefined ? undefined : this.clientWith(ref, token);
+  }
+
+  /** The stored token of the evaluation's service; asked for when none is (undefined: no base URL, or the user declined). */
+  async tokenFor(ref: EvaluationRef): Promise<string | undefined> {
     if (ref.origin === 'unset' || ref.origin === 'invalid') {
       const choice = await vscode.window.showErrorMessage(
         ref.origin === 'unset' ? vscode.l10n.t('Set the service base URL (evalRunner.baseUrl) first.') : baseUrlProblem(ref.baseUrl),
@@ -82,12 +96,21 @@ export class Ctx extends Disposable {
       if (!token) return undefined;
       await this.tokens.set(ref.origin, token);
     }
+    return token;
+  }
+
+  /** What a client of this window sends as its user agent. */
+  get userAgent(): string {
+    return `eval-runner-vscode/${extensionVersion(this.extension.extension)}`;
+  }
+
+  clientWith(ref: EvaluationRef, token: string): ApiClient {
     return createApiClient({
       baseUrl: ref.baseUrl,
       token,
       encoding: this.settings.requestEncoding,
       connections: this.settings.concurrency,
-      userAgent: `eval-runner-vscode/${extensionVersion(this.extension.extension)}`,
+      userAgent: this.userAgent,
       proxy: readProxy(),
       onRetry: (e) => this.log.warn(`Retrying in ${e.delayMs} ms (attempt ${e.attempt}): ${e.error.message}`),
       onDebug: (message) => this.log.debug(message),
@@ -113,6 +136,15 @@ export class Ctx extends Disposable {
    * cancelled a question about its secrets. The core builds it from the settings' spec, as the CLI does.
    */
   async createTarget(): Promise<{ target: Target; identity: TargetIdentity } | undefined> {
+    const plan = await this.targetPlan();
+    return plan && this.buildTarget(plan);
+  }
+
+  /**
+   * What the target is made of, its secrets gathered (asked for where missing): built here (createTarget) or in a
+   * runner process, which gets the same plan over its socket. undefined: the manual target, or the user cancelled.
+   */
+  async targetPlan(): Promise<TargetPlan | undefined> {
     const t = this.settings.target;
     const options: TargetOptions = { connections: this.settings.concurrency, lm: createLmTarget, proxy: readProxy() };
     let spec: TargetSpec;
@@ -155,9 +187,13 @@ export class Ctx extends Disposable {
         break;
       }
     }
-    options.onLog = (level, message) => this.log[level](message);
-    const target = createTarget(spec, secrets, options);
-    const identity = targetIdentity(spec, options.cwd);
+    return { spec, secrets, options, identity: targetIdentity(spec, options.cwd) };
+  }
+
+  /** The target of a plan, built in this process. */
+  buildTarget(plan: TargetPlan): { target: Target; identity: TargetIdentity } {
+    const { spec, secrets, options, identity } = plan;
+    const target = createTarget(spec, secrets, { ...options, onLog: (level, message) => this.log[level](message) });
     if (spec.type === 'python' && 'restart' in target) {
       // Saving the file (or a .py beside it) restarts the workers; followed until the run closes the target.
       const unfollow = this.python.follow(target as Restartable, spec.file);

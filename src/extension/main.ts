@@ -58,6 +58,8 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
     ctx,
   );
   ctx.log.info(`Eval Runner ${extensionVersion(context.extension)} activated.`);
+  // Runs that went on in their runner processes while no window was there (a reload, an update) are followed again.
+  runs.reattach();
   // The same object across restarts, so a test holding the handles activate() returned sees the new context.
   const out = handles ?? ({} as TestHandles);
   out.ctx = ctx;
@@ -72,5 +74,6 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
 }
 
 export function deactivate(): void {
-  // Everything is disposed through context.subscriptions: runs are cancelled, the sandbox is closed.
+  // Everything is disposed through context.subscriptions: the sandbox is closed, a run in this extension host is
+  // cancelled; runs in runner processes go on (unless evalRunner.keepRunsAlive is off) and the next window attaches.
 }

@@ -112,7 +112,7 @@ function watchJournal(session: EvaluationSession): () => void {
   // Compared with what was last read (not with the last look), so a change seen while waiting is read later.
   let seen = '';
   const look = () => {
-    if (session.isRunning || reading || Date.now() < notBefore) return;
+    if (session.runsHere || reading || Date.now() < notBefore) return;
     reading = true;
     const started = Date.now();
     void stat(path)

@@ -1,13 +1,17 @@
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
 import { BUTTON } from './buttons';
-import type { ApiClient } from '../api/client';
 import { holdProgressText, progressText } from '../core';
-import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, Target, TargetIdentity } from '../core';
+import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity } from '../core';
+import { journalHeld, liveRunner } from '../protocol/runnerFiles';
+import type { StartParams } from '../protocol/runnerProtocol';
+import type { RemoteRun, RemoteRunEvents } from './remoteRun';
+import { readProxy } from './settings';
 import { extensionVersion } from './ctx';
-import type { Ctx } from './ctx';
+import type { Ctx, TargetPlan } from './ctx';
 import { errorText, showError } from './log';
-import { waitForNewToken } from './tokenPause';
+import { clientWithNewToken, waitForNewToken } from './tokenPause';
 import type { EvaluationRef } from './registry';
 
 export interface RunRequest {
@@ -26,11 +30,24 @@ export class RunController extends Disposable {
   private readonly status = this._register(vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50));
   private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
   private running = false;
+  /** Evaluations this window offered to resume (for the tests). */
+  readonly resumeOffered: string[] = [];
+  /** Runs in runner processes this window follows. */
+  private readonly remotes = new Set<RemoteRun>();
 
   constructor(private readonly ctx: Ctx) {
     super();
     this.status.name = 'Eval Runner';
     this.status.command = 'evalRunner.showProgress';
+    // The window goes (a reload, an update, closing): its runs go on, unless the user asked that closing ends them.
+    this._register({
+      dispose: () => {
+        for (const remote of this.remotes) {
+          if (!this.ctx.settings.keepRunsAlive) remote.cancel(false);
+          remote.detach();
+        }
+      },
+    });
   }
 
   async run(ref: EvaluationRef, request: RunRequest = {}): Promise<RunSummary | undefined> {
@@ -43,105 +60,209 @@ export class RunController extends Disposable {
       void vscode.window.showInformationMessage(vscode.l10n.t('The manual target has no model to call: fetch the prompts, open each trace and write its answer.'));
       return undefined;
     }
-    const client = await this.ctx.clientFor(ref);
-    if (!client) return undefined;
-    const made = await this.ctx.createTarget();
-    if (!made) {
-      await client.close();
-      return undefined;
-    }
-    const clients = [client];
-    const opened = (c: ApiClient) => clients.push(c);
-    try {
-      let mode: RunMode = request.mode ?? (request.rerun ? 'reuse' : 'continue');
-      for (;;) {
-        const result = await this.runOnce(ref, session, { client, ...made, mode, only: request.only, rerun: request.rerun === true, opened });
-        if (result?.outcome !== 'targetChanged') return result;
-        // The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers.
-        const choice = await vscode.window.showWarningMessage(
-          vscode.l10n.t('{0}: its answers came from another target', ref.label),
-          {
-            modal: true,
-            detail: vscode.l10n.t(
-              '{0}\n\n{1}: every trace is answered again by {2} and resubmitted (the service keeps the last answer per trace).\n{3}: the journaled answers are submitted as they are; {2} answers only the traces without one (the run is recorded as mixed).',
-              result.message,
-              BUTTON.startFresh,
-              made.identity.description,
-              BUTTON.reuseAnswers,
-            ),
-          },
-          BUTTON.startFresh,
-          BUTTON.reuseAnswers,
-        );
-        if (!choice) return undefined;
-        mode = choice === BUTTON.startFresh ? 'fresh' : 'reuse';
-      }
-    } finally {
-      await made.target.close?.();
-      for (const c of clients) await c.close();
+    const token = await this.ctx.tokenFor(ref);
+    if (token === undefined) return undefined;
+    const plan = await this.ctx.targetPlan();
+    if (!plan) return undefined;
+    let mode: RunMode = request.mode ?? (request.rerun ? 'reuse' : 'continue');
+    for (;;) {
+      // A chat model of the editor's answers only here; every other target runs in a runner process of its own.
+      const result = plan.spec.type === 'vscode-lm' ? await this.runHere(ref, session, plan, token, { ...request, mode }) : await this.runInRunner(ref, session, plan, token, { ...request, mode });
+      if (result?.outcome !== 'targetChanged') return result;
+      const chosen = await askMode(ref, result, plan.identity);
+      if (!chosen) return undefined;
+      mode = chosen;
     }
   }
 
-  private async runOnce(
-    ref: EvaluationRef,
-    session: EvaluationSession,
-    run: {
-      client: ApiClient;
-      target: Target;
-      identity: TargetIdentity;
-      mode: RunMode;
-      only: ReadonlySet<string> | undefined;
-      rerun: boolean;
-      /** Clients made for a new token during the run, closed with it. */
-      opened: (client: ApiClient) => void;
-    },
-  ): Promise<RunSummary | RefusedRun | undefined> {
+  /**
+   * Finds the runs in progress of this window's evaluations (a runner says so beside the journal) and follows them as
+   * if this window had started them: after a reload, an update, or in a window opened later.
+   */
+  reattach(): void {
+    for (const ref of this.ctx.registry.refs) {
+      const session = this.ctx.registry.session(ref);
+      if (session.isRunning) continue;
+      if (!liveRunner(session.journalFile)) {
+        this.offerResume(ref, session);
+        continue;
+      }
+      this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${liveRunner(session.journalFile)?.pid}).`);
+      void this.follow(ref, session, async (events) => {
+        const found = await runnerClient().RemoteRun.attach(session.journalFile, events);
+        if (found?.state.finished) found.run.detach();
+        return found && !found.state.finished ? found.run : undefined;
+      });
+    }
+  }
+
+  /**
+   * A run that ended with no word (its runner was killed, the machine restarted, the window of a run here closed):
+   * once the journal is read, the window offers to resume it; journaled answers are not asked for again.
+   */
+  private offerResume(ref: EvaluationRef, session: EvaluationSession): void {
+    const check = () => {
+      const run = session.store.currentRun;
+      if (!run || run.endedAt !== undefined || session.isRunning || liveRunner(session.journalFile) || journalHeld(session.journalFile)) return;
+      off();
+      this.resumeOffered.push(ref.id);
+      const resume = vscode.l10n.t('Resume');
+      void vscode.window
+        .showWarningMessage(vscode.l10n.t('{0}: the run started {1} was interrupted before it ended. Resume it? Answers already journaled are not asked for again.', ref.label, new Date(run.startedAt).toLocaleString()), resume)
+        .then((choice) => {
+          if (choice === resume) void this.run(ref);
+        });
+    };
+    const off = session.onDidChange(check);
+    this._register({ dispose: off });
+    check();
+  }
+
+  private runInRunner(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedRun | undefined> {
+    const params = this.startParams(ref, session, plan, token, request);
+    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${plan.identity.description} in a runner process, concurrency ${params.run.concurrency}${request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
+    return this.follow(ref, session, (events) => runnerClient().RemoteRun.start(join(this.ctx.extension.extensionPath, 'dist', 'runner.js'), session.journalFile, params, events));
+  }
+
+  /** What a runner needs to run as this window would: the settings, the target's plan and secrets, the token. */
+  private startParams(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): StartParams {
     const settings = this.ctx.settings;
-    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${run.identity.description}, concurrency ${settings.concurrency}${run.mode === 'continue' ? '' : `, ${run.mode}`}.`);
+    return {
+      key: session.key,
+      baseUrl: ref.baseUrl,
+      stateDir: settings.stateDir,
+      label: ref.label,
+      token,
+      encoding: settings.requestEncoding,
+      proxy: readProxy(),
+      userAgent: this.ctx.userAgent,
+      target: { spec: plan.spec, secrets: plan.secrets, ...(plan.options.cwd ? { cwd: plan.options.cwd } : {}), ...(plan.options.authHint ? { authHint: plan.options.authHint } : {}) },
+      identity: plan.identity,
+      run: {
+        ...this.runSettings(),
+        mode: request.mode,
+        ...(request.only ? { only: [...request.only], reuseFetchedPrompts: true } : {}),
+        ...(request.rerun ? { rerun: true } : {}),
+      },
+    };
+  }
+
+  /** The run's settings, for a run here or in a runner. */
+  private runSettings() {
+    const settings = this.ctx.settings;
+    return {
+      tool: `eval-runner-vscode ${extensionVersion(this.ctx.extension.extension)}`,
+      concurrency: settings.concurrency,
+      onTargetError: settings.onTargetError,
+      holdAnswers: settings.reviewBeforeSubmit,
+      ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
+      waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
+      servicePatienceMs: settings.servicePatienceSeconds * 1000,
+      targetTimeoutMs: 600_000,
+    };
+  }
+
+  /**
+   * Follows a run in a runner process (started here, or found): the toast with Cancel, the status bar, the session's
+   * progress for the tree and Process Details. The window may go (a reload): the run does not.
+   */
+  private async follow(ref: EvaluationRef, session: EvaluationSession, open: (events: RemoteRunEvents) => Promise<RemoteRun | undefined>): Promise<RunSummary | RefusedRun | undefined> {
+    this.active.set(ref.id, { ref, progress: undefined });
+    this.updateStatus();
+    let remote: RemoteRun | undefined;
+    // A Cancel while the window is still connecting is passed on once it is.
+    let cancelled: boolean | undefined;
+    const handle = session.follow({
+      cancel: (hard) => {
+        if (remote) remote.cancel(hard);
+        else cancelled = hard || cancelled === true;
+      },
+    });
+    let summary: RunSummary | RefusedRun | undefined;
+    let saves: vscode.Disposable | undefined;
+    try {
+      summary = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: ref.label, cancellable: true }, async (progress, token) => {
+        token.onCancellationRequested(() => session.cancel());
+        const shown = this.progressShown(ref, progress);
+        remote = await open({
+          progress: (p) => {
+            handle.progress(p);
+            shown(p);
+          },
+          log: (level, message) => this.ctx.log[level](message),
+          needToken: () => waitForNewToken(this.ctx, ref),
+        });
+        if (!remote) return undefined;
+        this.remotes.add(remote);
+        // A python target's workers restart when its file is saved, as in a run here.
+        const follows = remote;
+        saves = vscode.workspace.onDidSaveTextDocument((doc) => doc.uri.scheme === 'file' && follows.saved(doc.uri.fsPath));
+        if (cancelled !== undefined) remote.cancel(cancelled);
+        const end = await remote.finished;
+        return end && { error: undefined, ...end };
+      });
+    } catch (error) {
+      await showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
+    } finally {
+      saves?.dispose();
+      if (remote) this.remotes.delete(remote);
+      remote?.detach();
+      // The runner wrote the journal: this window reads it before it says the run ended (the tree and Process
+      // Details show the run's end at once).
+      if (!this.isDisposed) await session.load().catch(() => undefined);
+      handle.end(summary?.outcome === 'targetChanged' ? undefined : summary);
+      this.active.delete(ref.id);
+      this.updateStatus();
+    }
+    if (!this.isDisposed && summary && summary.outcome !== 'targetChanged') void this.report(ref, summary);
+    return summary;
+  }
+
+  /** The toast and the status bar follow a run's progress once a second. */
+  private progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
+    let reported = 0;
+    let shownAt = 0;
+    return (p) => {
+      this.active.set(ref.id, { ref, progress: p });
+      // Each report animates the toast's bar and lays out the workbench, which at four a second cost the editor's
+      // renderer more than the run's own work.
+      const now = Date.now();
+      if (now - shownAt < UI_PROGRESS_MS) return;
+      shownAt = now;
+      const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
+      const percent = p.total ? (100 * done) / p.total : 0;
+      progress.report({ message: progressText('', p).replace(/^: /, ''), increment: Math.max(0, percent - reported) });
+      reported = Math.max(reported, percent);
+      this.updateStatus();
+    };
+  }
+
+  /** A run in this window's extension host: for the targets that need the editor (a VS Code chat model). */
+  private async runHere(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedRun | undefined> {
+    const client = this.ctx.clientWith(ref, token);
+    const clients = [client];
+    const made = this.ctx.buildTarget(plan);
+    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${made.identity.description}, concurrency ${this.ctx.settings.concurrency}${request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
     this.active.set(ref.id, { ref, progress: undefined });
     this.updateStatus();
     try {
-      const summary = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: ref.label, cancellable: true },
-        async (progress, token) => {
-          token.onCancellationRequested(() => session.cancel());
-          let reported = 0;
-          let shownAt = 0;
-          return session.run({
-            client: run.client,
-            target: run.target,
-            identity: run.identity,
-            mode: run.mode,
-            tool: `eval-runner-vscode ${extensionVersion(this.ctx.extension.extension)}`,
-            concurrency: settings.concurrency,
-            onTargetError: settings.onTargetError,
-            holdAnswers: settings.reviewBeforeSubmit,
-            ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
-            waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
-            servicePatienceMs: settings.servicePatienceSeconds * 1000,
-            // A rejected token pauses the run until a new one is set (the CLI stops with exit 3 instead).
-            newClient: (signal) => waitForNewToken(this.ctx, ref, signal, run.opened),
-            targetTimeoutMs: 600_000,
-            progressIntervalMs: 250,
-            ...(run.only ? { only: run.only, reuseFetchedPrompts: true } : {}),
-            ...(run.rerun ? { rerun: true } : {}),
-            onProgress: (p) => {
-              this.active.set(ref.id, { ref, progress: p });
-              // The toast and the status bar follow once a second: each report animates the toast's bar and lays
-              // out the workbench, which at four a second cost the editor's renderer more than the run's own work.
-              const now = Date.now();
-              if (now - shownAt < UI_PROGRESS_MS) return;
-              shownAt = now;
-              const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
-              const percent = p.total ? (100 * done) / p.total : 0;
-              progress.report({ message: progressText('', p).replace(/^: /, ''), increment: Math.max(0, percent - reported) });
-              reported = Math.max(reported, percent);
-              this.updateStatus();
-            },
-            onLog: (level, message) => this.ctx.log[level](message),
-          });
-        },
-      );
+      const summary = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: ref.label, cancellable: true }, async (progress, cancelled) => {
+        cancelled.onCancellationRequested(() => session.cancel());
+        return session.run({
+          client,
+          target: made.target,
+          identity: made.identity,
+          mode: request.mode,
+          ...this.runSettings(),
+          progressIntervalMs: 250,
+          ...(request.only ? { only: request.only, reuseFetchedPrompts: true } : {}),
+          ...(request.rerun ? { rerun: true } : {}),
+          onProgress: this.progressShown(ref, progress),
+          onLog: (level, message) => this.ctx.log[level](message),
+          // A rejected token pauses the run until a new one is set (the CLI stops with exit 3 instead).
+          newClient: (signal) => clientWithNewToken(this.ctx, ref, signal, (c) => clients.push(c)),
+        });
+      });
       // Reported without waiting: the command ends when the run does, not when a toast is dismissed.
       if (summary.outcome !== 'targetChanged') void this.report(ref, summary);
       return summary;
@@ -151,6 +272,8 @@ export class RunController extends Disposable {
     } finally {
       this.active.delete(ref.id);
       this.updateStatus();
+      await made.target.close?.();
+      for (const c of clients) await c.close();
     }
   }
 
@@ -214,4 +337,31 @@ export class RunController extends Disposable {
     this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click to show progress';
     this.status.show();
   }
+}
+
+/** The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers. */
+async function askMode(ref: EvaluationRef, refused: RefusedRun, identity: TargetIdentity): Promise<RunMode | undefined> {
+  const choice = await vscode.window.showWarningMessage(
+    vscode.l10n.t('{0}: its answers came from another target', ref.label),
+    {
+      modal: true,
+      detail: vscode.l10n.t(
+        '{0}\n\n{1}: every trace is answered again by {2} and resubmitted (the service keeps the last answer per trace).\n{3}: the journaled answers are submitted as they are; {2} answers only the traces without one (the run is recorded as mixed).',
+        refused.message,
+        BUTTON.startFresh,
+        identity.description,
+        BUTTON.reuseAnswers,
+      ),
+    },
+    BUTTON.startFresh,
+    BUTTON.reuseAnswers,
+  );
+  if (!choice) return undefined;
+  return choice === BUTTON.startFresh ? 'fresh' : 'reuse';
+}
+
+/** The runner's client with its JSON-RPC library: dist/runnerClient.js, built apart and loaded on the first run. */
+function runnerClient(): typeof import('./remoteRun') {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./runnerClient.js') as typeof import('./remoteRun');
 }

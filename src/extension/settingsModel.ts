@@ -49,6 +49,8 @@ export interface Settings {
   waitForGenerationSeconds: number;
   /** How long the service may be down before a run stops (its answers wait in the journal). */
   servicePatienceSeconds: number;
+  /** Closing the editor leaves its runs going on in their runner processes (off: closing ends them as Ctrl-C does). */
+  keepRunsAlive: boolean;
   /** Where journals live: the CLI's folder unless set (the same history for both). */
   stateDir: string;
   /** The text submitted for a skipped trace (Submit as Not Answered); {reason} is the skip's reason. */
@@ -104,6 +106,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
     processDetailsUrl: str('processDetailsUrl', DEFAULT_PROCESS_DETAILS_URL),
     requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
     waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
+    keepRunsAlive: get('keepRunsAlive') !== false,
     servicePatienceSeconds: clamp(num('servicePatience', DEFAULT_SERVICE_PATIENCE_MS / 1000), 0, 7 * 86_400),
     stateDir: str('stateDir', '').trim() || defaultStateDir,
     skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),

@@ -9,31 +9,35 @@ import type { EvaluationRef } from './registry';
  * in this notification, the palette or another window), then goes on with a client carrying it. undefined: the user
  * stopped the run, or it was cancelled. Every client made here is handed to `opened`, which closes it with the run.
  */
-export async function waitForNewToken(ctx: Ctx, ref: EvaluationRef, signal: AbortSignal, opened: (client: ApiClient) => void): Promise<ApiClient | undefined> {
+export async function clientWithNewToken(ctx: Ctx, ref: EvaluationRef, signal: AbortSignal, opened: (client: ApiClient) => void): Promise<ApiClient | undefined> {
+  const token = await waitForNewToken(ctx, ref, signal);
+  if (token === undefined) return undefined;
+  const client = ctx.clientWith(ref, token);
+  opened(client);
+  return client;
+}
+
+/** The new token, once one other than the rejected one is stored for the service's origin (undefined: stopped). */
+export async function waitForNewToken(ctx: Ctx, ref: EvaluationRef, signal?: AbortSignal): Promise<string | undefined> {
   const rejected = await ctx.tokens.get(ref.origin);
   ctx.log.warn(`${ref.label}: the service rejected the token; the run is paused until a new token is set.`);
-  const stored = new Promise<boolean>((resolve) => {
+  return new Promise<string | undefined>((resolve) => {
     const changed = ctx.tokens.onDidChangeToken(ref.origin, () => {
       void ctx.tokens.get(ref.origin).then((token) => {
-        if (token === undefined || token === rejected) return;
-        done(true);
+        if (token !== undefined && token !== rejected) done(token);
       });
     });
-    const onAbort = () => done(false);
-    const done = (ok: boolean) => {
+    const onAbort = () => done(undefined);
+    const done = (token: string | undefined) => {
       changed.dispose();
-      signal.removeEventListener('abort', onAbort);
-      resolve(ok);
+      signal?.removeEventListener('abort', onAbort);
+      resolve(token);
     };
-    signal.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
     void askForToken(ref).then((choice) => {
-      if (choice === 'stop') done(false);
+      if (choice === 'stop') done(undefined);
     });
   });
-  if (!(await stored)) return undefined;
-  const client = await ctx.clientFor(ref);
-  if (client) opened(client);
-  return client;
 }
 
 /** The notification: Set Token runs the command (which stores the token, and so ends the pause); Stop Run ends the run. */

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/registry';
+import { liveRunner } from '../../src/protocol/runnerFiles';
 import type { TreeNode } from '../../src/extension/treeModel';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
@@ -122,7 +123,7 @@ describe('the extension against the sandbox, in the real extension host', () => 
     }
   });
 
-  it('resumes after a reload without calling the target again for journaled answers', async () => {
+  it('a run whose runner is killed (as a machine restart would) is offered to resume by the next window, and resumes without calling the target again for journaled answers', async () => {
     const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
     const calls = join(mkdtempSync(join(tmpdir(), 'eval-runner-it-')), 'calls.log');
     try {
@@ -134,18 +135,20 @@ describe('the extension against the sandbox, in the real extension host', () => 
       const ref = api.ctx.registry.refs.find((r) => r.label === 'Resume test') as EvaluationRef;
       await api.ctx.tokens.set(ref.origin, sandbox.token);
       const running = vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
-      await until('a few answers are submitted', () => api.ctx.registry.session(ref).store.counts.submitted >= 5);
-      api = api.restart();
+      await until('a few answers are submitted', () => sandbox.stats.submissions >= 5);
+      process.kill(liveRunner(api.ctx.registry.session(ref).journalFile)!.pid, 'SIGKILL');
       await running;
       const submittedBefore = sandbox.stats.submissions;
-      assert.ok(submittedBefore < 25, 'the reload interrupted the run');
+      assert.ok(submittedBefore < 25, 'the kill interrupted the run');
+      api = api.restart();
+      await until('the next window offers to resume it', () => api.runs.resumeOffered.includes(ref.id));
       const ref2 = api.ctx.registry.refs.find((r) => r.label === 'Resume test')!;
       await vscode.commands.executeCommand('evalRunner.runEvaluation', ref2.id);
       const s2 = api.ctx.registry.session(ref2);
       assert.equal(s2.store.counts.submitted, 25, JSON.stringify({ summary: s2.lastSummary, counts: s2.store.counts, file: s2.journalFile }));
       assert.equal(sandbox.summary(1)!.counts.Responded + sandbox.summary(1)!.counts.Evaluated, 25);
       const targetCalls = readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
-      assert.ok(targetCalls <= 25 + 2, `target calls ${targetCalls} ≤ traces + the 2 in flight at the reload`);
+      assert.ok(targetCalls <= 25 + 2, `target calls ${targetCalls} ≤ traces + the 2 in flight at the kill`);
     } finally {
       await sandbox.close();
     }

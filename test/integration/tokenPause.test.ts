@@ -15,6 +15,8 @@ describe('a token revoked mid-run pauses the run in the editor; a new token lets
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
   });
   after(async () => {
+    // A failed test must not leave its run waiting for a token in a runner process.
+    for (const ref of api.ctx.registry.refs) api.ctx.registry.session(ref).cancel(true);
     for (const key of ['baseUrl', 'evaluations', 'target', 'concurrency']) await config().update(key, undefined, G);
     await sandbox?.close();
   });
@@ -52,8 +54,8 @@ describe('a token revoked mid-run pauses the run in the editor; a new token lets
     const running = api.runs.run(ref);
     await until('the run is paused for a token', () => session.lastProgress?.hold?.kind === 'token');
     assert.ok(session.isRunning, 'paused, not ended');
-    const journaled = session.store.counts.answered;
-    assert.ok(journaled > 0, 'answers are journaled and wait');
+    // The window reads the runner's journal once a second or so.
+    await until('answers are journaled and wait', () => session.store.counts.answered > 0);
     assert.equal(session.store.counts.failed, 0);
 
     await api.ctx.tokens.set(ref.origin, 'the-new-token');

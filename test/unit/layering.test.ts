@@ -32,7 +32,7 @@ function importsIn(text: string): string[] {
   return specs;
 }
 
-type Layer = 'api' | 'sandbox' | 'core' | 'webview' | 'cli' | 'extension';
+type Layer = 'api' | 'sandbox' | 'core' | 'webview' | 'protocol' | 'runner' | 'cli' | 'extension';
 /** Which layers each layer may import from (besides itself). */
 const ALLOWED: Record<Layer, readonly string[]> = {
   api: [],
@@ -40,8 +40,12 @@ const ALLOWED: Record<Layer, readonly string[]> = {
   core: ['api'],
   // The webview protocol names the core's trace states (types only: see the front-end rule below).
   webview: ['core'],
+  // The runner's protocol, declared apart from both ends: the core's and the API's types and words only.
+  protocol: ['api', 'core'],
+  // The runner process hosts the core for the editor's runs, behind the protocol.
+  runner: ['api', 'core', 'protocol'],
   cli: ['api', 'core', 'sandbox'],
-  extension: ['api', 'core', 'sandbox', 'webview'],
+  extension: ['api', 'core', 'sandbox', 'webview', 'protocol'],
 };
 
 describe('architecture rules', () => {
@@ -136,12 +140,13 @@ describe('architecture rules', () => {
   // (issue 22) took 6 KB of that back, so the budget is 420 KB, under the 424 it was. The report's page and writer
   // are a file of their own too. undici is 298 KB of it; its SOCKS proxy support stays (users set socks5://).
   // Issue 29's named target facts (a conflict says what differs) took 2 KB, and issue 27's service hold (outages,
-  // 409s, a token pause) 5 KB: 430 KB until the engine moves to the runner process (issue 27), which takes the core
-  // out of this bundle.
-  it('keeps dist/extension.js within 430 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // 409s, a token pause) 5 KB, and following a run in a runner process 5 KB (its JSON-RPC client is a file of its
+  // own, dist/runnerClient.js, loaded on the first run): 440 KB. The engine itself, which now runs in the runner
+  // except for a VS Code chat model's runs, is the next thing to load lazily.
+  it('keeps dist/extension.js within 440 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 430 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 440 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });

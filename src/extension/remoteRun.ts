@@ -1,0 +1,130 @@
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { RunProgress } from '../core';
+import { liveRunner, runnerFilePath } from '../protocol/runnerFiles';
+import { readFileSync, rmSync } from 'node:fs';
+import { cancel, finished, hello, log, needToken, progress, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
+import type { RunFinished, RunnerFile, RunnerState, StartParams } from '../protocol/runnerProtocol';
+
+export interface RemoteRunEvents {
+  progress(p: RunProgress): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  /** The service rejected the token: a new one from the user (undefined: stop the run). */
+  needToken(): Promise<string | undefined>;
+}
+
+/**
+ * A run in a runner process, seen from a window: started here, or found after a reload and attached to. The window
+ * may go away at any time; the run does not.
+ */
+export class RemoteRun {
+  /** How the run ended; undefined when the window lost the runner before it said (it was killed). */
+  readonly finished: Promise<RunFinished | undefined>;
+  private detached = false;
+  private lost: () => void = () => undefined;
+
+  private constructor(
+    private readonly connection: MessageConnection,
+    readonly pid: number,
+    events: RemoteRunEvents,
+  ) {
+    connection.onNotification(progress, (p) => events.progress(p));
+    connection.onNotification(log, ({ level, message }) => events.log(level, message));
+    connection.onRequest(needToken, async () => ({ token: await events.needToken() }));
+    this.finished = new Promise((resolve) => {
+      this.lost = () => resolve(undefined);
+      connection.onNotification(finished, (f) => resolve(f));
+      connection.onClose(() => resolve(undefined));
+    });
+  }
+
+  /** Starts a runner for this journal with the editor's own Node runtime, detached, and starts the run in it. */
+  static async start(runnerScript: string, journalFile: string, params: StartParams, events: RemoteRunEvents): Promise<RemoteRun> {
+    const child = spawn(process.execPath, [runnerScript, journalFile], {
+      detached: true,
+      stdio: 'ignore',
+      windowsHide: true,
+      // The editor's binary is Electron: this makes it the plain Node it ships. No secret is in the environment.
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    });
+    child.unref();
+    const exited = new Promise<never>((_resolve, reject) =>
+      child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`))),
+    );
+    exited.catch(() => undefined);
+    const file = await Promise.race([waitForRunnerFile(journalFile, child.pid), exited]);
+    const run = await RemoteRun.connect(file, events);
+    await run.connection.sendRequest(start, params);
+    return run;
+  }
+
+  /** Attaches to the runner of this journal, if one is running; undefined otherwise. */
+  static async attach(journalFile: string, events: RemoteRunEvents): Promise<{ run: RemoteRun; state: RunnerState } | undefined> {
+    const file = liveRunner(journalFile);
+    if (!file) return undefined;
+    try {
+      const run = await RemoteRun.connect(file, events);
+      return { run, state: await run.connection.sendRequest(state) };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private static async connect(file: RunnerFile, events: RemoteRunEvents): Promise<RemoteRun> {
+    const socket = connect(file.socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    socket.on('error', () => undefined);
+    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    const run = new RemoteRun(connection, file.pid, events);
+    connection.listen();
+    await connection.sendRequest(hello, { secret: file.secret, version: RUNNER_PROTOCOL_VERSION });
+    return run;
+  }
+
+  cancel(hard: boolean): void {
+    // A window going away cancels its toasts too: that must never reach a run it has let go of.
+    if (this.detached) return;
+    void this.connection.sendRequest(cancel, { hard }).catch(() => undefined);
+  }
+
+  /** A file was saved in the editor (the runner decides whether its target cares). */
+  saved(path: string): void {
+    if (!this.detached) void this.connection.sendNotification(saved, { path }).catch(() => undefined);
+  }
+
+  /** Lets go of the run (a reload, a closed window): it goes on without this window. */
+  detach(): void {
+    if (this.detached) return;
+    this.detached = true;
+    this.connection.dispose();
+    this.lost();
+  }
+}
+
+/** What a runner that could not start said (it has no terminal). */
+function readFailure(journalFile: string): string | undefined {
+  const path = `${runnerFilePath(journalFile)}.failed`;
+  try {
+    const text = readFileSync(path, 'utf8').slice(0, 2000);
+    rmSync(path, { force: true });
+    return text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits for the runner to say where it listens (a fresh runner: a few tens of milliseconds). */
+async function waitForRunnerFile(journalFile: string, pid: number | undefined): Promise<RunnerFile> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const file = liveRunner(journalFile);
+    if (file && file.pid === pid) return file;
+    if (Date.now() > deadline) throw new Error('The runner process did not start within 15 s.');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

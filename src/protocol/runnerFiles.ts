@@ -1,0 +1,87 @@
+// Where a runner says it listens, and how a window finds it: a small owner-only file beside the journal. Read by
+// the window (attach) and written by the runner; nothing else of the protocol touches the disk.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Bumped when a message changes shape: a window attaches only to a runner that speaks its version. */
+export const RUNNER_PROTOCOL_VERSION = 1;
+
+/**
+ * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,
+ * and the secret a client proves itself with. A window finds the runs in progress by these files. (Here rather than
+ * in runnerProtocol.ts so that finding a runner does not load the JSON-RPC library.)
+ */
+export interface RunnerFile {
+  version: number;
+  pid: number;
+  /** A Unix socket in an owner-only folder, or a named pipe. */
+  socket: string;
+  secret: string;
+  startedAt: number;
+}
+
+export function runnerFilePath(journalFile: string): string {
+  return `${journalFile}.runner.json`;
+}
+
+/** The runner file, when there is one that names a live process speaking this protocol's version. */
+export function liveRunner(journalFile: string): RunnerFile | undefined {
+  let file: RunnerFile;
+  try {
+    file = JSON.parse(readFileSync(runnerFilePath(journalFile), 'utf8')) as RunnerFile;
+  } catch {
+    return undefined;
+  }
+  if (file.version !== RUNNER_PROTOCOL_VERSION || typeof file.pid !== 'number' || typeof file.socket !== 'string' || typeof file.secret !== 'string') return undefined;
+  return isAlive(file.pid) ? file : undefined;
+}
+
+/** Whether a live process holds the journal's lock (a CLI run, another window's run): it is not interrupted. */
+export function journalHeld(journalFile: string): boolean {
+  try {
+    const pid = Number(readFileSync(`${journalFile}.lock`, 'utf8').trim());
+    return pid > 0 && isAlive(pid);
+  } catch {
+    return false;
+  }
+}
+
+/** Whether a process of this pid exists (signal 0 checks without signalling; EPERM: it exists, another user's). */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A fresh place to listen that only this user can reach: a Unix socket in a new owner-only folder (0700, short
+ * enough for the 104-byte limit of a socket path), or on Windows a named pipe with an unguessable name (the
+ * handshake's secret, which only the owner can read, guards it as well).
+ */
+export function newSocketPath(platform = process.platform): { path: string; dispose(): void } {
+  if (platform === 'win32') return { path: `\\\\.\\pipe\\eval-runner-${randomBytes(12).toString('hex')}`, dispose: () => undefined };
+  const dir = mkdtempSync(join(tmpdir(), 'evr-'));
+  return { path: join(dir, 's'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes the runner file owner-only, whole or not at all (a reader never sees half of it). */
+export function writeRunnerFile(journalFile: string, file: RunnerFile): void {
+  const path = runnerFilePath(journalFile);
+  const aside = `${path}.${process.pid}.tmp`;
+  writeFileSync(aside, JSON.stringify(file), { mode: 0o600 });
+  renameSync(aside, path);
+}
+
+export function removeRunnerFile(journalFile: string, pid = process.pid): void {
+  try {
+    const file = JSON.parse(readFileSync(runnerFilePath(journalFile), 'utf8')) as RunnerFile;
+    if (file.pid === pid) rmSync(runnerFilePath(journalFile), { force: true });
+  } catch {
+    // gone already
+  }
+}

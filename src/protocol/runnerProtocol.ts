@@ -1,0 +1,65 @@
+// The protocol between the editor and a runner process, declared once, apart from both (as a language server's
+// extensions to LSP are): the runner (src/runner/) hosts the core and runs one evaluation; a window (src/extension/)
+// starts it, attaches to it, and detaches from it on a reload while it goes on. JSON-RPC over a local socket (a
+// named pipe on Windows), framed by vscode-jsonrpc.
+import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
+import type { ProxyConfig } from '../api/proxy';
+import type { EvaluationKind, RequestEncoding } from '../api/kinds';
+import type { OnTargetError, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../core';
+
+export { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
+export type { RunnerFile } from './runnerFiles';
+
+/** Everything a run needs; secrets (the token, a model key, header values) travel only in this message. */
+export interface StartParams {
+  key: { origin: string; kind: EvaluationKind; evaluationId: number };
+  baseUrl: string;
+  stateDir: string;
+  label: string;
+  token: string;
+  encoding: RequestEncoding;
+  proxy: ProxyConfig | null;
+  userAgent: string;
+  target: { spec: TargetSpec; secrets: TargetSecrets; cwd?: string; authHint?: string };
+  identity: TargetIdentity;
+  run: {
+    mode: RunMode;
+    only?: string[];
+    rerun?: boolean;
+    reuseFetchedPrompts?: boolean;
+    holdAnswers: boolean;
+    concurrency: number;
+    onTargetError: OnTargetError;
+    maxRequestsPerMinute?: number;
+    waitForGenerationMs: number;
+    servicePatienceMs: number;
+    targetTimeoutMs: number;
+    tool: string;
+  };
+}
+
+/** How a run ended, as it crosses the socket (the summary's error object stays in the runner). */
+export type RunFinished = Omit<RunSummary, 'error'> | RefusedRun;
+
+export interface RunnerState {
+  label: string;
+  key: StartParams['key'] | undefined;
+  progress: RunProgress | undefined;
+  finished: RunFinished | undefined;
+}
+
+/** The client proves it is the owner: the secret from the runner file. */
+export const hello = new RequestType<{ secret: string; version: number }, { pid: number }, void>('evalRunner/hello');
+/** Starts the run (once per runner). */
+export const start = new RequestType<StartParams, void, void>('evalRunner/start');
+/** What the runner is doing now: for a window that attaches after a reload. */
+export const state = new RequestType0<RunnerState, void>('evalRunner/state');
+/** Cancel: drain (finish in-flight traces) or hard (abort them). */
+export const cancel = new RequestType<{ hard: boolean }, void, void>('evalRunner/cancel');
+export const progress = new NotificationType<RunProgress>('evalRunner/progress');
+export const log = new NotificationType<{ level: 'info' | 'warn' | 'error'; message: string }>('evalRunner/log');
+export const finished = new NotificationType<RunFinished>('evalRunner/finished');
+/** Window → runner: a file was saved; a python target whose folder it is in restarts its workers before the next trace. */
+export const saved = new NotificationType<{ path: string }>('evalRunner/saved');
+/** Runner → window: the service rejected the token; a new one (undefined: the user stopped the run). */
+export const needToken = new RequestType0<{ token: string | undefined }, void>('evalRunner/needToken');

@@ -1,0 +1,113 @@
+// The runner process (dist/runner.js): hosts the core for one run of one evaluation, started detached by a window
+// with the editor's own Node runtime, so the run outlives a window reload, an extension update or a closed window.
+// argv: the journal's path (where the runner file goes). Secrets arrive only over the socket, after the handshake.
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createServer } from 'node:net';
+import type { Server, Socket } from 'node:net';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from '../protocol/runnerFiles';
+import { cancel, hello, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
+import type { RunnerState } from '../protocol/runnerProtocol';
+import { RunnerRun } from './runnerRun';
+
+// A runner nobody starts a run in (the window died between spawning and starting) leaves by itself.
+const IDLE_EXIT_MS = 60_000;
+// After the run, a window reloading at that moment still gets to read how it ended.
+const LINGER_MS = 3_000;
+
+class RunnerHost {
+  private readonly secret = randomBytes(32);
+  private readonly clients = new Set<MessageConnection>();
+  private readonly socket = newSocketPath();
+  private readonly server: Server = createServer((s) => this.connected(s));
+  private run: RunnerRun | undefined;
+  private readonly idle = setTimeout(() => this.exit(0), IDLE_EXIT_MS);
+
+  constructor(private readonly journalFile: string) {}
+
+  async listen(): Promise<void> {
+    mkdirSync(dirname(this.journalFile), { recursive: true, mode: 0o700 });
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.socket.path, () => resolve());
+    });
+    if (process.platform !== 'win32') chmodSync(this.socket.path, 0o600);
+    writeRunnerFile(this.journalFile, {
+      version: RUNNER_PROTOCOL_VERSION,
+      pid: process.pid,
+      socket: this.socket.path,
+      secret: this.secret.toString('hex'),
+      startedAt: Date.now(),
+    });
+    // Ctrl-C in a terminal, a logout: as the CLI does, finish what is in flight and stop.
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => (this.run ? this.run.cancel(false) : this.exit(0)));
+  }
+
+  private connected(socket: Socket): void {
+    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    let proven = false;
+    const owner = () => {
+      if (!proven) throw new Error('Say hello first.');
+    };
+    connection.onRequest(hello, ({ secret, version }) => {
+      const given = Buffer.from(String(secret), 'hex');
+      if (version !== RUNNER_PROTOCOL_VERSION || given.length !== this.secret.length || !timingSafeEqual(given, this.secret)) {
+        socket.destroy();
+        throw new Error('Not the owner.');
+      }
+      proven = true;
+      this.clients.add(connection);
+      this.run?.attached();
+      return { pid: process.pid };
+    });
+    connection.onRequest(start, (params) => {
+      owner();
+      if (this.run) throw new Error('This runner already runs an evaluation.');
+      clearTimeout(this.idle);
+      this.run = new RunnerRun(params, this.clients, (code) => setTimeout(() => this.exit(code), LINGER_MS));
+      void this.run.go();
+    });
+    connection.onRequest(state, (): RunnerState => {
+      owner();
+      return this.run?.state() ?? { label: '', key: undefined, progress: undefined, finished: undefined };
+    });
+    connection.onRequest(cancel, ({ hard }) => {
+      owner();
+      this.run?.cancel(hard);
+    });
+    connection.onNotification(saved, ({ path }) => {
+      if (proven) this.run?.saved(path);
+    });
+    connection.onClose(() => this.clients.delete(connection));
+    connection.onError(() => undefined);
+    socket.on('error', () => undefined);
+    connection.listen();
+  }
+
+  private exit(code: number): void {
+    removeRunnerFile(this.journalFile);
+    this.server.close();
+    this.socket.dispose();
+    process.exit(code);
+  }
+}
+
+const journalFile = process.argv[2];
+if (!journalFile) {
+  process.stderr.write('Usage: runner.js JOURNAL_FILE (started by the Eval Runner extension)\n');
+  process.exit(2);
+}
+const host = new RunnerHost(journalFile);
+host.listen().catch((error: unknown) => {
+  // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
+  const message = `The runner could not start: ${error instanceof Error ? error.message : String(error)}`;
+  try {
+    writeFileSync(`${runnerFilePath(journalFile)}.failed`, message, { mode: 0o600 });
+  } catch {
+    process.stderr.write(`${message}\n`);
+  }
+  process.exit(1);
+});

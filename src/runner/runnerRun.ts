@@ -1,0 +1,180 @@
+import { basename, dirname } from 'node:path';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { createApiClient } from '../api/client';
+import type { ApiClient } from '../api/client';
+import { createTarget, EvaluationSession } from '../core';
+import type { RunProgress, Target } from '../core';
+import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
+import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
+
+// Progress crosses the socket at most this often: the windows redraw once a second anyway.
+const PROGRESS_MS = 250;
+
+/** The one run a runner hosts: the core's session, its progress told to every attached window. */
+export class RunnerRun {
+  private readonly session: EvaluationSession;
+  private last: RunProgress | undefined;
+  private done: RunFinished | undefined;
+  private readonly clients: ApiClient[] = [];
+  private tokenWanted: (() => void) | undefined;
+  private target: Target | undefined;
+
+  constructor(
+    private readonly params: StartParams,
+    private readonly windows: ReadonlySet<MessageConnection>,
+    private readonly ended: (code: number) => void,
+  ) {
+    this.session = new EvaluationSession(params.key, params.stateDir);
+  }
+
+  state(): RunnerState {
+    return { label: this.params.label, key: this.params.key, progress: this.last, finished: this.done };
+  }
+
+  cancel(hard: boolean): void {
+    this.session.cancel(hard);
+  }
+
+  /** A file was saved in the editor: the python target's workers restart when it is in the target's folder. */
+  saved(path: string): void {
+    const spec = this.params.target.spec;
+    if (spec.type !== 'python' || !path.endsWith('.py') || dirname(path) !== dirname(spec.file) || !this.target || !('restart' in this.target)) return;
+    this.tell('info', `${basename(path)} was saved: the Python workers restart before the next trace.`);
+    (this.target as Target & { restart(): void }).restart();
+  }
+
+  /** A window attached: one waiting to be asked for a token gets asked now. */
+  attached(): void {
+    this.tokenWanted?.();
+  }
+
+  async go(): Promise<void> {
+    const p = this.params;
+    let outcome: RunFinished;
+    try {
+      const client = this.client(p.token);
+      const target = (this.target = createTarget(p.target.spec, p.target.secrets, {
+        connections: p.run.concurrency,
+        proxy: p.proxy,
+        ...(p.target.cwd ? { cwd: p.target.cwd } : {}),
+        ...(p.target.authHint ? { authHint: p.target.authHint } : {}),
+        onLog: (level, message) => this.tell(level, message),
+      }));
+      const result = await this.session.run({
+        client,
+        target,
+        identity: p.identity,
+        mode: p.run.mode,
+        tool: p.run.tool,
+        concurrency: p.run.concurrency,
+        onTargetError: p.run.onTargetError,
+        holdAnswers: p.run.holdAnswers,
+        ...(p.run.maxRequestsPerMinute ? { maxRequestsPerMinute: p.run.maxRequestsPerMinute } : {}),
+        waitForGenerationMs: p.run.waitForGenerationMs,
+        servicePatienceMs: p.run.servicePatienceMs,
+        targetTimeoutMs: p.run.targetTimeoutMs,
+        progressIntervalMs: PROGRESS_MS,
+        ...(p.run.only ? { only: new Set(p.run.only) } : {}),
+        ...(p.run.rerun ? { rerun: true } : {}),
+        ...(p.run.reuseFetchedPrompts ? { reuseFetchedPrompts: true } : {}),
+        onProgress: (now) => this.progressed(now),
+        onLog: (level, message) => this.tell(level, message),
+        newClient: (signal) => this.newClient(signal),
+      });
+      outcome = 'error' in result ? withoutError(result) : result;
+    } catch (error) {
+      outcome = failedToStart(error);
+    }
+    await this.target?.close?.().catch(() => undefined);
+    for (const c of this.clients) await c.close().catch(() => undefined);
+    this.done = outcome;
+    for (const w of this.windows) void w.sendNotification(finished, outcome).catch(() => undefined);
+    this.ended(0);
+  }
+
+  private client(token: string): ApiClient {
+    const p = this.params;
+    const client = createApiClient({ baseUrl: p.baseUrl, token, encoding: p.encoding, connections: p.run.concurrency, userAgent: p.userAgent, proxy: p.proxy });
+    this.clients.push(client);
+    return client;
+  }
+
+  private progressed(now: RunProgress): void {
+    this.last = now;
+    for (const w of this.windows) void w.sendNotification(progress, now).catch(() => undefined);
+  }
+
+  private tell(level: 'info' | 'warn' | 'error', message: string): void {
+    for (const w of this.windows) void w.sendNotification(log, { level, message }).catch(() => undefined);
+  }
+
+  /**
+   * The service rejected the token: an attached window asks its user for a new one. While none is attached the
+   * run waits for one (the run's progress says it is paused for a token).
+   */
+  private async newClient(signal: AbortSignal): Promise<ApiClient | undefined> {
+    for (;;) {
+      if (signal.aborted) return undefined;
+      const window = [...this.windows][0];
+      if (!window) {
+        this.tell('warn', 'The run waits for a window to attach and give a new token.');
+        await new Promise<void>((resolve) => {
+          this.tokenWanted = resolve;
+          signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+        this.tokenWanted = undefined;
+        continue;
+      }
+      try {
+        const answer = await untilAborted(window.sendRequest(needToken), signal);
+        return answer?.token ? this.client(answer.token) : undefined;
+      } catch {
+        // That window went away while asking: ask the next one.
+      }
+    }
+  }
+}
+
+/** The promise's value, or undefined once the signal aborts first (the run stopped, or its patience ran out). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  if (signal.aborted) return Promise.resolve(undefined);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => resolve(undefined);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      },
+    );
+  });
+}
+
+function withoutError(summary: RunFinished & { error?: unknown }): RunFinished {
+  const { error: _error, ...rest } = summary;
+  return rest;
+}
+
+/** A run that could not even be set up (the target's spec refused): told as a run that stopped with an error. */
+function failedToStart(error: unknown): RunFinished {
+  const message = error instanceof Error ? error.message : String(error);
+  return {
+    outcome: 'error',
+    message,
+    total: 0,
+    counts: { pending: 0, running: 0, answered: 0, submitted: 0, failed: 0, skipped: 0 },
+    submittedNow: 0,
+    targetCalls: 0,
+    rateLimitedCalls: 0,
+    failed: [],
+    durationMs: 0,
+    runningMs: 0,
+    runId: undefined,
+    planned: { callTarget: 0, wanted: 0, submitFirst: 0 },
+    holds: [],
+  };
+}

@@ -1,0 +1,81 @@
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import type { TestHandles } from '../../src/extension/main';
+import type { EvaluationRef } from '../../src/extension/registry';
+import { isAlive, liveRunner } from '../../src/protocol/runnerFiles';
+import { startSandbox } from '../../src/sandbox/server';
+import type { Sandbox } from '../../src/sandbox/server';
+import { until } from './until';
+
+const config = () => vscode.workspace.getConfiguration('evalRunner');
+const G = vscode.ConfigurationTarget.Global;
+
+// Runs started in the editor go on in a runner process of their own: a window reload (here the extension disposed
+// and activated again on the same storage, as Developer: Reload Window does) neither stops nor loses them.
+describe('runs in a runner process: a window reload does not stop them, and the reloaded window follows them', () => {
+  let api: TestHandles;
+  let sandbox: Sandbox;
+  let calls: string;
+  const label = 'Runner test';
+  const refOf = (): EvaluationRef => api.ctx.registry.refs.find((r) => r.label === label)!;
+
+  before(async () => {
+    api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
+  });
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    calls = join(mkdtempSync(join(tmpdir(), 'eval-runner-it-')), 'calls.log');
+    await config().update('baseUrl', sandbox.baseUrl, G);
+    await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }], G);
+    // Each answer takes 0.3 s and leaves a line: the target's calls are counted across the reload.
+    await config().update('target', { type: 'command', command: `echo x >> '${calls}'; sleep 0.3; cat` }, G);
+    await config().update('concurrency', 2, G);
+    await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === label));
+    await api.ctx.tokens.set(refOf().origin, sandbox.token);
+  });
+  afterEach(async () => {
+    for (const key of ['baseUrl', 'evaluations', 'target', 'concurrency']) await config().update(key, undefined, G);
+    await sandbox.close();
+  });
+
+  it('a run whose window reloads finishes: every trace submitted once, the target asked once per trace, and the reloaded window shows it', async () => {
+    const running = vscode.commands.executeCommand('evalRunner.runEvaluation', refOf().id);
+    await until('a few answers are submitted', () => sandbox.stats.submissions >= 4);
+    const runner = liveRunner(api.ctx.registry.session(refOf()).journalFile);
+    assert.ok(runner, 'the run is in a runner process');
+    assert.notEqual(runner.pid, process.pid);
+    api = api.restart();
+    await running;
+    const session = api.ctx.registry.session(refOf());
+    await until('the reloaded window follows the run', () => session.isRunning, 10_000);
+    assert.ok(sandbox.stats.submissions < 25, 'the run was still going on at the reload');
+    await until('the run ends', () => !session.isRunning, 30_000);
+    assert.equal(session.store.counts.submitted, 25, JSON.stringify(session.lastSummary?.message));
+    assert.equal(session.lastSummary?.outcome, 'completed');
+    for (const id of session.store.traces.keys()) assert.equal(sandbox.submissionsOf(1, id), 1, `${id} submitted once`);
+    assert.equal(readFileSync(calls, 'utf8').split('\n').filter(Boolean).length, 25, 'the target was asked once per trace');
+    assert.equal(session.runs.length, 1, 'one run');
+    await until('the runner leaves', () => !isAlive(runner.pid), 10_000);
+  });
+
+  it('Cancel from the reloaded window ends the run: the answers so far are kept, the runner leaves', async () => {
+    const running = vscode.commands.executeCommand('evalRunner.runEvaluation', refOf().id);
+    await until('a few answers are submitted', () => sandbox.stats.submissions >= 2);
+    const runner = liveRunner(api.ctx.registry.session(refOf()).journalFile)!;
+    api = api.restart();
+    await running;
+    const session = api.ctx.registry.session(refOf());
+    await until('the reloaded window follows the run', () => session.isRunning, 10_000);
+    await vscode.commands.executeCommand('evalRunner.cancelRun', refOf().id);
+    await until('the run ends', () => !session.isRunning, 20_000);
+    assert.equal(session.lastSummary?.outcome, 'cancelled');
+    assert.ok(sandbox.stats.submissions < 25, 'cancelled before the end');
+    await until('the runner leaves', () => !isAlive(runner.pid), 10_000);
+    assert.equal(liveRunner(session.journalFile), undefined);
+    const submitted = session.store.counts.submitted;
+    assert.ok(submitted >= 2, `the answers submitted so far are kept (${submitted})`);
+  });
+});
