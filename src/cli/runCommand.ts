@@ -2,9 +2,10 @@ import { DEFAULT_SERVICE_PATIENCE_MS, DEFAULT_SKIPPED_ANSWER, EvaluationSession,
 import type { JournalFs, OnTargetError, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
+import { ApiError } from '../api/errors';
 import type { RequestEncoding } from '../api/kinds';
 import { choiceOption, intOption, parseCommandArgs } from './args';
-import { SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
+import { CONFIG_HELP, SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, TOKEN_NEXT_STEP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import type { ExitCode } from './exitCodes';
@@ -25,6 +26,7 @@ nothing and exits 2 until you choose:
                               traces without one (the run is recorded as mixed)
 
 ${SERVICE_HELP}
+${CONFIG_HELP}
   --only failed|bad|noted|ids:FILE
                               rerun these traces as a new run of this target, whatever they were
                               answered before and by whom: the failed ones, those marked bad or with a
@@ -130,6 +132,10 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
     if (req.json) {
       const { error: _error, ...rest } = summary;
       io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: code, ...rest }))}\n`);
+    } else if (neverStarted(summary)) {
+      // A run that could not start (a wrong token, a service away, no prompts yet) has no figures to show: its
+      // reason alone, once, where errors go.
+      io.stderr.write(`${safeText(`eval-runner run: ${summary.message}`)}\n`);
     } else io.stdout.write(`${safeText(summaryText(req.label, summary))}\n`);
     return { summary, code };
   } finally {
@@ -199,10 +205,16 @@ async function runOrRerun(
 async function explainOutcome(summary: RunSummary, client: ApiClient, req: RunRequest): Promise<ExitCode> {
   const notFound = summary.outcome === 'error' && isNotFound(summary.error);
   if (notFound) summary.message = `${summary.message ?? ''}${await otherKindHint(client, req.args)}`;
-  if (summary.outcome === 'auth') summary.message = `${summary.message} Set EVAL_RUNNER_TOKEN to a valid personal access token.`;
+  // The API's advice (set a valid token) becomes the CLI's: said once, with where the token comes from.
+  if (summary.outcome === 'auth' && summary.error instanceof ApiError && summary.message) summary.message = summary.message.replace(summary.error.hint, TOKEN_NEXT_STEP);
   // A target that cannot be set up at all (a module that fails to import) is the run's configuration.
   const setupFailed = summary.outcome === 'error' && summary.error instanceof TargetError && summary.error.details.setup;
   return notFound || setupFailed ? EXIT.usage : OUTCOME_EXIT[summary.outcome];
+}
+
+/** Nothing was sent to the target or the service, and the run stopped for a reason: a fatal error, not a summary. */
+function neverStarted(s: RunSummary): boolean {
+  return s.outcome !== 'completed' && s.outcome !== 'cancelled' && s.runId === undefined && s.targetCalls === 0 && s.submittedNow === 0 && s.message !== undefined;
 }
 
 /** --submit-skipped: the skipped traces get the not-answered text; a failure there fails the run's exit code. */

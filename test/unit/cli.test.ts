@@ -78,7 +78,11 @@ describe('CLI contract', function () {
   it('exits 3 when the token is rejected, saying how to set it', async () => {
     const r = await cli(['run', ...svc(1, 'benchmark'), '--target', 'echo', '--state-dir', stateDir], { EVAL_RUNNER_TOKEN: 'wrong' });
     assert.equal(r.code, 3);
-    assert.match(r.stdout, /rejected the personal access token.*Set EVAL_RUNNER_TOKEN/s);
+    // Once, on stderr, with the CLI's next step; no summary of a run that never started.
+    assert.match(r.stderr, /rejected the personal access token.*Set EVAL_RUNNER_TOKEN to a valid personal access token and try again\.\n$/s);
+    assert.equal((r.stderr.match(/Set EVAL_RUNNER_TOKEN/g) ?? []).length, 1, r.stderr);
+    assert.doesNotMatch(r.stderr, /Set a valid personal access token/);
+    assert.equal(r.stdout, '');
   });
 
   it('exits 4 when the service is unreachable or the prompts are not ready in time', async () => {
@@ -90,7 +94,7 @@ describe('CLI contract', function () {
     const url = late.baseUrl;
     await late.close();
     assert.equal(notReady.code, 4);
-    assert.match(notReady.stdout, /not ready within 1 s/);
+    assert.match(notReady.stderr, /not ready within 1 s/);
     const gone = await cli(['prompts', '--base-url', url, '--evaluation', '1', '--kind', 'benchmark'], env);
     assert.equal(gone.code, 4);
     assert.match(gone.stderr, /Could not reach the service/);
@@ -99,7 +103,7 @@ describe('CLI contract', function () {
   it('names the other kind after a 404 when the evaluation exists there', async () => {
     const r = await cli(['run', ...svc(2, 'benchmark'), '--target', 'echo', '--state-dir', stateDir], env);
     assert.equal(r.code, 2);
-    assert.match(r.stdout, /No benchmark evaluation with id 2.*use --kind robustness/s);
+    assert.match(r.stderr, /No benchmark evaluation with id 2.*use --kind robustness/s);
     const p = await cli(['prompts', ...svc(1, 'robustness')], env);
     assert.equal(p.code, 2);
     assert.match(p.stderr, /use --kind benchmark/);
