@@ -34,7 +34,10 @@ export interface EngineOptions {
   waitForGenerationMs?: number;
   onTargetError?: OnTargetError;
   targetTimeoutMs?: number;
-  /** Further tries of a failing target call (rate limits aside). */
+  /**
+   * Further tries of a failing target call (rate limits aside). Unset: 2 for passing failures (a crashed worker, a
+   * 503) and none for an exception the user's own code raised; set (--target-retries N): N for both.
+   */
   targetRetries?: number;
   /** Journal answers, submit nothing: they wait as Responded (--no-submit, review before submitting). */
   holdAnswers?: boolean;
@@ -265,6 +268,7 @@ class EngineRun {
     const o = this.options;
     const policy = {
       retries: o.targetRetries ?? 2,
+      userCodeRetries: o.targetRetries ?? 0,
       timeoutMs: o.targetTimeoutMs ?? 600_000,
       maxRetryAfterMs: o.maxTargetRetryAfterMs ?? 300_000,
       maxQuotaStrikes: o.maxQuotaStrikes ?? 3,
@@ -533,6 +537,7 @@ class TraceHandler {
       a: result.answer,
       at: Date.now(),
       ms: result.ms,
+      ...(result.queueMs !== undefined ? { qw: result.queueMs } : {}),
       ...(result.usage?.promptTokens !== undefined ? { tp: result.usage.promptTokens } : {}),
       ...(result.usage?.completionTokens !== undefined ? { tc: result.usage.completionTokens } : {}),
       ...(result.ttftMs !== undefined ? { ft: result.ttftMs } : {}),

@@ -4,6 +4,11 @@ import type { RunInfo } from './traceStore';
 export interface RunStats {
   /** Latency of the target's answers (nearest-rank percentiles); absent when the run has none. */
   latencyMs?: { p50: number; p95: number; max: number };
+  /**
+   * The wait for a free worker or slot before each call started (a pool smaller than the run's concurrency): apart
+   * from the latency, which is the target's own time; absent when the target measured none.
+   */
+  queueWaitMs?: { p50: number; p95: number; max: number };
   /** Time to first token of streamed answers; absent when none was streamed. */
   ttftMs?: { p50: number; p95: number };
   /** Token totals; absent when the target reported none. */
@@ -23,11 +28,8 @@ export function percentile(sorted: ArrayLike<number>, q: number): number {
 
 export function runStats(run: RunInfo): RunStats {
   const stats: RunStats = { errors: { ...run.errors } };
-  if (run.latencies.length > 0) {
-    // A typed array sorts numerically and fast (100k latencies in a few ms, so a live header can afford it).
-    const sorted = Float64Array.from(run.latencies).sort();
-    stats.latencyMs = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted[sorted.length - 1]! };
-  }
+  if (run.latencies.length > 0) stats.latencyMs = spread(run.latencies);
+  if (run.queueWaits.length > 0) stats.queueWaitMs = spread(run.queueWaits);
   if (run.ttfts.length > 0) {
     const sorted = Float64Array.from(run.ttfts).sort();
     stats.ttftMs = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
@@ -39,11 +41,18 @@ export function runStats(run: RunInfo): RunStats {
   return stats;
 }
 
+/** p50, p95 and max of values in any order. */
+function spread(values: readonly number[]): { p50: number; p95: number; max: number } {
+  // A typed array sorts numerically and fast (100k latencies in a few ms, so a live header can afford it).
+  const sorted = Float64Array.from(values).sort();
+  return { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted[sorted.length - 1]! };
+}
 
-/** "p50 120 ms · p95 340 ms · max 1.2 s · 12,345 + 6,789 tokens" for headers and terminals. */
+/** "latency p50 120 ms · p95 340 ms · max 1.2 s · 12,345 + 6,789 tokens" for headers and terminals. */
 export function describeStats(stats: RunStats): string {
   const parts: string[] = [];
   if (stats.latencyMs) parts.push(`latency p50 ${ms(stats.latencyMs.p50)} · p95 ${ms(stats.latencyMs.p95)} · max ${ms(stats.latencyMs.max)}`);
+  if (stats.queueWaitMs) parts.push(`worker wait p50 ${ms(stats.queueWaitMs.p50)} · p95 ${ms(stats.queueWaitMs.p95)} · max ${ms(stats.queueWaitMs.max)}`);
   if (stats.ttftMs) parts.push(`first token p50 ${ms(stats.ttftMs.p50)} · p95 ${ms(stats.ttftMs.p95)}`);
   if (stats.tokens) parts.push(`tokens ${stats.tokens.prompt.toLocaleString('en-US')} prompt + ${stats.tokens.completion.toLocaleString('en-US')} completion`);
   if (stats.tracesPerSecond !== undefined) parts.push(`${stats.tracesPerSecond} traces/s`);

@@ -9,8 +9,13 @@ import type { TraceInfo } from './traceStore';
 export type OnTargetError = 'fail' | 'submit';
 
 export interface TargetCallPolicy {
-  /** Further tries of a failing target call (rate limits aside). */
+  /** Further tries of a target call that failed for a passing reason (rate limits aside): a crashed worker, a 503. */
   retries: number;
+  /**
+   * Further tries of a call the user's own code failed (an exception it raised): by default none, the exception is
+   * that prompt's answer; a deterministic bug retried only costs calls and repeats its traceback.
+   */
+  userCodeRetries?: number;
   timeoutMs: number;
   /** A Retry-After longer than this stops the run (a quota that will not recover soon). */
   maxRetryAfterMs: number;
@@ -21,7 +26,11 @@ export interface TargetCallPolicy {
   onError: OnTargetError;
 }
 
-export type TargetResult = { answer: string; ms: number; errorAnswer: boolean; usage?: TargetUsage; ttftMs?: number } | { fail: string } | 'stopped';
+/**
+ * `ms`: the target's own time on the answer; `queueMs`: the wait for a free worker or slot before it (where the target
+ * has one), kept apart so that a pool smaller than the run's concurrency does not pass for a slow model.
+ */
+export type TargetResult = { answer: string; ms: number; queueMs?: number; errorAnswer: boolean; usage?: TargetUsage; ttftMs?: number } | { fail: string } | 'stopped';
 
 // Pauses between target tries (the target is not the service: its retries are the engine's, not the API module's).
 const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
@@ -56,13 +65,17 @@ export class TargetCaller {
       const onUsage = (u: TargetUsage) => (usage = u);
       let ttftMs: number | undefined;
       const onFirstToken = (ms: number) => (ttftMs = ms);
+      let queueMs: number | undefined;
+      const onQueued = (ms: number) => (queueMs = Math.max(0, ms));
       try {
         this.run.targetCalls++;
         const context = { traceId: info.traceId, ...this.evaluation };
-        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, context });
-        this.scheduler.release(true, Date.now() - t0, rateInfo);
+        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, onQueued, context });
+        const total = Date.now() - t0;
+        this.scheduler.release(true, total, rateInfo);
         this.quotaStrikes = 0;
-        return { answer, ms: Date.now() - t0, errorAnswer: false, ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}) };
+        const own = { ms: Math.max(0, total - (queueMs ?? 0)), ...(queueMs !== undefined ? { queueMs } : {}) };
+        return { answer, ...own, errorAnswer: false, ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}) };
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
         this.scheduler.release(!limited, Date.now() - t0, rateInfo);
@@ -85,7 +98,8 @@ export class TargetCaller {
           this.run.halt('error', `${te.message} The run stopped; answers so far are saved.`, te);
           return 'stopped';
         }
-        if (!te.retryable || ++failures > this.policy.retries) return this.giveUp(info, te);
+        const retries = te.details.userCode ? (this.policy.userCodeRetries ?? 0) : this.policy.retries;
+        if (!te.retryable || ++failures > retries) return this.giveUp(info, te);
         await sleep(backoffDelay(failures, TARGET_FAILURE_BACKOFF), signal);
       }
     }

@@ -71,9 +71,13 @@ export interface RunInfo {
   latencies: number[];
   /** Times to first token of the run's streamed answers (ms). */
   ttfts: number[];
+  /** Waits for a free worker or slot before the target's answers (ms), where the target measured them; not latency. */
+  queueWaits: number[];
   /** When each of the target's answers in this run was journaled (ms since the epoch), and those standing for an error. */
   answerTimes: number[];
   errorTimes: number[];
+  /** When traces failed at the target in this run (no answer): the timeline shows them as errors too. */
+  targetFailTimes: number[];
   /** When the target or the service answered with a rate limit (journaled with the run's end). */
   rateLimitTimes: number[];
   promptTokens: number;
@@ -233,6 +237,8 @@ export class TraceStore {
       errorTimes: [],
       rateLimitTimes: [],
       ttfts: [],
+      queueWaits: [],
+      targetFailTimes: [],
       promptTokens: 0,
       completionTokens: 0,
       usageReported: 0,
@@ -300,6 +306,7 @@ export class TraceStore {
       this.currentRun.failed++;
       const group = errorGroup(record.reason);
       this.currentRun.errors[group] = (this.currentRun.errors[group] ?? 0) + 1;
+      if (record.stage === 'target') this.currentRun.targetFailTimes.push(record.at);
     }
     this.move(info, 'failed');
   }
@@ -313,6 +320,7 @@ export class TraceStore {
       run.errorTimes.push(record.at);
     } else if (record.ms !== undefined) run.latencies.push(record.ms);
     if (record.ft !== undefined && !record.err) run.ttfts.push(record.ft);
+    if (record.qw !== undefined && !record.err) run.queueWaits.push(record.qw);
     if (record.tp !== undefined || record.tc !== undefined) {
       run.usageReported++;
       run.promptTokens += record.tp ?? 0;

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client';
+import { runCharts } from '../../src/core/report/reportData';
+import { describeStats, runStats } from '../../src/core/runStats';
 import { EvaluationSession } from '../../src/core/session';
 import type { RunSummary } from '../../src/core/engine';
 import { TargetError } from '../../src/core/targets/target';
@@ -74,8 +76,11 @@ describe('your own code as the target: workers that die, hang, print garbage, fa
   });
   afterEach(() => sandbox.close());
 
-  async function run(spec: TargetSpec, dir: string, extra: { targetTimeoutMs?: number; cancelAfter?: number } = {}) {
-    const target = createTarget(spec, {}, { connections: 4, cwd: dir, onLog: (_l, m) => logs.push(m) }) as WorkerTarget;
+  /** targetRetries: 1 unless given; 'default' leaves it unset, as a user who asked for nothing. */
+  async function run(spec: TargetSpec, dir: string, extra: { targetTimeoutMs?: number; cancelAfter?: number; concurrency?: number; targetRetries?: number | 'default' } = {}) {
+    const concurrency = extra.concurrency ?? 4;
+    const retries = extra.targetRetries ?? 1;
+    const target = createTarget(spec, {}, { connections: concurrency, cwd: dir, onLog: (_l, m) => logs.push(m) }) as WorkerTarget;
     const client = createApiClient({ baseUrl: sandbox.baseUrl, token: sandbox.token, retry: FAST_RETRY });
     const session = new EvaluationSession({ origin: client.origin, kind: 'benchmark', evaluationId: 1 }, join(dir, 'state'));
     try {
@@ -83,8 +88,8 @@ describe('your own code as the target: workers that die, hang, print garbage, fa
         client,
         target,
         identity: targetIdentity(spec, dir),
-        concurrency: 4,
-        targetRetries: 1,
+        concurrency,
+        ...(retries === 'default' ? {} : { targetRetries: retries }),
         ...(extra.targetTimeoutMs ? { targetTimeoutMs: extra.targetTimeoutMs } : {}),
         onLog: (_l, m) => logs.push(m),
       });
@@ -168,6 +173,64 @@ rl.on('line', (line) => {
     assert.equal(summary.counts.submitted, TRACES - 1);
     const run0 = session.store.runs[0]!;
     assert.equal(run0.promptTokens, TRACES - 1, 'usage flows into the run figures');
+  });
+
+  it('a pool smaller than the concurrency: the latency journaled is the function\'s own time, the wait for a worker apart', async () => {
+    const dir = tempDir();
+    pythonModel(dir, `def answer(prompt):\n    time.sleep(0.05)\n    return 'ok'\n`);
+    const { summary, session } = await run({ type: 'python', file: 'model.py', workers: 2 }, dir, { concurrency: 8 });
+    assert.equal(summary.outcome, 'completed', summary.message);
+    // As journaled: read back from the file by another session.
+    const reread = new EvaluationSession(session.key, join(dir, 'state'));
+    await reread.load();
+    const stats = runStats(reread.store.runs[0]!);
+    // 8 at once on 2 workers: each call waits ~150 ms for a worker; counted as latency, the p50 was ~200 ms.
+    assert.ok(stats.latencyMs && stats.latencyMs.p50 < 150, `latency p50 ${stats.latencyMs?.p50} ms for a 50 ms function`);
+    assert.ok(stats.latencyMs.p50 >= 45, `the function's own 50 ms: ${stats.latencyMs.p50} ms`);
+    assert.equal(reread.store.runs[0]!.queueWaits.length, TRACES, 'a wait journaled with every answer');
+    assert.ok(stats.queueWaitMs && stats.queueWaitMs.p50 > 0, `the wait for a free worker is measured: ${JSON.stringify(stats.queueWaitMs)}`);
+    assert.match(describeStats(stats), /latency p50 \d+ ms · p95 \d+ ms · max \d+ ms · worker wait p50 \d+ ms · p95 \d+ ms · max \d+ ms/);
+  });
+
+  it('an exception in the user\'s function is that prompt\'s answer: failed, not retried unless asked, one trimmed traceback each, red in the timeline', async () => {
+    const dir = tempDir();
+    const crashedOnce = join(dir, 'crashed-once');
+    pythonModel(
+      dir,
+      `def check(trace):
+    if trace in ('bench-0004', 'bench-0009', 'bench-0014', 'bench-0019'):
+        raise ValueError('cannot answer ' + trace)
+
+def answer(prompt, context):
+    if context['traceId'] == 'bench-0002' and not os.path.exists(${JSON.stringify(crashedOnce)}):
+        open(${JSON.stringify(crashedOnce)}, 'w').close()
+        os._exit(7)
+    check(context['traceId'])
+    return 'ok'
+`,
+    );
+    const { summary, session } = await run({ type: 'python', file: 'model.py', workers: 2 }, dir, { targetRetries: 'default' });
+    assert.equal(summary.outcome, 'failedTraces', summary.message);
+    assert.deepEqual(summary.failed.map((f) => f.traceId).sort(), ['bench-0004', 'bench-0009', 'bench-0014', 'bench-0019']);
+    // One call per trace, and one more for the worker that crashed: a passing failure is still retried by default.
+    assert.equal(summary.targetCalls, TRACES + 1);
+    assert.equal(sandbox.answerOf(1, 'bench-0002'), 'ok');
+    for (const { traceId, reason } of summary.failed) {
+      assert.match(reason, new RegExp(`raised: ValueError: cannot answer ${traceId}\\nTraceback \\(most recent call last\\):\\n  File ".*model\\.py", line \\d+, in answer\\n`));
+      assert.match(reason, /in check\n.*\nValueError: cannot answer/s);
+      assert.equal(reason.split('Traceback (most recent call last)').length, 2, `one traceback: ${reason}`);
+      assert.ok(!/evalRunnerShim|asyncio/.test(reason), `the shim's own frames are dropped: ${reason}`);
+    }
+    assert.equal(logs.filter((l) => l.includes('Traceback')).length, 4, `one traceback per failed trace in the log:\n${logs.join('\n')}`);
+    const timeline = runCharts(session.store.runs[0]!).timeline;
+    assert.equal(timeline.errors.reduce((a, b) => a + b, 0), 4, 'the failed traces are errors in the timeline');
+
+    // Asked for (targetRetries, --target-retries N): the user's exceptions are retried too.
+    const again = tempDir();
+    pythonModel(again, `def answer(prompt, context):\n    if context['traceId'] == 'bench-0004':\n        raise ValueError('no')\n    return 'ok'\n`);
+    const asked = await run({ type: 'python', file: 'model.py', workers: 2 }, again, { targetRetries: 2 });
+    assert.deepEqual(asked.summary.failed.map((f) => f.traceId), ['bench-0004']);
+    assert.equal(asked.summary.targetCalls, TRACES + 2);
   });
 
   it('a module that fails to import stops the run at once: the traceback\'s last line, a setup error, no trace failed', async () => {

@@ -5,6 +5,7 @@ import { createCommandTarget } from '../../src/core/targets/commandTarget';
 import { createHttpTarget } from '../../src/core/targets/httpTarget';
 import { createOpenAiTarget } from '../../src/core/targets/openaiTarget';
 import { TargetError } from '../../src/core/targets/target';
+import { createWorkerTarget } from '../../src/core/targets/workerTarget';
 import type { TargetCallOptions } from '../../src/core/targets/target';
 import { startSandbox } from '../../src/sandbox/server';
 import { tempDir } from './helpers/runs';
@@ -153,5 +154,47 @@ describe('command target', () => {
     setTimeout(() => controller.abort(), 100);
     const cancelled = await target.send('x', call(60_000, controller.signal)).then(() => undefined, (x: unknown) => x);
     assert.ok(cancelled instanceof Error && !(cancelled instanceof TargetError));
+  });
+});
+
+describe('worker target: its own time, and what the user\'s code raised', () => {
+  const dir = tempDir();
+  const script = join(dir, 'worker.js');
+  // Answers after 100 ms; "fail" gets an error reply with a traceback (a control character in it).
+  writeFileSync(
+    script,
+    `require('readline').createInterface({ input: process.stdin }).on('line', (line) => {
+  const { id, prompt } = JSON.parse(line);
+  const reply = prompt === 'fail' ? { id, error: 'ValueError: no', traceback: 'Traceback (most recent call last):\\n  File "m.py", line 2, in answer\\n\\u001b[31mValueError: no' } : { id, answer: prompt };
+  setTimeout(() => process.stdout.write(JSON.stringify(reply) + '\\n'), 100);
+});
+`,
+  );
+  const worker = () => createWorkerTarget({ what: 'The worker', description: 'worker', program: process.execPath, args: [script], workers: 1, env: process.env });
+
+  it('tells the wait for a free worker apart from the call: two at once on one worker, the second waits', async () => {
+    const target = worker();
+    try {
+      const waits: number[] = [];
+      const queued = (): TargetCallOptions => ({ ...call(), onQueued: (ms) => waits.push(ms) });
+      assert.deepEqual(await Promise.all([target.send('a', queued()), target.send('b', queued())]), ['a', 'b']);
+      waits.sort((x, y) => x - y);
+      assert.equal(waits.length, 2);
+      assert.ok(waits[1]! >= 50, `the second call waited for the first one's answer: ${waits.join(', ')} ms`);
+    } finally {
+      await target.close!();
+    }
+  });
+
+  it('an error reply is the user\'s code failing: not a passing failure, its traceback on the next lines, escaped', async () => {
+    const target = worker();
+    try {
+      const e = await targetError(target.send('fail', call()));
+      assert.equal(e.details.userCode, true);
+      assert.equal(e.message, 'The worker raised: ValueError: no\nTraceback (most recent call last):\n  File "m.py", line 2, in answer\n\\u001b[31mValueError: no');
+      assert.equal(await target.send('still serves', call()), 'still serves');
+    } finally {
+      await target.close!();
+    }
   });
 });

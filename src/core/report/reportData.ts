@@ -39,6 +39,7 @@ function reportRun(run: RunInfo): ReportRun {
     submitted: run.submitted,
     failed: run.failed,
     latencyMs: stats.latencyMs ?? null,
+    queueWaitMs: stats.queueWaitMs ?? null,
     ttftMs: stats.ttftMs ?? null,
     tokens: stats.tokens ?? null,
     errors: stats.errors,
@@ -58,14 +59,19 @@ function histogram(latencies: readonly number[], max: number): ReportRun['histog
   return { edges: Array.from({ length: HISTOGRAM_BINS + 1 }, (_, i) => i * width), counts };
 }
 
-/** The run's answers over its time, as journaled (a later run's answer to a trace does not take it away). */
+/**
+ * The run's answers over its time, as journaled (a later run's answer to a trace does not take it away); a trace that
+ * failed at the target counts there too, as an error: it is what the target came to for that trace.
+ */
 function timeline(run: RunInfo): ReportRun['timeline'] {
-  const end = run.endedAt ?? run.lastAnswerAt ?? run.startedAt;
+  const lastFailure = run.targetFailTimes.reduce((m, v) => Math.max(m, v), run.startedAt);
+  const end = run.endedAt ?? Math.max(run.lastAnswerAt ?? run.startedAt, lastFailure);
   const binMs = Math.max(1, Math.ceil((end - run.startedAt + 1) / TIMELINE_BINS));
-  const bins = (times: readonly number[]) => {
+  const bins = (...series: ReadonlyArray<readonly number[]>) => {
     const counts = new Array<number>(TIMELINE_BINS).fill(0);
-    for (const at of times) counts[Math.max(0, Math.min(TIMELINE_BINS - 1, Math.floor((at - run.startedAt) / binMs)))]!++;
+    for (const times of series) for (const at of times) counts[Math.max(0, Math.min(TIMELINE_BINS - 1, Math.floor((at - run.startedAt) / binMs)))]!++;
     return counts;
   };
-  return { startMs: run.startedAt, binMs, answers: bins(run.answerTimes), errors: bins(run.errorTimes), limited: bins(run.rateLimitTimes) };
+  const failed = run.targetFailTimes;
+  return { startMs: run.startedAt, binMs, answers: bins(run.answerTimes, failed), errors: bins(run.errorTimes, failed), limited: bins(run.rateLimitTimes) };
 }

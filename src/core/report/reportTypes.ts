@@ -24,15 +24,18 @@ export interface ReportRun {
   answered: number;
   submitted: number;
   failed: number;
+  /** The target's own time on each answer. */
   latencyMs: { p50: number; p95: number; max: number } | null;
+  /** The wait for a free worker or slot before each call, apart from the latency; null when none was measured. */
+  queueWaitMs: { p50: number; p95: number; max: number } | null;
   ttftMs: { p50: number; p95: number } | null;
   tokens: { prompt: number; completion: number } | null;
   errors: Record<string, number>;
   /** Latencies in equal bins from 0 to the run's max: counts[i] answers took between edges[i] and edges[i+1]. */
   histogram: { edges: number[]; counts: number[] };
   /**
-   * Answers journaled per bin of binMs from the run's start; errors: those that stand for a target error; limited:
-   * the rate limits the target or the service answered with.
+   * Answers journaled and traces failed at the target per bin of binMs from the run's start; errors: the failures
+   * and the answers that stand for a target error; limited: the rate limits the target or the service answered with.
    */
   timeline: { startMs: number; binMs: number; answers: number[]; errors: number[]; limited: number[] };
 }

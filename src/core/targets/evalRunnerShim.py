@@ -2,7 +2,7 @@
 
 Started as: python eval_runner_shim.py FILE FUNCTION. Standard library only, Python 3.8 or later.
 Protocol (see the README): {"ready": true} once the module is loaded, or {"fatal": "..."} when it cannot be;
-then per request {"id", "prompt", "traceId", ...} in, {"id", "answer", "usage"?} or {"id", "error"} out.
+then per request {"id", "prompt", "traceId", ...} in, {"id", "answer", "usage"?} or {"id", "error", "traceback"?} out.
 Whatever the user's code prints goes to stderr, so it never breaks the protocol on stdout.
 """
 import importlib.util
@@ -11,6 +11,27 @@ import json
 import os
 import sys
 import traceback
+
+
+_SHIM = os.path.normcase(os.path.abspath(__file__))
+# The event loop the shim runs an async function on: its frames sit between the shim's and the user's.
+_LOOP = os.path.normcase(os.path.join(os.path.dirname(os.path.abspath(os.__file__)), "asyncio")) + os.sep
+
+
+def _own_frame(frame):
+    path = os.path.normcase(os.path.abspath(frame.filename))
+    return path == _SHIM or path.startswith(_LOOP)
+
+
+def _user_traceback(error):
+    """The traceback of what the user's function raised, from the user's first frame on: the shim's own frames
+    (and the event loop's) say nothing about the user's code. Chained causes are kept: they are the user's."""
+    tb = traceback.TracebackException(type(error), error, error.__traceback__)
+    frames = list(tb.stack)
+    while frames and _own_frame(frames[0]):
+        frames.pop(0)
+    tb.stack = traceback.StackSummary.from_list(frames)
+    return "".join(tb.format()).rstrip()
 
 
 def _emit(out, message):
@@ -93,9 +114,9 @@ def main():
                     loop = asyncio.new_event_loop()
                 result = loop.run_until_complete(result)
             message = _reply(request_id, result)
-        except Exception as error:  # the user's function failed on this prompt: the run goes on
-            traceback.print_exc()
-            message = {"id": request_id, "error": "%s: %s" % (type(error).__name__, error)}
+        except Exception as error:  # the user's function failed on this prompt: that is its answer, the run goes on
+            # One traceback per failure, in the reply (the trace's failure reason), not also on stderr (the log).
+            message = {"id": request_id, "error": "%s: %s" % (type(error).__name__, error), "traceback": _user_traceback(error)}
         _emit(out, message)
     return 0
 

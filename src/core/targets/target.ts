@@ -28,6 +28,11 @@ export interface TargetCallOptions {
   onUsage?: (usage: TargetUsage) => void;
   /** Told when a streamed answer's first piece arrived, ms after the call started (time to first token). */
   onFirstToken?: (ms: number) => void;
+  /**
+   * Told how long the call waited for a free worker or slot before it started (a pool with fewer workers than
+   * the run's concurrency): that wait is not the target's latency, and is shown apart.
+   */
+  onQueued?: (ms: number) => void;
   /** Which trace the prompt belongs to (a worker's function may use it). */
   context?: { traceId: string; evaluationId?: number; kind?: string };
 }
@@ -75,6 +80,11 @@ export class TargetError extends Error {
       stopsRun?: boolean;
       /** The target could not be set up at all (a module that fails to import): a configuration error. */
       setup?: boolean;
+      /**
+       * The user's own code failed on this prompt (a Python exception, a worker's error reply): that prompt's
+       * answer, tried again only when the user asked for retries (a crashed worker is a passing failure instead).
+       */
+      userCode?: boolean;
     } = {},
   ) {
     super(message);

@@ -9,7 +9,7 @@ import { killTree, treeSpawnOptions } from './processes';
 /**
  * The worker protocol: a long-lived process per worker, JSON lines both ways.
  *   in:  {"id": 1, "prompt": "…", "traceId": "…", "evaluationId": 1, "kind": "benchmark"}
- *   out: {"id": 1, "answer": "…", "usage"?: {"promptTokens": n, "completionTokens": n}} or {"id": 1, "error": "…"}
+ *   out: {"id": 1, "answer": "…", "usage"?: {"promptTokens": n, "completionTokens": n}} or {"id": 1, "error": "…", "traceback"?: "…"}
  * A worker may first say {"ready": true} (the Python shim does, once the module is loaded) or {"fatal": "…"}
  * (it cannot serve at all: the run stops). Each worker answers one request at a time; the pool spreads the
  * run's concurrency over its workers.
@@ -40,6 +40,7 @@ const MAX_LINE = 64 * 1024 * 1024;
 const STDERR_LINES = 20;
 const LOGGED_STDERR_LINES = 500;
 const QUOTED = 200;
+const TRACEBACK_CHARS = 4000;
 
 interface Pending {
   id: number;
@@ -167,7 +168,7 @@ class Worker {
     if (!pending || pending.id !== message.id) return; // a late reply to a request already given up
     this.pending = undefined;
     if (typeof message.error === 'string') {
-      pending.reject(new TargetError(`${this.options.what} raised: ${quote(message.error)}`, 'failed', { retryable: true, cause: 'worker error' }));
+      pending.reject(userCodeError(this.options.what, message.error, message.traceback));
     } else if (typeof message.answer === 'string') {
       const usage = readUsage(message.usage);
       pending.resolve({ answer: message.answer, ...(usage ? { usage } : {}) });
@@ -246,9 +247,10 @@ class WorkerPool implements WorkerTarget {
   }
 
   async send(prompt: string, call: TargetCallOptions): Promise<string> {
+    const queuedAt = Date.now();
     await this.slot(call.signal);
     try {
-      const reply = await this.callOn(this.take(), prompt, call);
+      const reply = await this.callOn(this.take(), prompt, call, queuedAt);
       if (reply.usage) call.onUsage?.(reply.usage);
       return reply.answer;
     } finally {
@@ -272,8 +274,11 @@ class WorkerPool implements WorkerTarget {
     await Promise.all(exits);
   }
 
-  /** One request on one worker, under the call's time-out and signal; the worker goes back to the pool if sound. */
-  private async callOn(worker: Worker, prompt: string, call: TargetCallOptions): Promise<{ answer: string; usage?: TargetUsage }> {
+  /**
+   * One request on one worker, under the call's time-out and signal; the worker goes back to the pool if sound. The
+   * wait since queuedAt for a free worker (and for a replacement's start) is told apart: it is not the function's time.
+   */
+  private async callOn(worker: Worker, prompt: string, call: TargetCallOptions, queuedAt: number): Promise<{ answer: string; usage?: TargetUsage }> {
     const id = this.nextId++;
     let timedOut = false;
     const timer = setTimeout(() => {
@@ -285,6 +290,7 @@ class WorkerPool implements WorkerTarget {
     try {
       if (call.signal.aborted) throw abortReason(call.signal);
       await worker.ready;
+      call.onQueued?.(Date.now() - queuedAt);
       const reply = await worker.call(id, { id, prompt, ...(call.context ?? {}) });
       this.giveBack(worker);
       return reply;
@@ -341,9 +347,29 @@ class WorkerPool implements WorkerTarget {
   }
 }
 
+/**
+ * The error the worker's code raised on one prompt (an error reply): that prompt's answer, so not retried unless the
+ * user asked (see TargetCallPolicy.userCodeRetries). Its traceback, when the reply has one (the Python shim's, already
+ * trimmed to the user's frames), follows on the next lines: one per trace, in the failure reason, not in the log too.
+ */
+function userCodeError(what: string, error: string, traceback: unknown): TargetError {
+  const trace = typeof traceback === 'string' && traceback.trim() ? `\n${quoteEnd(traceback.trimEnd(), TRACEBACK_CHARS)}` : '';
+  return new TargetError(`${what} raised: ${quote(error)}${trace}`, 'failed', { retryable: true, userCode: true, cause: 'worker error' });
+}
+
+/** Control characters (but tabs and line ends) shown as escapes: a worker's text cannot redraw a terminal. */
+function escapeControls(text: string): string {
+  return text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** The start of a text a worker wrote, capped, control characters shown as escapes. */
 function quote(text: string, max = QUOTED): string {
-   
-  const shown = text.replace(/[\u0000-\u0008\u000b-\u001f\u007f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  const shown = escapeControls(text);
   return shown.length > max ? `${shown.slice(0, max)}…` : shown;
+}
+
+/** The end of a text (a traceback ends with the innermost frame and the exception), capped, escaped. */
+function quoteEnd(text: string, max: number): string {
+  const shown = escapeControls(text);
+  return shown.length > max ? `…${shown.slice(shown.length - max)}` : shown;
 }

@@ -62,8 +62,8 @@ export function latencyHistogram(hist: { edges: readonly number[]; counts: reado
 }
 
 /**
- * Answers journaled over the run's time; those that stand for a target error in the error colour; a mark above the
- * bins where the target or the service answered with a rate limit.
+ * Answers journaled over the run's time; traces that failed at the target and answers that stand for a target error
+ * in the error colour; a mark above the bins where the target or the service answered with a rate limit.
  */
 export function answersTimeline(tl: { binMs: number; answers: readonly number[]; errors: readonly number[]; limited?: readonly number[] }, label: string): SVGSVGElement {
   const svg = frame(label);
@@ -74,7 +74,7 @@ export function answersTimeline(tl: { binMs: number; answers: readonly number[];
       { values: tl.answers, className: 'chart-bar' },
       { values: tl.errors, className: 'chart-bar chart-bar-error' },
     ],
-    (i) => `${at(i)}–${at(i + 1)}: ${tl.answers[i]!.toLocaleString('en-US')} answer(s)${tl.errors[i] ? `, ${tl.errors[i]} error(s)` : ''}`,
+    (i) => `${at(i)}–${at(i + 1)}: ${tl.answers[i]!.toLocaleString('en-US')} trace(s) done${tl.errors[i] ? `, ${tl.errors[i]} of them error(s)` : ''}`,
   );
   limitMarks(svg, tl.limited ?? [], tl.answers.length, (i) => `${at(i)}–${at(i + 1)}: ${tl.limited![i]} rate limit(s)`);
   axisText(svg, PAD.left, HEIGHT - 6, '0 s', 'start');

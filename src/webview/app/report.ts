@@ -14,6 +14,7 @@ const ms = (v: number) => `${v.toLocaleString('en-US')} ms`;
 function runFigures(run: ReportRun): string {
   const parts = [`${run.answered.toLocaleString('en-US')} answered · ${run.submitted.toLocaleString('en-US')} submitted · ${run.failed.toLocaleString('en-US')} failed`];
   if (run.latencyMs) parts.push(`latency p50 ${ms(run.latencyMs.p50)} · p95 ${ms(run.latencyMs.p95)} · max ${ms(run.latencyMs.max)}`);
+  if (run.queueWaitMs) parts.push(`worker wait p50 ${ms(run.queueWaitMs.p50)} · p95 ${ms(run.queueWaitMs.p95)} · max ${ms(run.queueWaitMs.max)}`);
   if (run.ttftMs) parts.push(`first token p50 ${ms(run.ttftMs.p50)} · p95 ${ms(run.ttftMs.p95)}`);
   if (run.tokens) parts.push(`tokens ${run.tokens.prompt.toLocaleString('en-US')} prompt + ${run.tokens.completion.toLocaleString('en-US')} completion`);
   return parts.join(' · ');
@@ -36,8 +37,9 @@ function runSection(run: ReportRun): HTMLElement {
   return section;
 }
 
-/** Several runs side by side: one column each. */
-function comparison(runs: readonly ReportRun[]): HTMLElement {
+/** Several runs side by side: one column each, the latest first (many runs overflow to the right, the old ones). */
+function comparison(oldestFirst: readonly ReportRun[]): HTMLElement {
+  const runs = [...oldestFirst].reverse();
   const table = el('table', 'comparison');
   const head = el('tr');
   head.append(el('th', '', ''), ...runs.map((r) => el('th', '', `${r.runId} (${r.target})`)));
@@ -50,6 +52,8 @@ function comparison(runs: readonly ReportRun[]): HTMLElement {
     ['latency max', (r) => (r.latencyMs ? ms(r.latencyMs.max) : '–')],
     ['tokens', (r) => (r.tokens ? `${r.tokens.prompt.toLocaleString('en-US')} + ${r.tokens.completion.toLocaleString('en-US')}` : '–')],
   ];
+  // Apart from the latency, and only where a target measured it (a worker pool).
+  if (runs.some((r) => r.queueWaitMs)) rows.splice(6, 0, ['worker wait p50', (r) => (r.queueWaitMs ? ms(r.queueWaitMs.p50) : '–')]);
   table.append(head);
   for (const [name, value] of rows) {
     const tr = el('tr');
@@ -134,14 +138,22 @@ function tracesSection(): HTMLElement {
   return section;
 }
 
+/** The answer, or for a trace with none (failed at the target) the error it failed with. */
+function answerOrError(r: ReportRow): HTMLElement[] {
+  const answer = r[ReportCol.Answer];
+  const error = r[ReportCol.Error];
+  if (answer === null && error !== null) return [el('h4', '', 'Error'), el('pre', 'details-text details-error', error)];
+  const shown = [el('h4', '', 'Answer'), el('pre', 'details-text', answer ?? '(no answer)')];
+  // A failed submission keeps its answer: the error says why it is not at the service.
+  return error !== null ? [...shown, el('h4', '', 'Error'), el('pre', 'details-text details-error', error)] : shown;
+}
 
 function showDetails(pane: HTMLElement, r: ReportRow): void {
   pane.replaceChildren(
     el('h3', 'details-title', r[ReportCol.TraceId]),
     el('h4', '', 'Prompt'),
     el('pre', 'details-text', r[ReportCol.Prompt]),
-    el('h4', '', 'Answer'),
-    el('pre', 'details-text', r[ReportCol.Answer] ?? '(no answer)'),
+    ...answerOrError(r),
     el('div', 'details-note', r[ReportCol.Note] ? `Note: ${r[ReportCol.Note]}` : ''),
   );
 }
