@@ -79,10 +79,13 @@ export class RemoteRun {
       socket.once('error', reject);
     });
     socket.on('error', () => undefined);
+    // A runner that refuses the handshake closes the socket; the request would wait for ever otherwise.
+    const refused = new Promise<never>((_resolve, reject) => socket.once('close', () => reject(new Error('The runner refused the connection.'))));
+    refused.catch(() => undefined);
     const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
     const run = new RemoteRun(connection, file.pid, events);
     connection.listen();
-    await connection.sendRequest(hello, { secret: file.secret, version: RUNNER_PROTOCOL_VERSION });
+    await Promise.race([connection.sendRequest(hello, { secret: file.secret, version: RUNNER_PROTOCOL_VERSION }), refused]);
     return run;
   }
 

@@ -1,0 +1,101 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { connect } from 'node:net';
+import { dirname, join } from 'node:path';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import { journalPath } from '../../src/core/journal';
+import { RemoteRun } from '../../src/extension/remoteRun';
+import { isAlive, liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
+import { hello, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
+import type { StartParams } from '../../src/protocol/runnerProtocol';
+import { startSandbox } from '../../src/sandbox/server';
+import type { Sandbox } from '../../src/sandbox/server';
+import { tempDir } from './helpers/runs';
+
+const RUNNER = join(__dirname, '..', '..', '..', 'dist', 'runner.js');
+
+async function until(what: string, check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** Says hello with this secret; resolves to the runner's answer or rejects. */
+async function helloWith(socketPath: string, secret: string): Promise<{ pid: number; closed: Promise<void> }> {
+  const socket = connect(socketPath);
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  socket.on('error', () => undefined);
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  connection.listen();
+  try {
+    const refused = closed.then(() => Promise.reject(new Error('the runner closed the connection')));
+    const answer = await Promise.race([connection.sendRequest(hello, { secret, version: RUNNER_PROTOCOL_VERSION }), refused]);
+    await connection.sendRequest(state);
+    return { ...answer, closed };
+  } finally {
+    connection.dispose();
+    socket.destroy();
+  }
+}
+
+describe('the runner process: owner-only, a secret handshake, secrets only over the socket', function () {
+  this.timeout(30_000);
+  let sandbox: Sandbox;
+  beforeEach(async () => {
+    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+  });
+  afterEach(() => sandbox.close());
+
+  it('listens on an owner-only socket, says so in an owner-only file, and answers only a client with its secret', async function () {
+    if (process.platform === 'win32') this.skip();
+    const journal = join(tempDir(), 'state', 'benchmark-1.jsonl');
+    const child = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
+    try {
+      await until('the runner file is written', () => liveRunner(journal)?.pid === child.pid);
+      const file = liveRunner(journal)!;
+      assert.equal(statSync(runnerFilePath(journal)).mode & 0o777, 0o600);
+      assert.equal(statSync(dirname(file.socket)).mode & 0o777, 0o700);
+      await assert.rejects(helloWith(file.socket, 'ab'.repeat(32)), 'a wrong secret is refused');
+      await assert.rejects(helloWith(file.socket, ''), 'no secret is refused');
+      assert.equal((await helloWith(file.socket, file.secret)).pid, child.pid);
+    } finally {
+      child.kill();
+    }
+  });
+
+  it('runs the evaluation to the end, leaves, and never had the token in its argv or environment', async () => {
+    const stateDir = tempDir();
+    const origin = new URL(sandbox.baseUrl).origin;
+    const key = { origin, kind: 'benchmark' as const, evaluationId: 1 };
+    const journal = journalPath(stateDir, key);
+    const params: StartParams = {
+      key,
+      baseUrl: sandbox.baseUrl,
+      stateDir,
+      label: 'test',
+      token: sandbox.token,
+      encoding: 'urlencoded',
+      proxy: null,
+      userAgent: 'eval-runner-test',
+      target: { spec: { type: 'echo' }, secrets: {} },
+      identity: { description: 'echo', fingerprint: 'test:echo', facts: {} },
+      run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
+    };
+    const seen: number[] = [];
+    const run = await RemoteRun.start(RUNNER, journal, params, { progress: (p) => seen.push(p.counts.submitted), log: () => undefined, needToken: () => Promise.resolve(undefined) });
+    if (process.platform === 'linux') {
+      for (const part of ['cmdline', 'environ']) assert.ok(!readFileSync(`/proc/${run.pid}/${part}`, 'latin1').includes(sandbox.token), `the token is not in the runner's ${part}`);
+    }
+    const end = await run.finished;
+    run.detach();
+    assert.equal(end?.outcome, 'completed', end?.message);
+    assert.equal(sandbox.stats.submissions, 25);
+    await until('the runner leaves', () => !isAlive(run.pid));
+    assert.equal(existsSync(runnerFilePath(journal)), false, 'the runner file is gone');
+    assert.ok(!readFileSync(journal, 'utf8').includes(sandbox.token), 'the token is not in the journal');
+  });
+});
