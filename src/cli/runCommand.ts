@@ -49,6 +49,9 @@ ${CONFIG_HELP}
   --service-patience S        how long the service may be down (gateway errors, refused connections, time-outs)
                               before the run stops with exit 4 (default 900); meanwhile answers are journaled
                               and wait, submissions are held and the service is tried again with backoff
+  --target-retries N          tries more for a target call that fails: by default 2 for a passing failure (a
+                              crashed worker, an HTTP 503) and none for an exception your own code raised
+                              (it is that prompt's answer); N sets both
   --on-target-error fail|submit  after 3 tries, fail the trace (default) or submit a fixed description of
                               the error ("target error: HTTP 500"; a model's refusal is an answer anyway)
   --encoding urlencoded|multipart  form encoding of submissions (default urlencoded)
@@ -73,6 +76,8 @@ export interface RunRequest {
   stateDir: string;
   waitForGenerationMs: number;
   servicePatienceMs?: number;
+  /** Further tries of a failing target call; undefined: the core's defaults (passing failures 2, the user's exceptions 0). */
+  targetRetries?: number;
   onTargetError: OnTargetError;
   encoding: RequestEncoding;
   journal: boolean;
@@ -159,6 +164,7 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
     concurrency: req.concurrency,
     waitForGenerationMs: req.waitForGenerationMs,
     ...(req.servicePatienceMs !== undefined ? { servicePatienceMs: req.servicePatienceMs } : {}),
+    ...(req.targetRetries !== undefined ? { targetRetries: req.targetRetries } : {}),
     onTargetError: req.onTargetError,
     targetTimeoutMs: req.targetTimeoutMs,
     ...(io.signal ? { signal: io.signal } : {}),
@@ -311,6 +317,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     'state-dir': { type: 'string' },
     'wait-for-generation': { type: 'string' },
     'service-patience': { type: 'string' },
+    'target-retries': { type: 'string' },
     'on-target-error': { type: 'string' },
     encoding: { type: 'string' },
     'no-journal': { type: 'boolean' },
@@ -339,6 +346,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     stateDir: stateDirOf(v['state-dir']),
     waitForGenerationMs: intOption(v['wait-for-generation'], 'wait-for-generation', 0, 0, 86_400) * 1000,
     servicePatienceMs: intOption(v['service-patience'], 'service-patience', DEFAULT_SERVICE_PATIENCE_MS / 1000, 0, 7 * 86_400) * 1000,
+    ...(v['target-retries'] !== undefined ? { targetRetries: intOption(v['target-retries'], 'target-retries', 0, 0, 20) } : {}),
     onTargetError: choiceOption(v['on-target-error'], 'on-target-error', ['fail', 'submit'] as const, 'fail'),
     encoding: choiceOption(v.encoding, 'encoding', ['urlencoded', 'multipart'] as const, 'urlencoded'),
     journal: !v['no-journal'],

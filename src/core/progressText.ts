@@ -66,7 +66,8 @@ export function summaryText(label: string, s: RunSummary): string {
     `${label}: ${c.submitted}/${s.total} submitted (${s.submittedNow} now), ${c.failed} failed, ${c.skipped} skipped, ` +
       `${s.targetCalls} target calls${s.rateLimitedCalls ? ` (${s.rateLimitedCalls} rate-limited)` : ''}, ${(s.durationMs / 1000).toFixed(1)} s (${rate} submitted/s)`,
   ];
-  for (const f of s.failed.slice(0, 20)) lines.push(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`);
+  // A reason's first line (a traceback's last words come first): the rest is in status --json and the export.
+  for (const f of s.failed.slice(0, 20)) lines.push(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason.split('\n')[0]}`);
   if (s.listChanges?.appeared.length) lines.push(`  the list read again at the end had ${s.listChanges.appeared.length} trace(s) more: run in this run`);
   if (s.listChanges?.vanished.length) {
     const first = s.listChanges.vanished.slice(0, 5).map((id) => JSON.stringify(id)).join(', ');

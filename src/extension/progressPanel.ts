@@ -108,7 +108,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
         if (known) run('evalRunner.editNote', message.traceId);
         return;
       case 'details':
-        if (known) this.post({ type: 'details', traceId: known.traceId, prompt: known.prompt ?? '', answer: known.answer ?? null, note: known.note ?? null });
+        if (known) this.post({ type: 'details', traceId: known.traceId, prompt: known.prompt ?? '', answer: known.answer ?? null, note: known.note ?? null, error: known.state === 'failed' ? known.error ?? null : null });
         return;
     }
   }

@@ -159,6 +159,7 @@ export class RunController extends Disposable {
       waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
       servicePatienceMs: settings.servicePatienceSeconds * 1000,
       targetTimeoutMs: 600_000,
+      ...(settings.targetRetries !== undefined ? { targetRetries: settings.targetRetries } : {}),
     };
   }
 

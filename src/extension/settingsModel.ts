@@ -51,6 +51,8 @@ export interface Settings {
   servicePatienceSeconds: number;
   /** Closing the editor leaves its runs going on in their runner processes (off: closing ends them as Ctrl-C does). */
   keepRunsAlive: boolean;
+  /** Further tries of a failing target call; undefined: passing failures 2, exceptions of the user's code none. */
+  targetRetries: number | undefined;
   /** Where journals live: the CLI's folder unless set (the same history for both). */
   stateDir: string;
   /** The text submitted for a skipped trace (Submit as Not Answered); {reason} is the skip's reason. */
@@ -107,6 +109,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
     requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
     waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
     keepRunsAlive: get('keepRunsAlive') !== false,
+    targetRetries: typeof get('targetRetries') === 'number' ? clamp(Math.floor(num('targetRetries', 0)), 0, 20) : undefined,
     servicePatienceSeconds: clamp(num('servicePatience', DEFAULT_SERVICE_PATIENCE_MS / 1000), 0, 7 * 86_400),
     stateDir: str('stateDir', '').trim() || defaultStateDir,
     skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),

@@ -34,6 +34,7 @@ export interface StartParams {
     waitForGenerationMs: number;
     servicePatienceMs: number;
     targetTimeoutMs: number;
+    targetRetries?: number;
     tool: string;
   };
 }

@@ -73,6 +73,7 @@ export class RunnerRun {
         waitForGenerationMs: p.run.waitForGenerationMs,
         servicePatienceMs: p.run.servicePatienceMs,
         targetTimeoutMs: p.run.targetTimeoutMs,
+        ...(p.run.targetRetries !== undefined ? { targetRetries: p.run.targetRetries } : {}),
         progressIntervalMs: PROGRESS_MS,
         ...(p.run.only ? { only: new Set(p.run.only) } : {}),
         ...(p.run.rerun ? { rerun: true } : {}),

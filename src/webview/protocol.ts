@@ -85,7 +85,8 @@ export type HostMessage =
   | ViewMessage
   | ProgressMessage
   /** The full texts of one trace, asked for when the reviewer wants more than the preview. */
-  | { type: 'details'; traceId: string; prompt: string; answer: string | null; note: string | null };
+  /** `error`: why the trace failed (with a traceback of the user's code), shown with or instead of its answer. */
+  | { type: 'details'; traceId: string; prompt: string; answer: string | null; note: string | null; error: string | null };
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 

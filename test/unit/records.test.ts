@@ -72,6 +72,21 @@ describe('records change only when something happened (CLI against the sandbox)'
     });
   }
 
+  it("an exception the user's code raises is that prompt's answer: not retried, unless --target-retries asks", async () => {
+    const dir = tempDir();
+    const calls = join(dir, 'calls.log');
+    writeFileSync(join(dir, 'model.py'), `def answer(prompt, context=None):\n    open(${JSON.stringify(calls)}, 'a').write('x\\n')\n    raise ValueError('no answer for this one')\n`);
+    const python = ['--target', 'python', '--python-file', join(dir, 'model.py'), '--fresh', '--limit', '3'];
+    const count = () => readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
+    const once = await cli(['run', ...svc(), ...python], env);
+    assert.equal(once.code, 1, once.stderr);
+    assert.equal(count(), 3, 'one call per trace');
+    assert.match(once.stdout, /failed: .*ValueError: no answer for this one\n/);
+    const retried = await cli(['run', ...svc(), ...python, '--target-retries', '2'], env);
+    assert.equal(retried.code, 1, retried.stderr);
+    assert.equal(count(), 3 + 3 * 3, 'three calls per trace when asked');
+  });
+
   it("a python target's identity does not depend on the folder the command is run from; another file's content is named as the difference", async () => {
     const dir = tempDir();
     const file = join(dir, 'model.py');

@@ -95,7 +95,7 @@ class ProgressPage {
       case 'view':
         return this.view(m);
       case 'details':
-        if (m.traceId === this.activeKey) this.details.show(m.traceId, m.prompt, m.answer, m.note);
+        if (m.traceId === this.activeKey) this.details.show(m.traceId, m.prompt, m.answer, m.note, m.error);
         return;
       case 'progress':
         this.summary.show(m);
@@ -322,10 +322,12 @@ class DetailsPane {
     this.element.append(this.title, el('h3', '', 'Prompt'), this.prompt, el('h3', '', 'Answer'), this.answer, this.note);
   }
 
-  show(traceId: string, prompt: string, answer: string | null, note: string | null): void {
+  show(traceId: string, prompt: string, answer: string | null, note: string | null, error: string | null): void {
     this.title.textContent = traceId;
     this.prompt.textContent = prompt;
-    this.answer.textContent = answer ?? '(no answer yet)';
+    // A failed trace shows why (its answer first, when the submission was what failed).
+    const failed = error ? `Failed: ${error}` : undefined;
+    this.answer.textContent = [answer, failed].filter((t) => t !== null && t !== undefined).join('\n\n') || '(no answer yet)';
     this.note.textContent = note ? `Note: ${note}` : '';
   }
 }
