@@ -535,4 +535,39 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await sandbox.close();
     }
   });
+
+  it('Developer: Reload Window in the middle of a run: the run finishes in its runner, each trace submitted once, and the status bar shows its progress after the reload', async () => {
+    const TRACES = 80;
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: TRACES, evaluationSeconds: 0 });
+    try {
+      wb = await openWorkbench({
+        settings: {
+          'evalRunner.baseUrl': sandbox.baseUrl,
+          'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Reload bench' }],
+          'evalRunner.target': { type: 'command', command: 'sleep 0.25; cat' },
+          'evalRunner.concurrency': 2,
+        },
+      });
+      const { page } = wb;
+      await palette(page, 'Eval Runner: Set Token');
+      await inputBox(page, 'Token', sandbox.token, { password: true });
+      await notification(page, 'saved in secret storage');
+      await palette(page, 'Eval Runner: Run Evaluation');
+      const deadline = Date.now() + 30_000;
+      while (sandbox.stats.submissions < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      assert.ok(sandbox.stats.submissions >= 6, 'the run is under way');
+      await palette(page, 'Developer: Reload Window');
+      // After the reload the window finds the run in its runner and follows it.
+      const status = page.locator('.part.statusbar').getByText(new RegExp(`Eval Runner \\d+/${TRACES}`));
+      await status.waitFor({ timeout: 60_000 });
+      const shown = Number(/(\d+)\//.exec(await status.innerText())[1]);
+      assert.ok(shown < TRACES, `the status bar followed the run mid-way (${shown}/${TRACES})`);
+      await shot(page, 'run-after-reload');
+      await notification(page, `Reload bench: ${TRACES}/${TRACES} submitted`, 90_000);
+      assert.equal(sandbox.stats.submissions, TRACES);
+      for (const p of seedPrompts('benchmark', TRACES)) assert.equal(sandbox.submissionsOf(1, p.traceId), 1, `${p.traceId} submitted once`);
+    } finally {
+      await sandbox.close();
+    }
+  });
 });
