@@ -30,7 +30,10 @@ export interface TargetCallPolicy {
  * `ms`: the target's own time on the answer; `queueMs`: the wait for a free worker or slot before it (where the target
  * has one), kept apart so that a pool smaller than the run's concurrency does not pass for a slow model.
  */
-export type TargetResult = { answer: string; ms: number; queueMs?: number; errorAnswer: boolean; usage?: TargetUsage; ttftMs?: number } | { fail: string } | 'stopped';
+export type TargetResult =
+  | { answer: string; ms: number; queueMs?: number; errorAnswer: boolean; usage?: TargetUsage; ttftMs?: number; batchSize?: number }
+  | { fail: string }
+  | 'stopped';
 
 // Pauses between target tries (the target is not the service: its retries are the engine's, not the API module's).
 const RATE_LIMIT_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 500, maxDelayMs: 30_000, maxRetryAfterMs: Infinity };
@@ -67,15 +70,18 @@ export class TargetCaller {
       const onFirstToken = (ms: number) => (ttftMs = ms);
       let queueMs: number | undefined;
       const onQueued = (ms: number) => (queueMs = Math.max(0, ms));
+      let batchSize: number | undefined;
+      const onBatch = (size: number) => (batchSize = size);
       try {
         this.run.targetCalls++;
         const context = { traceId: info.traceId, ...this.evaluation };
-        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, onQueued, context });
+        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, onQueued, onBatch, context });
         const total = Date.now() - t0;
         this.scheduler.release(true, total, rateInfo);
         this.quotaStrikes = 0;
         const own = { ms: Math.max(0, total - (queueMs ?? 0)), ...(queueMs !== undefined ? { queueMs } : {}) };
-        return { answer, ...own, errorAnswer: false, ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}) };
+        const extras = { ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
+        return { answer, ...own, errorAnswer: false, ...extras };
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
         this.scheduler.release(!limited, Date.now() - t0, rateInfo);

@@ -3,6 +3,9 @@
 Started as: python eval_runner_shim.py FILE FUNCTION. Standard library only, Python 3.8 or later.
 Protocol (see the README): {"ready": true} once the module is loaded, or {"fatal": "..."} when it cannot be;
 then per request {"id", "prompt", "traceId", ...} in, {"id", "answer", "usage"?} or {"id", "error", "traceback"?} out.
+A batch function (--batch-size) gets {"id", "batch": [{"prompt", "traceId", ...}, ...]}, is called once with
+(prompts, contexts) and replies {"id", "answers": [{"answer", "usage"?} or {"error"}, ...]} in the same order, or
+{"id", "error", "traceback"?} when it raised or returned no list; the runner checks the list's length.
 Whatever the user's code prints goes to stderr, so it never breaks the protocol on stdout.
 """
 import importlib.util
@@ -66,15 +69,62 @@ def _takes_context(fn):
     return len(positional) >= 2 or any(p.kind == p.VAR_POSITIONAL for p in params)
 
 
-def _reply(request_id, result):
+def _answer(result):
     if isinstance(result, str):
-        return {"id": request_id, "answer": result}
+        return {"answer": result}
     if isinstance(result, dict) and isinstance(result.get("answer"), str):
-        reply = {"id": request_id, "answer": result["answer"]}
+        reply = {"answer": result["answer"]}
         if isinstance(result.get("usage"), dict):
             reply["usage"] = result["usage"]
         return reply
-    return {"id": request_id, "error": "the function returned %s, not a string or {'answer': str}" % type(result).__name__}
+    return {"error": "the function returned %s, not a string or {'answer': str}" % type(result).__name__}
+
+
+def _reply(request_id, result):
+    return dict({"id": request_id}, **_answer(result))
+
+
+def _context(request):
+    return {k: request.get(k) for k in ("traceId", "evaluationId", "kind")}
+
+
+class _Caller:
+    """Calls the user's function with or without the context, awaiting it when it is async (one event loop, made once)."""
+
+    def __init__(self, fn):
+        self.fn = fn
+        self.with_context = _takes_context(fn)
+        self.loop = None
+        if inspect.iscoroutinefunction(fn):
+            self._new_loop()
+
+    def _new_loop(self):
+        import asyncio  # only for async functions: it costs start-up time
+
+        self.loop = asyncio.new_event_loop()
+
+    def __call__(self, prompt, context):
+        result = self.fn(prompt, context) if self.with_context else self.fn(prompt)
+        if inspect.isawaitable(result):
+            if self.loop is None:
+                self._new_loop()
+            result = self.loop.run_until_complete(result)
+        return result
+
+
+def _answer_one(call, request):
+    return _reply(request["id"], call(request["prompt"], _context(request)))
+
+
+def _answer_batch(call, request):
+    """One call for the whole batch; each item's answer apart, so one bad item fails only its own trace."""
+    items = request["batch"]
+    result = call([item["prompt"] for item in items], [_context(item) for item in items])
+    if isinstance(result, tuple):
+        result = list(result)
+    if not isinstance(result, list):
+        return {"id": request["id"], "error": "it returned %s, not a list of answers (one per prompt, in order)" % type(result).__name__}
+    return {"id": request["id"], "answers": [_answer(item) for item in result]}
 
 
 def main():
@@ -90,12 +140,7 @@ def main():
         traceback.print_exc()
         _emit(out, {"fatal": "".join(traceback.format_exception_only(type(error), error)).strip().splitlines()[-1]})
         return 3
-    with_context = _takes_context(fn)
-    loop = None
-    if inspect.iscoroutinefunction(fn):
-        import asyncio  # only for async functions: it costs start-up time
-
-        loop = asyncio.new_event_loop()
+    call = _Caller(fn)
     _emit(out, {"ready": True})
     for raw in sys.stdin.buffer:
         line = raw.decode("utf-8", "replace").strip()
@@ -105,16 +150,8 @@ def main():
         try:
             request = json.loads(line)
             request_id = request["id"]
-            context = {k: request.get(k) for k in ("traceId", "evaluationId", "kind")}
-            result = fn(request["prompt"], context) if with_context else fn(request["prompt"])
-            if inspect.isawaitable(result):
-                if loop is None:
-                    import asyncio
-
-                    loop = asyncio.new_event_loop()
-                result = loop.run_until_complete(result)
-            message = _reply(request_id, result)
-        except Exception as error:  # the user's function failed on this prompt: that is its answer, the run goes on
+            message = _answer_batch(call, request) if "batch" in request else _answer_one(call, request)
+        except Exception as error:  # the user's function failed on this prompt (or batch): that is its answer, the run goes on
             # One traceback per failure, in the reply (the trace's failure reason), not also on stderr (the log).
             message = {"id": request_id, "error": "%s: %s" % (type(error).__name__, error), "traceback": _user_traceback(error)}
         _emit(out, message)

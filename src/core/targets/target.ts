@@ -33,6 +33,8 @@ export interface TargetCallOptions {
    * the run's concurrency): that wait is not the target's latency, and is shown apart.
    */
   onQueued?: (ms: number) => void;
+  /** Told how many prompts the answer's call held (a batch function answers several at once), for the run's figures. */
+  onBatch?: (size: number) => void;
   /** Which trace the prompt belongs to (a worker's function may use it). */
   context?: { traceId: string; evaluationId?: number; kind?: string };
 }

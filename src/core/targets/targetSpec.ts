@@ -159,11 +159,14 @@ export function targetIdentity(spec: TargetSpec, cwd?: string): TargetIdentity {
     case 'python': {
       description = describePython(spec, cwd);
       const file = pythonFilePath(spec, cwd);
-      const rest = [spec.function ?? DEFAULT_PYTHON_FUNCTION, spec.python ?? defaultPython(), pythonFileHash(spec, cwd)];
+      // A batch size changes how the function is called (lists of prompts): another target. Unset adds nothing, so the
+      // fingerprints of runs before batches stay the same.
+      const batch = spec.batchSize !== undefined ? [`batch ${spec.batchSize}`] : [];
+      const rest = [spec.function ?? DEFAULT_PYTHON_FUNCTION, spec.python ?? defaultPython(), pythonFileHash(spec, cwd), ...batch];
       // The file by its name and content, never by where the command was run from.
       parts.push(basename(file), ...rest);
       aliases = [fingerprintOf([spec.type, relative(cwd ?? process.cwd(), file).split('\\').join('/'), ...rest])];
-      Object.assign(facts, { file: basename(file), function: rest[0], interpreter: rest[1], "file's content": rest[2] });
+      Object.assign(facts, { file: basename(file), function: rest[0], interpreter: rest[1], "file's content": rest[2], 'batch size': spec.batchSize });
       break;
     }
     case 'worker':

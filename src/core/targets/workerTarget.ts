@@ -5,6 +5,8 @@ import { describeData } from '../../api/schemas';
 import { TargetError, readUsage } from './target';
 import type { Target, TargetCallOptions, TargetUsage } from './target';
 import { killTree, treeSpawnOptions } from './processes';
+import { BatchGatherer, batchRequest, settleBatch } from './workerBatches';
+import type { BatchItem, BatchOptions, ReplyWords } from './workerBatches';
 
 /**
  * The worker protocol: a long-lived process per worker, JSON lines both ways.
@@ -12,7 +14,7 @@ import { killTree, treeSpawnOptions } from './processes';
  *   out: {"id": 1, "answer": "…", "usage"?: {"promptTokens": n, "completionTokens": n}} or {"id": 1, "error": "…", "traceback"?: "…"}
  * A worker may first say {"ready": true} (the Python shim does, once the module is loaded) or {"fatal": "…"}
  * (it cannot serve at all: the run stops). Each worker answers one request at a time; the pool spreads the
- * run's concurrency over its workers.
+ * run's concurrency over its workers. With `batch`, a request holds several prompts (see workerBatches.ts).
  */
 export interface WorkerTargetOptions {
   /** For logs and errors: "The worker", "The Python function". */
@@ -27,6 +29,8 @@ export interface WorkerTargetOptions {
   handshake?: boolean;
   /** Where the workers' stderr goes, line by line. */
   onLog?: (level: 'info' | 'warn', message: string) => void;
+  /** Prompts gathered into batches, one request line per batch (a batch function); absent: one prompt per request. */
+  batch?: BatchOptions;
 }
 
 export interface WorkerTarget extends Target {
@@ -44,7 +48,8 @@ const TRACEBACK_CHARS = 4000;
 
 interface Pending {
   id: number;
-  resolve: (reply: { answer: string; usage?: TargetUsage }) => void;
+  /** The reply line with this request's id, read by the caller (one answer, or a batch's). */
+  resolve: (reply: Record<string, unknown>) => void;
   reject: (error: Error) => void;
 }
 
@@ -101,8 +106,8 @@ class Worker {
     return this.child.pid;
   }
 
-  /** Sends one request; resolves with the reply, rejects with a TargetError (or the caller's abort). */
-  call(id: number, request: Record<string, unknown>): Promise<{ answer: string; usage?: TargetUsage }> {
+  /** Sends one request; resolves with the reply line, rejects with a TargetError (or the caller's abort). */
+  call(id: number, request: Record<string, unknown>): Promise<Record<string, unknown>> {
     if (this.broken) return Promise.reject(this.broken);
     return new Promise((resolve, reject) => {
       this.pending = { id, resolve, reject };
@@ -167,14 +172,7 @@ class Worker {
     }
     if (!pending || pending.id !== message.id) return; // a late reply to a request already given up
     this.pending = undefined;
-    if (typeof message.error === 'string') {
-      pending.reject(userCodeError(this.options.what, message.error, message.traceback));
-    } else if (typeof message.answer === 'string') {
-      const usage = readUsage(message.usage);
-      pending.resolve({ answer: message.answer, ...(usage ? { usage } : {}) });
-    } else {
-      pending.reject(new TargetError(`${this.options.what} replied without a text "answer" (got ${describeData(message.answer)})`, 'failed', { retryable: false, cause: 'no answer' }));
-    }
+    pending.resolve(message);
   }
 
   private onStderr(chunk: string): void {
@@ -223,10 +221,16 @@ class WorkerPool implements WorkerTarget {
   private generation = 0;
   private nextId = 1;
   private closed = false;
+  private readonly batches: BatchGatherer | undefined;
+  /** The batch gatherer waits for slots on behalf of no one call: nothing cancels that wait but close(). */
+  private readonly never = new AbortController().signal;
 
   constructor(private readonly options: WorkerTargetOptions) {
     this.description = options.description;
     this.size = Math.max(1, options.workers);
+    this.batches = options.batch
+      ? new BatchGatherer(options.batch, { acquire: () => this.slot(this.never), release: () => this.release(), run: (items) => this.callBatch(items) })
+      : undefined;
   }
 
   get pids(): number[] {
@@ -247,6 +251,7 @@ class WorkerPool implements WorkerTarget {
   }
 
   async send(prompt: string, call: TargetCallOptions): Promise<string> {
+    if (this.batches) return this.batches.send(prompt, call);
     const queuedAt = Date.now();
     await this.slot(call.signal);
     try {
@@ -254,8 +259,7 @@ class WorkerPool implements WorkerTarget {
       if (reply.usage) call.onUsage?.(reply.usage);
       return reply.answer;
     } finally {
-      this.busy--;
-      this.waiting.shift()?.();
+      this.release();
     }
   }
 
@@ -268,6 +272,7 @@ class WorkerPool implements WorkerTarget {
     this.closed = true;
     const stopped = new TargetError(`${this.options.what} was stopped`, 'failed', { retryable: false });
     const exits = [...this.live].map((w) => (w.child.exitCode !== null || w.child.signalCode !== null ? Promise.resolve() : new Promise<void>((r) => w.child.once('exit', () => r()))));
+    this.batches?.close(stopped);
     for (const w of [...this.live]) this.discard(w, stopped);
     this.idle.length = 0;
     for (const wake of this.waiting.splice(0)) wake();
@@ -291,7 +296,7 @@ class WorkerPool implements WorkerTarget {
       if (call.signal.aborted) throw abortReason(call.signal);
       await worker.ready;
       call.onQueued?.(Date.now() - queuedAt);
-      const reply = await worker.call(id, { id, prompt, ...(call.context ?? {}) });
+      const reply = singleReply(await worker.call(id, { id, prompt, ...(call.context ?? {}) }), this.words);
       this.giveBack(worker);
       return reply;
     } catch (error) {
@@ -303,6 +308,51 @@ class WorkerPool implements WorkerTarget {
       clearTimeout(timer);
       call.signal.removeEventListener('abort', onAbort);
     }
+  }
+
+  /**
+   * One batch on one worker: as callOn, but one time-out for the batch and its items settled one by one. The wait to
+   * fill the batch and for a free worker is each item's queue wait; the batch's own time is each item's latency. A
+   * cancelled item leaves at once; the worker is ended only when every item of its batch was cancelled.
+   */
+  private async callBatch(items: BatchItem[]): Promise<void> {
+    if (this.closed) throw new TargetError(`${this.options.what} was stopped`, 'failed', { retryable: false });
+    const worker = this.take();
+    const id = this.nextId++;
+    let timedOut = false;
+    const timeoutMs = Math.max(...items.map((item) => item.call.timeoutMs));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      this.discard(worker, new TargetError(`${this.options.what} did not answer a batch of ${items.length} within ${Math.round(timeoutMs / 1000)} s; the worker was ended and replaced`, 'timeout'));
+    }, timeoutMs);
+    const onAbort = () => {
+      if (items.every((item) => item.call.signal.aborted)) this.discard(worker, abortReason(items[0]!.call.signal));
+    };
+    for (const item of items) item.call.signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      await worker.ready;
+      const now = Date.now();
+      for (const item of items) item.call.onQueued?.(now - item.queuedAt);
+      const reply = await worker.call(id, batchRequest(id, items));
+      this.giveBack(worker);
+      settleBatch(items, reply, this.words);
+    } catch (error) {
+      if (worker.broken || timedOut) this.discard(worker, worker.broken ?? (error as Error));
+      else this.idle.push(worker);
+      for (const item of items) item.reject(error as Error);
+    } finally {
+      clearTimeout(timer);
+      for (const item of items) item.call.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  private get words(): ReplyWords {
+    return { what: this.options.what, quote, userCodeError };
+  }
+
+  private release(): void {
+    this.busy--;
+    this.waiting.shift()?.();
   }
 
   private giveBack(worker: Worker): void {
@@ -347,14 +397,25 @@ class WorkerPool implements WorkerTarget {
   }
 }
 
+/** One prompt's reply: its answer and usage, or the error the worker's code raised on it. */
+function singleReply(message: Record<string, unknown>, words: ReplyWords): { answer: string; usage?: TargetUsage } {
+  if (typeof message.error === 'string') throw userCodeError(`${words.what} raised: ${quote(message.error)}`, message.traceback);
+  if (typeof message.answer !== 'string') {
+    throw new TargetError(`${words.what} replied without a text "answer" (got ${describeData(message.answer)})`, 'failed', { retryable: false, cause: 'no answer' });
+  }
+  const usage = readUsage(message.usage);
+  return { answer: message.answer, ...(usage ? { usage } : {}) };
+}
+
 /**
- * The error the worker's code raised on one prompt (an error reply): that prompt's answer, so not retried unless the
- * user asked (see TargetCallPolicy.userCodeRetries). Its traceback, when the reply has one (the Python shim's, already
- * trimmed to the user's frames), follows on the next lines: one per trace, in the failure reason, not in the log too.
+ * What the worker's code did wrong on a prompt (an error reply, a batch's list of the wrong length): that prompt's
+ * answer, so not retried unless the user asked (see TargetCallPolicy.userCodeRetries). Its traceback, when the reply has
+ * one (the Python shim's, already trimmed to the user's frames), follows on the next lines: one per trace, in the
+ * failure reason, not in the log too.
  */
-function userCodeError(what: string, error: string, traceback: unknown): TargetError {
+function userCodeError(message: string, traceback: unknown): TargetError {
   const trace = typeof traceback === 'string' && traceback.trim() ? `\n${quoteEnd(traceback.trimEnd(), TRACEBACK_CHARS)}` : '';
-  return new TargetError(`${what} raised: ${quote(error)}${trace}`, 'failed', { retryable: true, userCode: true, cause: 'worker error' });
+  return new TargetError(`${message}${trace}`, 'failed', { retryable: true, userCode: true, cause: 'worker error' });
 }
 
 /** Control characters (but tabs and line ends) shown as escapes: a worker's text cannot redraw a terminal. */
