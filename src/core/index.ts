@@ -22,6 +22,8 @@ export type { JournalEntry } from './stateDir';
 export { StorageError } from './storage';
 export type { JournalFs } from './storage';
 export type { OnTargetError } from './targetCalls';
+export { CurlError, fieldList, readCurl, withPromptAt } from './targets/curlRequest';
+export type { CurlReadOptions, CurlRequest, CurlShell, CurlVariable, PromptField } from './targets/curlRequest';
 export { OPENAI_API_ORIGIN } from './targets/openaiTarget';
 export { TargetError } from './targets/target';
 export type { Target, TargetCallOptions } from './targets/target';
