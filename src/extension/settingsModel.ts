@@ -32,8 +32,11 @@ export type TargetSettings =
       ssePath?: string;
     }
   | { type: 'command'; command: string }
-  /** A function in the user's Python file (relative to the workspace), run in long-lived workers. */
-  | { type: 'python'; file: string; function?: string; python?: string; workers?: number }
+  /**
+   * A function in the user's Python file (relative to the workspace), run in long-lived workers; with batchSize, a
+   * batch function called with lists of up to that many prompts, gathered for up to batchWaitMs (default 20).
+   */
+  | { type: 'python'; file: string; function?: string; python?: string; workers?: number; batchSize?: number; batchWaitMs?: number }
   | { type: 'worker'; command: string; workers?: number }
   | { type: 'vscode-lm'; model?: string };
 
@@ -131,7 +134,22 @@ function readEvaluations(value: unknown): ConfiguredEvaluation[] {
 function normaliseTarget(value: unknown): TargetSettings {
   const known = ['echo', 'manual', 'openai', 'http', 'command', 'python', 'worker', 'vscode-lm'];
   const t = value as TargetSettings | undefined;
-  return t && typeof t === 'object' && known.includes(t.type) ? t : { type: 'echo' };
+  if (!t || typeof t !== 'object' || !known.includes(t.type)) return { type: 'echo' };
+  return t.type === 'python' ? normalisePython(t) : t;
+}
+
+/**
+ * batchSize and batchWaitMs as numbers ("8" too). One that is not a number is kept as NaN rather than dropped: the
+ * core then refuses it in words, where dropping it would call a batch function with one prompt at a time.
+ */
+function normalisePython(t: Extract<TargetSettings, { type: 'python' }>): TargetSettings {
+  const { batchSize, batchWaitMs, ...rest } = t;
+  const number = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
+  return {
+    ...rest,
+    ...(batchSize !== undefined && batchSize !== null ? { batchSize: number(batchSize) } : {}),
+    ...(batchWaitMs !== undefined && batchWaitMs !== null ? { batchWaitMs: number(batchWaitMs) } : {}),
+  };
 }
 
 function clamp(n: number, min: number, max: number): number {
