@@ -41,10 +41,12 @@ export const BUTTON = {
   get submitNotAnswered(): string {
     return vscode.l10n.t('Submit as Not Answered');
   },
+  /** Opens the local Run Details panel (command evalRunner.showProgress); the service's page is Process Details. */
   get showProgress(): string {
-    return vscode.l10n.t('Show Progress');
+    return vscode.l10n.t('Show Run Details');
   },
+  /** Rerun Traces… on the failed traces (command evalRunner.retryFailed). */
   get retryFailed(): string {
-    return vscode.l10n.t('Retry Failed');
+    return vscode.l10n.t('Rerun Failed');
   },
 };

@@ -3,13 +3,13 @@
 import * as vscode from 'vscode';
 import { clearModelKey, clearToken, setToken, startSandbox, stopSandbox } from './accessCommands';
 import { addEvaluation, copyCliCommand, exportReport, exportResults, fetchPrompts, filterTraces, openProcessDetails, refresh, removeEvaluation, showProgress } from './evaluationCommands';
-import { cancelRun, compareRuns, retryFailed, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runCommands';
+import { cancelRun, compareRuns, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runCommands';
 import { rerunTraces } from './ownCode';
 import { selectTarget } from './targetPicks';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
-import { errorText, showError } from './log';
-import { copyTraceId, editNote, markVerdict, openTrace, stepTrace } from './reviewCommands';
+import { errorText, showError, showLogs } from './log';
+import { approveAndSubmit, copyTraceId, editNote, markVerdict, openTrace, stepTrace } from './reviewCommands';
 
 type Handler = (ctx: Ctx, f: Features, ...args: unknown[]) => unknown;
 
@@ -21,7 +21,8 @@ export const COMMANDS = {
   'evalRunner.runEvaluation': runEvaluation,
   'evalRunner.runTrace': runTrace,
   'evalRunner.submitResponse': submitResponse,
-  'evalRunner.retryFailed': retryFailed,
+  // A shortcut for Rerun Traces… → Failed traces: one path, whichever way it is reached.
+  'evalRunner.retryFailed': (ctx, f, arg) => rerunTraces(ctx, f, arg, 'failed'),
   'evalRunner.skipTrace': skipTrace,
   'evalRunner.cancelRun': cancelRun,
   'evalRunner.showProgress': showProgress,
@@ -47,6 +48,8 @@ export const COMMANDS = {
   'evalRunner.rerunTraces': rerunTraces,
   'evalRunner.submitSkipped': submitSkipped,
   'evalRunner.refresh': refresh,
+  'evalRunner.approveAndSubmit': approveAndSubmit,
+  'evalRunner.showLogs': showLogs,
 } satisfies Record<string, Handler>;
 
 export type CommandId = keyof typeof COMMANDS;

@@ -6,6 +6,11 @@ export function createLog(): vscode.LogOutputChannel {
   return vscode.window.createOutputChannel('Eval Runner', { log: true });
 }
 
+/** Eval Runner: Show Logs, from the palette or the view's menu: the same channel every error's Show Logs opens. */
+export function showLogs(ctx: { readonly log: vscode.LogOutputChannel }): void {
+  ctx.log.show(true);
+}
+
 /** Shows what failed and what to do, with "Show Logs" and any further actions; resolves to the action chosen. */
 export async function showError(
   log: vscode.LogOutputChannel,

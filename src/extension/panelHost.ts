@@ -6,7 +6,7 @@ import { errorText } from './log';
 import type { EvaluationRef } from './registry';
 import { webviewHtml } from './webviewHtml';
 
-/** What the host asks of each kind of panel (Process Details, Compare Runs). */
+/** What the host asks of each kind of panel (Run Details, Compare Runs). */
 export interface PanelKind<State extends { refId: string }, Panel extends PanelController> {
   viewType: string;
   /** The tab's title before the panel knows better. */

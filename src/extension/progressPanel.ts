@@ -13,13 +13,18 @@ import type { HostMessage, ProgressState, RunLine, WebviewMessage } from '../web
 
 export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
+/** The local panel's name, apart from the service's Process Details page. */
+export const RUN_DETAILS = 'Run Details';
 
-/** One Process Details panel per evaluation, restored after a reload from the state its page saved. */
+/**
+ * One Run Details panel per evaluation (what this editor knows of its runs; the service's own page is Process
+ * Details, opened by Open Process Details), restored after a reload from the state its page saved.
+ */
 export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
   constructor(ctx: Ctx) {
     super(ctx, {
       viewType: PROGRESS_VIEW_TYPE,
-      title: 'Process Details',
+      title: RUN_DETAILS,
       stateSchema: progressStateSchema,
       keyOf: (state) => state.refId,
       create: (panel, ref) => new ProgressPanel(ctx, panel, ref),
@@ -45,12 +50,12 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
-      title: 'Process Details',
+      title: RUN_DETAILS,
       script: 'webview/progress.js',
       schema: webviewMessageSchema,
       appAttributes: `data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"`,
     });
-    panel.title = `Process Details: ${ref.label}`;
+    panel.title = `${RUN_DETAILS}: ${ref.label}`;
     this._register(
       ctx.registry.onDidChangeSession((r) => {
         if (r.id === ref.id) this.scheduleUpdate();

@@ -1,4 +1,4 @@
-// Commands that run traces and submit answers: run, run one, retry the failed, cancel, skip, submit one answer or
+// Commands that run traces and submit answers: run, run one, cancel, skip, submit one answer or
 // the skipped ones as not answered, compare two runs.
 import * as vscode from 'vscode';
 import { withClient } from './withClient';
@@ -17,17 +17,6 @@ export async function runEvaluation(ctx: Ctx, f: Features, arg: unknown): Promis
 export async function runTrace(ctx: Ctx, f: Features, arg: unknown, traceArg: unknown): Promise<void> {
   const picked = await pickTrace(ctx, arg, traceArg, ['pending', 'failed', 'answered']);
   if (picked) await f.runs.run(picked.ref, { only: new Set([picked.traceId]) });
-}
-
-export async function retryFailed(ctx: Ctx, f: Features, arg: unknown): Promise<void> {
-  const ref = await pickEvaluation(ctx, arg);
-  if (!ref) return;
-  const failed = [...ctx.registry.session(ref).store.traces.values()].filter((t) => t.state === 'failed').map((t) => t.traceId);
-  if (failed.length === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('{0} has no failed traces.', ref.label));
-    return;
-  }
-  await f.runs.run(ref, { only: new Set(failed) });
 }
 
 export async function cancelRun(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {

@@ -30,6 +30,7 @@ export function contextValue(node: TreeNode, session: EvaluationSession | undefi
     case 'evaluation': {
       const tokens = ['evaluation', node.ref.kind, session?.isRunning ? 'running' : 'idle', node.ref.source];
       if ((session?.store.counts.failed ?? 0) > 0) tokens.push('hasFailed');
+      if ((session?.store.counts.answered ?? 0) > 0) tokens.push('hasResponded');
       return tokens.join(':');
     }
     case 'group':
@@ -60,6 +61,27 @@ export function childrenOf(node: TreeNode, session: EvaluationSession, visible: 
   }
   const slice = node.kind === 'page' ? traces.slice(node.page * PAGE_SIZE, (node.page + 1) * PAGE_SIZE) : traces;
   return slice.map((trace) => ({ kind: 'trace', ref: node.ref, trace }));
+}
+
+/**
+ * The Responded traces (answered, not submitted) under the given nodes, of the first node's evaluation, in tree
+ * order and each once: a group or an evaluation gives all of them, a page its slice, a trace itself. What Approve
+ * and Submit sends.
+ */
+export function respondedUnder(nodes: readonly TreeNode[], session: EvaluationSession): string[] {
+  const ref = nodes[0]?.ref;
+  const ids = new Set<string>();
+  const responded = tracesIn(session, 'answered');
+  for (const node of nodes) {
+    if (node.ref.id !== ref?.id) continue;
+    if (node.kind === 'trace') {
+      if (session.store.get(node.trace.traceId)?.state === 'answered') ids.add(node.trace.traceId);
+    } else if (node.kind === 'evaluation' || node.state === 'answered') {
+      const slice = node.kind === 'page' ? responded.slice(node.page * PAGE_SIZE, (node.page + 1) * PAGE_SIZE) : responded;
+      for (const t of slice) ids.add(t.traceId);
+    }
+  }
+  return [...ids];
 }
 
 function tracesIn(session: EvaluationSession, state: LocalTraceState): TraceInfo[] {
