@@ -15,8 +15,9 @@ export const DEMO_HELP = `Usage: eval-runner demo [--keep]
 
 The whole loop offline: starts the sandbox in this process on a free port, runs evaluation 1
 (benchmark) and evaluation 2 (robustness, waiting for its generation) with the echo target, waits
-for the sandbox's evaluator and prints a summary with the Process Details URLs.
-  --keep                      keep the sandbox running afterwards (Ctrl-C stops it)
+for the sandbox's evaluator and prints a summary with the service's Process Details URLs. Its
+journals go to a temporary folder, removed when the demo ends; nothing else is written.
+  --keep                      keep the sandbox and the journals until Ctrl-C, and print commands to try
 `;
 
 export async function demoCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
@@ -28,7 +29,9 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
   const sandbox = await startSandbox({ port: 0, generationSeconds: 3, evaluationSeconds: 1 });
   const stateDir = await mkdtemp(join(tmpdir(), 'eval-runner-demo-'));
   const signals = interruptSignals(process.stderr);
-  out.write(`Sandbox service on ${sandbox.baseUrl} (token ${sandbox.token}); journals in ${stateDir}\n\n`);
+  out.write(
+    `Sandbox service on ${sandbox.baseUrl} (token ${sandbox.token}); journals in ${stateDir} (${v.keep ? 'kept until Ctrl-C' : 'a temporary folder, removed when the demo ends'})\n\n`,
+  );
   const codes: ExitCode[] = [];
   try {
     for (const evaluation of sandbox.evaluations) {
@@ -65,8 +68,8 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
         `  evaluation ${e.evaluationId} (${e.kind}): ${s.state}, ${s.counts.Evaluated}/${s.traces} evaluated · Process Details: ${sandbox.baseUrl}/evaluations/${e.evaluationId}\n`,
       );
     }
+    out.write(demoNextSteps(sandbox.baseUrl, sandbox.token, stateDir, v.keep === true));
     if (v.keep) {
-      out.write('\nThe sandbox keeps running; press Ctrl-C to stop it.\n');
       await new Promise<void>((resolve) => signals.drain.signal.addEventListener('abort', () => resolve(), { once: true }));
     }
   } finally {
@@ -76,4 +79,26 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
   }
   const worst = codes.find((c) => c !== EXIT.ok) ?? EXIT.ok;
   return worst;
+}
+
+/**
+ * What the demo leaves behind and what to try next: the journals are removed unless --keep, in which case the
+ * commands shown run against the demo's own sandbox and journals (until Ctrl-C).
+ */
+export function demoNextSteps(baseUrl: string, token: string, stateDir: string, keep: boolean): string {
+  const svc = `--base-url ${baseUrl} --evaluation 1 --kind benchmark --state-dir ${stateDir}`;
+  if (keep) {
+    return `
+The sandbox and the journals in ${stateDir} stay until you press Ctrl-C. In another terminal, try:
+  EVAL_RUNNER_TOKEN=${token} node dist/cli.js status ${svc}
+  EVAL_RUNNER_TOKEN=${token} node dist/cli.js report ${svc} --out report.html
+`;
+  }
+  return `
+Nothing was kept: the journals in ${stateDir} are removed now, and the sandbox stops.
+Next:
+  node dist/cli.js demo --keep           the same, then the sandbox and journals stay for status and report
+  node dist/cli.js sandbox               a sandbox of your own; it prints a run command ready to paste
+  VS Code: Eval Runner view → Try the Local Sandbox, or the README's "Your own code as the target"
+`;
 }
