@@ -1,5 +1,6 @@
-import { createTarget, OPENAI_API_ORIGIN, plainHttpWarning, targetIdentity } from '../core';
-import type { Target, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core';
+import { readFileSync } from 'node:fs';
+import { CurlError, OPENAI_API_ORIGIN, createTarget, fieldList, plainHttpWarning, readCurl, targetIdentity, withPromptAt } from '../core';
+import type { CurlRequest, Target, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { choiceOption, intOption, numberOption } from './args';
 import { UsageError } from './exitCodes';
 
@@ -17,6 +18,8 @@ export const TARGET_OPTIONS = {
   header: { type: 'string', multiple: true },
   'header-env': { type: 'string', multiple: true },
   'http-url': { type: 'string' },
+  'from-curl': { type: 'string' },
+  'prompt-path': { type: 'string' },
   'http-method': { type: 'string' },
   'body-template': { type: 'string' },
   'answer-path': { type: 'string' },
@@ -42,8 +45,14 @@ export const TARGET_HELP = `Targets (--target):
     --api-key-env NAME          environment variable holding the API key; without it, OPENAI_API_KEY
                                 is sent to https://api.openai.com only, and other endpoints get no key
   http                        your own JSON endpoint:
-    --http-url URL              (required)   --http-method M (default POST)
+    --http-url URL              (required, or --from-curl)   --http-method M (default POST)
     --body-template JSON        {{prompt}} is replaced, JSON-escaped (default {"prompt": "{{prompt}}"})
+    --from-curl FILE            the request as a curl command (bash or cmd, as DevTools, Postman or API docs
+                                write it; - reads stdin) instead of --http-url, --http-method, --body-template:
+                                {{prompt}} marks where the prompt goes; $NAME and \${NAME} (%NAME% in cmd) are
+                                read from the environment, in headers and the URL's query only
+    --prompt-path PATH          with --from-curl and no {{prompt}}: the body's string field that takes the
+                                prompt, e.g. '$.messages[0].content'
     --answer-path PATH          e.g. choices.0.message.content, or RFC 9535 JSONPath such as
                                 "$.output[0].content[?@.type=='text'].text" (required)
     --usage-path PATH           where the token usage is, e.g. usage (prompt_tokens, completion_tokens)
@@ -213,6 +222,8 @@ function openAiParts(v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts
 }
 
 function httpParts(v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts): void {
+  if (v['from-curl'] !== undefined) return curlParts(v, env, parts);
+  if (v['prompt-path'] !== undefined) throw new UsageError('--prompt-path goes with --from-curl; with --http-url, write {{prompt}} in --body-template.');
   const url = httpUrl(required(v['http-url'], 'http-url', 'http'), 'http-url');
   parts.spec = {
     type: 'http',
@@ -226,6 +237,82 @@ function httpParts(v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts):
   const sent = headers(v, env);
   parts.secrets = { headers: sent };
   if (Object.keys(sent).length > 0 || new URL(url).search !== '') parts.warnings.push(...compact([plainHttpWarning(url, "The HTTP target's headers and query")]));
+}
+
+/**
+ * --from-curl: the request as a curl command. Its variables are read from the environment here and kept in
+ * headers and the URL's query only, whose values the core never writes down (the identity shows neither).
+ */
+function curlParts(v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts): void {
+  const clash = (['http-url', 'http-method', 'body-template'] as const).find((flag) => v[flag] !== undefined);
+  if (clash) throw new UsageError(`--from-curl gives the whole request: leave out --${clash}.`);
+  const text = curlText(v['from-curl']!);
+  checkVariables(text, env);
+  const request = withCurlError(() => readCurl(text, { variable: (name) => env[name]!.trim() }));
+  parts.spec = {
+    type: 'http',
+    url: request.url,
+    method: request.method,
+    bodyTemplate: curlTemplate(request, v['prompt-path']),
+    answerPath: required(v['answer-path'], 'answer-path', 'http'),
+    ...(v['usage-path'] ? { usagePath: v['usage-path'] } : {}),
+    ...(v['sse-path'] ? { ssePath: v['sse-path'] } : {}),
+  };
+  parts.secrets = { headers: { ...request.headers, ...request.secretHeaders, ...headers(v, env) } };
+  const unused = request.ignored.filter((name) => CONNECTION_OPTIONS.has(name));
+  if (unused.length > 0) parts.warnings.push(`--from-curl: ${unused.join(', ')} changes how curl connects and is not used here: certificates are checked, and the proxy is HTTPS_PROXY's.`);
+  if (Object.keys(parts.secrets.headers!).length > 0 || new URL(request.url).search !== '') {
+    parts.warnings.push(...compact([plainHttpWarning(request.url, "The HTTP target's headers and query")]));
+  }
+}
+
+/** curl options about the connection (not the request), which the run does not follow. */
+const CONNECTION_OPTIONS = new Set(['-k', '--insecure', '-x', '--proxy', '-U', '--proxy-user', '--cacert', '--capath', '--cert', '-E', '--key', '--resolve']);
+
+function curlText(file: string): string {
+  try {
+    return readFileSync(file === '-' ? 0 : file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--from-curl: cannot read ${file === '-' ? 'the standard input' : file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).`);
+  }
+}
+
+/** Reads the command with its variables as written: each must be set, and be where its value stays secret. */
+function checkVariables(text: string, env: NodeJS.ProcessEnv): void {
+  const { variables } = withCurlError(() => readCurl(text));
+  const misplaced = variables.find((x) => x.in === 'body' || x.in === 'url');
+  if (misplaced) {
+    throw new UsageError(
+      `--from-curl: the variable ${misplaced.name} is in the ${misplaced.in === 'body' ? 'body' : "URL's address"}; variables are read only in headers and the URL's query, ` +
+        'where their values are never written down. Move it to a header, or write the value in the file.',
+    );
+  }
+  const missing = [...new Set(variables.map((x) => x.name))].filter((name) => !env[name]?.trim());
+  if (missing.length > 0) {
+    throw new UsageError(`--from-curl: the command uses ${missing.length === 1 ? 'the environment variable' : 'environment variables'} ${missing.join(', ')}, not set here. Set ${missing.length === 1 ? 'it' : 'them'} and run again.`);
+  }
+}
+
+function withCurlError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof CurlError) throw new UsageError(`--from-curl: ${error.message}`);
+    throw error;
+  }
+}
+
+/** The body template: the command's own {{prompt}}, or the field --prompt-path names. */
+function curlTemplate(request: CurlRequest, promptPath: string | undefined): string {
+  if (request.body === undefined) throw new UsageError('--from-curl: the command sends no body; add one (-d or --json) with {{prompt}} where the prompt goes.');
+  if (request.bodyTemplate !== undefined) {
+    if (promptPath !== undefined) throw new UsageError('--from-curl: the command has {{prompt}} in its body already; leave out --prompt-path.');
+    return request.bodyTemplate;
+  }
+  if (promptPath === undefined) {
+    throw new UsageError(`--from-curl: the body has no {{prompt}}. Write {{prompt}} where the prompt goes, or name the field with --prompt-path. ${fieldList(request.promptFields)}`);
+  }
+  return withCurlError(() => withPromptAt(request, promptPath));
 }
 
 function compact(list: Array<string | undefined>): string[] {
