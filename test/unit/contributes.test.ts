@@ -108,3 +108,47 @@ describe('the tree: which Responded answers a group, page or selection approves'
     assert.match(contextValue({ kind: 'evaluation', ref: { ...ref, kind: 'benchmark', source: 'configured' } }, { ...session, isRunning: false } as EvaluationSession), /^evaluation:benchmark:idle:configured:hasResponded$/);
   });
 });
+
+describe('the README is for users; CONTRIBUTING.md holds the rest; the VSIX ships the images the README shows', () => {
+  const readme = () => read('README.md');
+  const headings = (text: string) => [...text.matchAll(/^#{2,3} (.+)$/gm)].map((m) => m[1]!);
+
+  it('opens with the demo and the tests, then the sandbox, before anything needs a real service', () => {
+    const lines = readme().split('\n');
+    assert.deepEqual(lines.slice(0, 6), ['# Eval Runner', '', '```sh', 'npm ci && npm run demo       # main job: the whole loop offline, on an embedded sandbox', 'npm ci && npm test           # every test: type-check, lint, build, all suites', '```']);
+    assert.equal(headings(readme())[0], 'First: the sandbox');
+    // The first CLI run a reader meets runs against the sandbox with the echo target: no service, no key.
+    const firstRun = lines.find((l) => /(cli\.js|eval-runner) run /.test(l))!;
+    assert.match(firstRun, /--base-url http:\/\/127\.0\.0\.1:8787 .*--target echo/);
+    assert.ok(lines.indexOf(firstRun) < lines.indexOf('## Installing'));
+  });
+
+  it('moves the contributor sections to CONTRIBUTING.md and links it; the notes for users stay', () => {
+    const contributing = read('CONTRIBUTING.md');
+    for (const h of ['Tests', 'Benchmark', 'Layout']) {
+      assert.ok(!headings(readme()).includes(h), `README still has ${h}`);
+      assert.ok(headings(contributing).includes(h), `CONTRIBUTING.md lacks ${h}`);
+    }
+    assert.match(contributing, /npm run bench/);
+    assert.match(contributing, /test\/unit\/layering\.test\.ts/);
+    assert.match(readme(), /\[CONTRIBUTING\.md\]\(CONTRIBUTING\.md\)/);
+    assert.ok(headings(readme()).includes('Runs that need no one watching'));
+    assert.equal(readme().match(/\*\*What was not run here\.\*\*/g)?.length, 2);
+  });
+
+  it("says what the client can and cannot see of the service's evaluation", () => {
+    const section = readme().split('## What the client sees of the service\'s evaluation')[1]!.split('\n## ')[0]!;
+    assert.match(section, /\*\*Evaluated\*\*.*are the service's: the client never sees them/s);
+    assert.match(section, /Submitted/);
+    assert.match(section, /\*\*Open Process Details on the Service\*\*/);
+    assert.match(section, /\*\*Run Details\*\*/);
+  });
+
+  it('ships every image the README links (.vscodeignore is an allow-list), and only those', () => {
+    const images = [...readme().matchAll(/\]\((docs\/[^)]+\.png)\)/g)].map((m) => m[1]!);
+    assert.ok(images.length >= 3 && images.length <= 6, `${images.length} images`);
+    const allowed = read('.vscodeignore').split('\n').filter((l) => l.startsWith('!docs/')).map((l) => l.slice(1));
+    assert.deepEqual([...new Set(images)].sort(), allowed.sort());
+    for (const image of images) assert.ok(read(image).length > 0, image);
+  });
+});
