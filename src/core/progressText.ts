@@ -1,5 +1,6 @@
 import type { RunSummary } from './engine';
 import type { RunProgress } from './runState';
+import { clockTime } from './serviceHold';
 import type { HoldEvent } from './serviceHold';
 import { skippedNote } from './skipped';
 
@@ -41,17 +42,13 @@ export function holdProgressText(hold: NonNullable<RunProgress['hold']>, now = D
   const waiting = `${hold.waiting} answer${hold.waiting === 1 ? '' : 's'} waiting`;
   if (hold.kind === 'token') return `paused: ${hold.cause} · ${waiting} · set a new token to go on`;
   const next = hold.nextTryAt !== undefined ? ` · next try in ${Math.max(0, Math.ceil((hold.nextTryAt - now) / 1000))} s` : '';
-  return `service unavailable since ${clock(hold.since)} (${hold.cause}) · ${waiting}${next}`;
+  return `service unavailable since ${clockTime(hold.since)} (${hold.cause}) · ${waiting}${next}`;
 }
 
 /** A hold in a run's history: "service unavailable 14:02:10–14:02:45 (HTTP 502 Bad Gateway)". */
 export function holdText(hold: HoldEvent): string {
-  const span = `${clock(hold.from)}–${clock(hold.to)}`;
+  const span = `${clockTime(hold.from)}–${clockTime(hold.to)}`;
   return hold.kind === 'token' ? `paused for a new token ${span}` : `service unavailable ${span} (${hold.cause})`;
-}
-
-function clock(at: number): string {
-  return new Date(at).toLocaleTimeString('en-GB', { hour12: false });
 }
 
 function formatRate(perSecond: number): string {

@@ -73,7 +73,7 @@ export class ServiceHold {
     }
     this.probing = false;
     if (this.state.kind === 'outage' && now - this.state.since >= this.patienceMs) {
-      const since = new Date(this.state.since).toLocaleTimeString();
+      const since = clockTime(this.state.since);
       this.host.giveUp(
         'unreachable',
         `The service has been unavailable since ${since} (${this.state.cause}), longer than the patience of ${Math.round(this.patienceMs / 1000)} s (--service-patience). The last try: ${error.message}`,
@@ -171,6 +171,11 @@ export class ServiceHold {
   private wake(): void {
     for (const w of [...this.waiters]) w();
   }
+}
+
+/** A time of day as every hold's words give it: 14:02:10 (24 hours, the machine's time zone). */
+export function clockTime(at: number): string {
+  return new Date(at).toLocaleTimeString('en-GB', { hour12: false });
 }
 
 /** "HTTP 502", "connection refused (ECONNREFUSED)", "no answer in time". */

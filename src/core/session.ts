@@ -12,8 +12,8 @@ import type { ComparedTrace } from './compareRuns';
 import { exportLines, exportToFile } from './exportResults';
 import { listPromptsOf } from './promptList';
 import type { ExportFormat, ExportOptions } from './exportResults';
-import { journalPath, nullJournal, openJournal, readJournal } from './journal';
-import type { Journal, JournalKey, JournalReadResult } from './journal';
+import { CHECKED, journalPath, nullJournal, openJournal, readJournal } from './journal';
+import type { Journal, JournalKey, JournalPosition, JournalReadResult } from './journal';
 import type { JournalFs } from './storage';
 import { describeConflict, targetConflict } from './runPlan';
 import { previousRun, selectTraces } from './rerun';
@@ -93,6 +93,8 @@ export class EvaluationSession {
   private remote: { remote: { cancel(hard: boolean): void }; cancelled: boolean } | undefined;
   private readonly listeners = new Set<() => void>();
   private alsoFrom: readonly string[] = [];
+  /** Where the store's reading of the journal ended; undefined: the next read is a whole one. */
+  private position: JournalPosition | undefined;
   /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
   private legacyPrompts: PromptItem[] | undefined;
 
@@ -167,16 +169,21 @@ export class EvaluationSession {
     return this;
   }
 
-  /** Rebuilds the traces from disk. */
+  /**
+   * Brings the traces up to date with the journal: reads on from the last byte read (another process's run, another
+   * window's verdict), or the whole journal when it is new or another file. A run in this process keeps the store
+   * current itself.
+   */
   async load(): Promise<void> {
+    if (this.running) return;
     this.absorb(await this.readAll());
     this.changed();
   }
 
   /** The journal, and the other folders' after it: each shard's records are about its own traces. */
   private async readAll(): Promise<JournalReadResult> {
+    if (this.alsoFrom.length === 0) return readJournal(this.journalFile, this.position);
     const first = await readJournal(this.journalFile);
-    if (this.alsoFrom.length === 0) return first;
     const all = [first, ...(await Promise.all(this.alsoFrom.map((dir) => readJournal(journalPath(dir, this.key)))))];
     return { records: all.flatMap((r) => r.records), tornTail: all.some((r) => r.tornTail), corruptLines: all.reduce((n, r) => n + r.corruptLines, 0) };
   }
@@ -444,19 +451,28 @@ export class EvaluationSession {
       this.absorb(replay);
       return fn(nullJournal(), replay);
     }
-    const { journal, replay } = await openJournal(this.journalFile, this.fs ? { fs: this.fs } : {});
+    const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}) });
     try {
       this.absorb(replay);
       return await fn(journal, replay);
     } finally {
       await journal.close();
+      // The lock was held: the file is what it was plus what this journal wrote (unless a write failed).
+      this.position = this.position && journal.failure === undefined ? positionAfter(this.position, journal) : undefined;
       this.changed();
     }
   }
 
+  /** A read of the journal into the store: what was appended since the last read, or the whole of it. */
   private absorb(replay: JournalReadResult): void {
-    this.invalidLines = replay.corruptLines;
     this.tornTail = replay.tornTail;
+    this.position = replay.position;
+    if (replay.continued) {
+      this.invalidLines += replay.corruptLines;
+      for (const record of replay.records) this.store.apply(record);
+      return;
+    }
+    this.invalidLines = replay.corruptLines;
     const store = TraceStore.fromRecords(replay.records);
     if (!store.promptsRecorded && this.legacyPrompts) store.setListed(this.legacyPrompts);
     this.store = store;
@@ -467,6 +483,17 @@ export class EvaluationSession {
     for (const t of this.store.traces.values()) if (t.prompt !== undefined) items.push({ traceId: t.traceId, content: t.prompt });
     return items;
   }
+}
+
+/**
+ * Where a position moves to once a journal appended under the lock (undefined: read whole next time, as for a file
+ * too short for its first bytes to be known yet).
+ */
+function positionAfter(position: JournalPosition, journal: Journal): JournalPosition | undefined {
+  if (journal.bytesWritten === 0) return position;
+  if (position.bytes < CHECKED) return undefined;
+  const before = Buffer.concat([Buffer.from(position.before, 'base64'), journal.lastWritten]).subarray(-CHECKED);
+  return { ...position, bytes: position.bytes + journal.bytesWritten, before: before.toString('base64') };
 }
 
 /** The first `max` traces no run has done anything with yet (pending), in list order. */

@@ -1,0 +1,123 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { journalPath, readJournal } from '../../src/core/journal';
+import type { JournalRecord } from '../../src/core/journalRecords';
+import { EvaluationSession } from '../../src/core/session';
+import { TraceStore } from '../../src/core/traceStore';
+import { tempDir } from './helpers/runs';
+
+const KEY = { origin: 'http://127.0.0.1:9', kind: 'benchmark' as const, evaluationId: 1 };
+// Text a reader must give back exactly: multi-byte characters, a NUL, CRLF, and 200 KB.
+const TRICKY = ['Traduis : « Bonjour » 🌍 مرحبا', 'nul\u0000byte', 'line\r\nbreak', 'x'.repeat(200_000) + '€'];
+
+function seed(stateDir: string, traces: number): string {
+  const path = journalPath(stateDir, KEY);
+  mkdirSync(dirname(path), { recursive: true });
+  const items = Array.from({ length: traces }, (_, i) => ({ traceId: `t${i}`, content: TRICKY[i % TRICKY.length]! }));
+  const lines: JournalRecord[] = [{ t: 'prompts', at: 1, items }, { t: 'run', at: 2, run: 'r1', target: 'echo' }];
+  for (const { traceId, content } of items) lines.push({ t: 'answer', id: traceId, a: content, at: 3, ms: 1, run: 'r1' });
+  writeFileSync(path, lines.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: 0o600 });
+  return path;
+}
+
+/** The store a reader that read the whole journal now would build. */
+async function fresh(path: string): Promise<TraceStore> {
+  return TraceStore.fromRecords((await readJournal(path)).records);
+}
+
+function sameTraces(a: TraceStore, b: TraceStore): void {
+  assert.deepEqual([...a.traces.values()], [...b.traces.values()]);
+  assert.deepEqual(a.counts, b.counts);
+}
+
+describe('one live store: the journal is read on from its last byte, never replayed for an action', function () {
+  this.timeout(60_000);
+
+  it('reads on after another writer appends: the same store object, the new records applied, text back exactly', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 8);
+    const reader = new EvaluationSession(KEY, stateDir);
+    await reader.load();
+    const store = reader.store;
+    const writer = new EvaluationSession(KEY, stateDir);
+    await writer.setVerdict('t1', 'bad', 'wrong language');
+    await writer.skip('t2', 'not for this model');
+    await reader.load();
+    assert.equal(reader.store, store, 'the store was kept, not rebuilt');
+    assert.equal(reader.store.get('t1')!.rating, 'bad');
+    assert.equal(reader.store.get('t2')!.state, 'skipped');
+    sameTraces(reader.store, await fresh(path));
+    for (let i = 0; i < 8; i++) assert.equal(reader.store.get(`t${i}`)!.answer, TRICKY[i % TRICKY.length]);
+  });
+
+  it("an action of its own reads only what others appended, and goes on after its own records", async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 4);
+    const a = new EvaluationSession(KEY, stateDir);
+    const b = new EvaluationSession(KEY, stateDir);
+    await a.load();
+    await b.setVerdict('t0', 'good', undefined);
+    const store = a.store;
+    await a.setVerdict('t3', 'bad', 'too long');
+    assert.equal(a.store, store);
+    assert.equal(a.store.get('t0')!.rating, 'good', "the other writer's verdict was read on the way");
+    await b.setVerdict('t1', 'good', undefined);
+    await a.load();
+    assert.equal(a.store, store);
+    sameTraces(a.store, await fresh(path));
+  });
+
+  it('a line still being written is left for the next read; a journal begun again is read whole', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 2);
+    const reader = new EvaluationSession(KEY, stateDir);
+    await reader.load();
+    const line = `${JSON.stringify({ t: 'verdict', id: 't0', at: 9, rating: 'bad', note: 'é🌍' })}\n`;
+    const bytes = Buffer.from(line);
+    // Cut inside the emoji's four bytes: the reader must not take half a character, nor half a record.
+    const cut = bytes.indexOf(Buffer.from('🌍')) + 2;
+    appendFileSync(path, bytes.subarray(0, cut));
+    await reader.load();
+    assert.equal(reader.store.get('t0')!.rating, undefined);
+    appendFileSync(path, bytes.subarray(cut));
+    await reader.load();
+    assert.equal(reader.store.get('t0')!.note, 'é🌍');
+    rmSync(path);
+    seed(stateDir, 3);
+    const before = reader.store;
+    await reader.load();
+    assert.notEqual(reader.store, before, 'another file: read whole');
+    assert.equal(reader.store.traces.size, 3);
+    assert.equal(reader.store.get('t0')!.rating, undefined);
+  });
+
+  it('two processes appending while a third reads on: the reader ends with what a whole read gives', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 20);
+    const reader = new EvaluationSession(KEY, stateDir);
+    await reader.load();
+    const session = join(__dirname, '..', '..', 'src', 'core', 'session.js');
+    const writer = (offset: number) =>
+      new Promise<number | null>((resolve) => {
+        const script = `const { EvaluationSession } = require(${JSON.stringify(session)});
+          (async () => { const s = new EvaluationSession(${JSON.stringify(KEY)}, ${JSON.stringify(stateDir)});
+            for (let i = 0; i < 40; i++) { for (;;) { try { await s.setVerdict('t' + ((i + ${offset}) % 20), i % 2 ? 'good' : 'bad', 'n' + i); break; } catch { await new Promise((r) => setTimeout(r, 5)); } } } })();`;
+        spawn(process.execPath, ['-e', script], { stdio: 'inherit' }).on('close', resolve);
+      });
+    const writers = Promise.all([writer(0), writer(7)]);
+    let done = false;
+    void writers.then(() => (done = true));
+    let reads = 0;
+    while (!done) {
+      await reader.load();
+      reads++;
+      await new Promise((r) => setTimeout(r, 3));
+    }
+    assert.deepEqual(await writers, [0, 0]);
+    await reader.load();
+    assert.ok(reads > 1, 'the reader read on while they wrote');
+    sameTraces(reader.store, await fresh(path));
+  });
+});
