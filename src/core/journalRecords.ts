@@ -52,7 +52,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
    * An answer from the target (or a reviewer) in run `run`: `ms` the target's latency (its own time), `qw` the wait
    * for a free worker or slot before the call started (kept apart from `ms`), `ft` the time to the first
    * token of a streamed answer, `tp`/`tc` the prompt's and answer's tokens where reported; `err`: the text stands for
-   * a target error; `na`: the fixed not-answered text submitted for a skipped trace (Submit as Not Answered).
+   * a target error; `na`: the fixed not-answered text submitted for a skipped trace (Submit as Not Answered); `bs`: how
+   * many prompts the call that answered it held (a batch function).
    */
   z.object({
     t: z.literal('answer'),
@@ -62,6 +63,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     at,
     ms: z.optional(z.number()),
     qw: z.optional(z.number()),
+    bs: z.optional(z.number()),
     ft: z.optional(z.number()),
     tp: z.optional(z.number()),
     tc: z.optional(z.number()),
@@ -110,7 +112,7 @@ export function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'ans
   const r = v as Loose;
   return (
     typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
-    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.qw, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
+    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.qw, 'number') && optional(r.bs, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
     optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
   );
 }

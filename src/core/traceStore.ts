@@ -73,6 +73,8 @@ export interface RunInfo {
   ttfts: number[];
   /** Waits for a free worker or slot before the target's answers (ms), where the target measured them; not latency. */
   queueWaits: number[];
+  /** Per answer of a batch function, the size of the batch it was answered in. */
+  batchSizes: number[];
   /** When each of the target's answers in this run was journaled (ms since the epoch), and those standing for an error. */
   answerTimes: number[];
   errorTimes: number[];
@@ -238,6 +240,7 @@ export class TraceStore {
       rateLimitTimes: [],
       ttfts: [],
       queueWaits: [],
+      batchSizes: [],
       targetFailTimes: [],
       promptTokens: 0,
       completionTokens: 0,
@@ -321,6 +324,7 @@ export class TraceStore {
     } else if (record.ms !== undefined) run.latencies.push(record.ms);
     if (record.ft !== undefined && !record.err) run.ttfts.push(record.ft);
     if (record.qw !== undefined && !record.err) run.queueWaits.push(record.qw);
+    if (record.bs !== undefined && !record.err) run.batchSizes.push(record.bs);
     if (record.tp !== undefined || record.tc !== undefined) {
       run.usageReported++;
       run.promptTokens += record.tp ?? 0;
