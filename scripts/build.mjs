@@ -52,6 +52,15 @@ const sandboxAside = {
   },
 };
 
+// The curl reader (Select Target's "HTTP request from curl…") likewise: dist/curlReader.js, required on first use
+// (src/core/targets/curlLoader.ts).
+const curlAside = {
+  name: 'curl-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/curlRequest$/ }, (args) => (args.kind === 'require-call' ? { path: './curlReader.js', external: true } : undefined));
+  },
+};
+
 // The report page (eval-runner report): its script and style are inlined into the CLI, which writes them into
 // each report file (src/core/report/renderReport.ts).
 const reportScript = (
@@ -78,7 +87,8 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/core/targets/curlRequest.ts'], outfile: 'dist/curlReader.js' }),
   build({ ...common, entryPoints: ['src/extension/remoteRun.ts'], outfile: 'dist/runnerClient.js' }),
   build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),

@@ -23,6 +23,7 @@ export { StorageError } from './storage';
 export type { JournalFs } from './storage';
 export type { OnTargetError } from './targetCalls';
 export { CurlError, fieldList, readCurl, withPromptAt } from './targets/curlRequest';
+export { curlReader } from './targets/curlLoader';
 export type { CurlReadOptions, CurlRequest, CurlShell, CurlVariable, PromptField } from './targets/curlRequest';
 export { OPENAI_API_ORIGIN } from './targets/openaiTarget';
 export { TargetError } from './targets/target';

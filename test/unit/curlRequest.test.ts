@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { CurlError, readCurl, withPromptAt } from '../../src/core/targets/curlRequest';
 
 // Real-world curl lines, written as their sources write them: API docs, Postman's code snippet, and Chrome
@@ -229,5 +231,16 @@ describe('reading a curl command: what it refuses, and how it says so', () => {
     for (const command of [`curl https://h/x -H 'Bearer ${secret}'`, `curl 'ftp://${secret}@h/x'`]) {
       assert.throws(() => readCurl(command), (e: unknown) => e instanceof CurlError && !e.message.includes(secret) && /Header 1|not a valid/.test(e.message));
     }
+  });
+});
+
+describe('the curl reader in the extension', () => {
+  it('is out of what activation loads: dist/curlReader.js, required by Select Target on first use, and in the VSIX', () => {
+    const root = join(__dirname, '..', '..', '..');
+    const extension = readFileSync(join(root, 'dist', 'extension.js'), 'utf8');
+    assert.ok(extension.includes('"./curlReader.js"'), 'the extension requires it from beside itself');
+    assert.ok(!extension.includes('is not one this reader knows'), 'the reader (its messages) is not in the extension bundle');
+    assert.ok(readFileSync(join(root, 'dist', 'curlReader.js'), 'utf8').includes('is not one this reader knows'));
+    assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlReader.js'), 'and the VSIX carries it');
   });
 });
