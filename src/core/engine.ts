@@ -1,3 +1,4 @@
+import { commit } from './commit';
 import { listPromptsOf } from './promptList';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError, isAbortError } from '../api/errors';
@@ -347,8 +348,7 @@ class EngineRun {
       ...(limited.length ? { limited: [...limited] } : {}),
       ...(this.hold.events.length ? { holds: this.hold.events.slice(0, 1000) } : {}),
     };
-    await journal.append(record).catch(() => undefined);
-    store.apply(record);
+    await commit(journal, store, record).catch(() => undefined);
   }
 }
 
@@ -428,8 +428,7 @@ async function warmUp(target: Target, run: RunState): Promise<boolean> {
 /** Journals the run's record (once there is work to do: a run with nothing to do leaves no trace). */
 async function recordRun(options: EngineOptions, store: TraceStore, journal: Journal): Promise<string | undefined> {
   if (!options.runRecord) return undefined;
-  await journal.append(options.runRecord);
-  store.apply(options.runRecord);
+  await commit(journal, store, options.runRecord);
   return options.runRecord.run;
 }
 
@@ -452,12 +451,22 @@ async function listPrompts(options: EngineOptions, run: RunState): Promise<reado
 
 /** Puts the list in the store, and in the journal when it is new or changed (the journal owns the prompts). */
 async function registerPrompts(store: TraceStore, journal: Journal, prompts: readonly PromptItem[], run: RunState): Promise<void> {
-  const listChanged = differsFromStore(store, prompts);
-  const duplicates = store.setListed(prompts);
+  const duplicates = repeatedIds(prompts);
   if (duplicates.length) {
     run.log('warn', `The service listed ${duplicates.length} trace id(s) more than once (first: "${duplicates[0]}"); each is handled once.`);
   }
-  if (listChanged) await journal.append({ t: 'prompts', at: Date.now(), items: [...prompts] });
+  if (differsFromStore(store, prompts)) await commit(journal, store, { t: 'prompts', at: Date.now(), items: [...prompts] });
+}
+
+/** The trace ids listed more than once (each is handled once: the store keeps the first). */
+function repeatedIds(prompts: readonly PromptItem[]): string[] {
+  const seen = new Set<string>();
+  const repeated: string[] = [];
+  for (const { traceId } of prompts) {
+    if (seen.has(traceId)) repeated.push(traceId);
+    else seen.add(traceId);
+  }
+  return repeated;
 }
 
 /**
@@ -524,8 +533,7 @@ class TraceHandler {
     if ('fail' in result) {
       const record = { t: 'failed' as const, id: info.traceId, reason: result.fail, stage: 'target' as const, at: Date.now() };
       this.run.logFailure(`Trace "${info.traceId}" failed at the target: ${result.fail}`);
-      await this.journal.append(record);
-      this.store.apply(record);
+      await commit(this.journal, this.store, record);
       this.run.finishedNow++;
       this.changed(info);
       return 'done';
@@ -546,10 +554,9 @@ class TraceHandler {
     };
     // The answer is on disk before it is submitted (the submission awaits `durable`): a crash from here on
     // never costs a target call.
-    const durable = this.journal.append(record);
+    const durable = commit(this.journal, this.store, record);
     // Awaited later (by the submission, or below); a failed write is seen there, not as an unhandled rejection.
     durable.catch(() => undefined);
-    this.store.apply(record);
     this.changed(info);
     // Answers not yet on disk are what a crash would cost in target calls: never more than the window.
     if (this.journal.backlog > this.concurrency) await durable;

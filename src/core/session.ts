@@ -7,6 +7,7 @@ import type { ApiClient, SubmitResult } from '../api/client';
 import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
 import type { EngineOptions, RunSummary } from './engine';
+import { commit } from './commit';
 import { compareRuns } from './compareRuns';
 import type { ComparedTrace } from './compareRuns';
 import { exportLines, exportToFile } from './exportResults';
@@ -208,8 +209,7 @@ export class EvaluationSession {
     // A run in progress journals the list itself.
     if (this.isRunning) return items.length;
     await this.withJournal(async (journal) => {
-      await journal.append({ t: 'prompts', at: Date.now(), items });
-      this.store.apply({ t: 'prompts', at: Date.now(), items });
+      await commit(journal, this.store, { t: 'prompts', at: Date.now(), items });
     });
     return items.length;
   }
@@ -307,8 +307,7 @@ export class EvaluationSession {
   async saveAnswer(traceId: string, answer: string): Promise<void> {
     await this.withJournal(async (journal) => {
       const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), by: 'user' as const };
-      await journal.append(record);
-      this.store.apply(record);
+      await commit(journal, this.store, record);
     });
   }
 
@@ -331,8 +330,7 @@ export class EvaluationSession {
       if (answer !== undefined && answer !== info?.answer) {
         const by = fromRun && this.store.runById(fromRun) ? { run: fromRun } : { by: 'user' as const };
         const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), ...by };
-        await journal.append(record);
-        this.store.apply(record);
+        await commit(journal, this.store, record);
       }
       await this.journalAccepted(journal, traceId, result);
       return { message: result.message || result.data, requestCode: result.requestCode };
@@ -348,8 +346,7 @@ export class EvaluationSession {
 
   private async journalAccepted(journal: Journal, traceId: string, result: SubmitResult): Promise<void> {
     const record = { t: 'submitted' as const, id: traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
-    await journal.append(record);
-    this.store.apply(record);
+    await commit(journal, this.store, record);
   }
 
   /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
@@ -358,8 +355,7 @@ export class EvaluationSession {
       if (!this.store.get(traceId)) throw new Error(`Trace "${traceId}" is not in this evaluation.`);
       const text = note?.trim().slice(0, MAX_NOTE_LENGTH);
       const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}) };
-      await journal.append(record);
-      this.store.apply(record);
+      await commit(journal, this.store, record);
     });
   }
 
@@ -383,8 +379,7 @@ export class EvaluationSession {
       for (const t of todo) {
         if (t.state === 'skipped') {
           const record = { t: 'answer' as const, id: t.traceId, a: skippedAnswerText(template, t.error, t.traceId), at: Date.now(), by: 'user' as const, na: true };
-          await journal.append(record);
-          this.store.apply(record);
+          await commit(journal, this.store, record);
         }
         try {
           await this.submitJournaled(journal, client, t.traceId, t.answer!);
@@ -393,8 +388,7 @@ export class EvaluationSession {
           if (error instanceof AuthError) throw error;
           const reason = error instanceof Error ? error.message : String(error);
           const record = { t: 'failed' as const, id: t.traceId, reason, stage: 'submit' as const, at: Date.now() };
-          await journal.append(record);
-          this.store.apply(record);
+          await commit(journal, this.store, record);
           failed.push({ traceId: t.traceId, reason });
         }
       }
@@ -405,8 +399,7 @@ export class EvaluationSession {
   async skip(traceId: string, reason: string): Promise<void> {
     await this.withJournal(async (journal) => {
       const record = { t: 'skipped' as const, id: traceId, reason, at: Date.now() };
-      await journal.append(record);
-      this.store.apply(record);
+      await commit(journal, this.store, record);
     });
   }
 

@@ -4,6 +4,7 @@ import type { EvaluationKind } from '../api/kinds';
 import { backoffDelay, sleep } from '../api/retry';
 import type { RetryPolicy } from '../api/retry';
 import type { Journal } from './journal';
+import { commit } from './commit';
 import { Gate } from './gate';
 import { isOutage } from './serviceHold';
 import type { ServiceHold } from './serviceHold';
@@ -154,11 +155,10 @@ export class Submitter {
     this.hold.up();
     this.run.submittedNow++;
     this.run.finishedNow++;
-    this.store.apply(record);
-    this.changed(info);
     // The acceptance need not hold the trace's slot until it is on disk: losing it to a crash costs one
     // repeated submission, never an answer. The backlog stays within the in-flight window.
-    const durable = this.journal.append(record);
+    const durable = commit(this.journal, this.store, record);
+    this.changed(info);
     if (this.journal.backlog > this.policy.concurrency) await durable;
     else durable.catch(() => undefined);
   }
@@ -194,10 +194,10 @@ export class Submitter {
     }
     const record = { t: 'failed' as const, id: info.traceId, reason, stage: 'submit' as const, at: Date.now() };
     this.run.logFailure(`Submission of trace "${info.traceId}" failed: ${reason}`);
-    this.store.apply(record);
+    const durable = commit(this.journal, this.store, record);
     this.run.finishedNow++;
     this.changed(info);
-    await this.journal.append(record);
+    await durable;
     return 'done';
   }
 }

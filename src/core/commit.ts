@@ -1,0 +1,14 @@
+import type { Journal } from './journal';
+import type { JournalRecord } from './journalRecords';
+import type { TraceStore } from './traceStore';
+
+/**
+ * The one way a record is written: appended to the journal and applied to the store, the same record (one
+ * timestamp for both). Resolves once it is on disk; the store shows it at once. A write that fails leaves the
+ * journal's failure set, and a session that sees it reads the journal whole again.
+ */
+export function commit(journal: Journal, store: TraceStore, record: JournalRecord): Promise<void> {
+  const durable = journal.append(record);
+  store.apply(record);
+  return durable;
+}
