@@ -41,7 +41,8 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
   const review = new ReviewFileSystem(ctx);
   const compare = new ComparePanels(ctx);
   const lenses = new ReviewCodeLens(ctx);
-  const view = vscode.window.createTreeView('evalRunner.evaluations', { treeDataProvider: tree, showCollapseAll: true });
+  // Several traces may be selected: Approve and Submit sends those.
+  const view = vscode.window.createTreeView('evalRunner.evaluations', { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   ctx.treeSelection = () => view.selection;
   features = vscode.Disposable.from(
     ...registerCommands(ctx, { tree, runs, panels, compare }),

@@ -64,7 +64,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await treeRow(page, 'Submitted (25)').waitFor();
     await shot(page, 'tree');
 
-    await palette(page, 'Eval Runner: Show Progress', { pick: 'Sandbox benchmark 1' });
+    await palette(page, 'Eval Runner: Show Run Details', { pick: 'Sandbox benchmark 1' });
     const frame = webview(page);
     await frame.getByText('100% submitted').waitFor();
     await frame.locator('.row.state-submitted').first().waitFor();
@@ -87,7 +87,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await openView(page);
     await treeRow(page, '25/25 submitted').waitFor({ timeout: 60_000 });
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
-    await palette(page, 'Eval Runner: Show Progress', { pick: 'Sandbox benchmark 1' });
+    await palette(page, 'Eval Runner: Show Run Details', { pick: 'Sandbox benchmark 1' });
     await webview(page).getByText('100% submitted').waitFor();
     assert.match(await page.locator('.monaco-workbench').getAttribute('class'), /light_modern/);
     await shot(page, 'webview-light');
@@ -127,7 +127,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       ['Sandbox robustness 2', '<a href="javascript:alert(1)">click to continue</a>'],
       ['Sandbox robustness 2', '<meta http-equiv="Content-Security-Policy" content="default-src *">'],
     ]) {
-      await palette(page, 'Eval Runner: Show Progress', { pick: evaluation });
+      await palette(page, 'Eval Runner: Show Run Details', { pick: evaluation });
       const frame = webview(page);
       const cell = frame.locator('.c-prompt', { hasText: payload }).first();
       await cell.waitFor();
@@ -159,7 +159,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await notification(page, 'saved in secret storage');
       await palette(page, 'Eval Runner: Fetch Prompts');
       await notification(page, '45000 prompts fetched', 60_000);
-      await palette(page, 'Eval Runner: Show Progress');
+      await palette(page, 'Eval Runner: Show Run Details');
       const frame = webview(page);
       await frame.locator('.shown', { hasText: '45,000 of 45,000 traces' }).waitFor({ timeout: 30_000 });
       assert.equal(await frame.locator('.chip.state-pending .chip-count').textContent(), '45,000');
@@ -213,7 +213,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await palette(page, 'Eval Runner: Run Evaluation');
       const failed = await notification(page, '9/12 submitted', 60_000);
       assert.deepEqual(peers.echoed, { token: 1, key: 2 }, 'both peers did quote the secrets back');
-      await palette(page, 'Eval Runner: Show Progress');
+      await palette(page, 'Eval Runner: Show Run Details');
       const frame = webview(page);
       await frame.locator('.row.state-failed').nth(2).waitFor();
       await frame.locator('.cell.c-error', { hasText: '[redacted]' }).first().waitFor();
@@ -229,7 +229,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.ok(dom.some(([, h]) => h.includes('Incorrect API key provided: [redacted]')), 'the webview shows the endpoint\'s words, redacted');
       await shot(page, 'secrets-redacted');
 
-      await failed.locator('a.monaco-button', { hasText: 'Retry Failed' }).click();
+      await failed.locator('a.monaco-button', { hasText: 'Rerun Failed' }).click();
       await openView(page);
       await treeRow(page, '12/12 submitted').waitFor({ timeout: 60_000 });
       await palette(page, 'Notifications: Clear All Notifications');
@@ -339,7 +339,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await palette(page, 'Eval Runner: Run Evaluation');
       // The loopback model needs no key: an empty answer marks it keyless.
       await inputBox(page, 'API key for', '', { password: true });
-      await palette(page, 'Eval Runner: Show Progress');
+      await palette(page, 'Eval Runner: Show Run Details');
       const frame = webview(page);
       const grid = frame.getByRole('grid', { name: 'Traces' });
       await frame.locator('.row.state-submitted').first().waitFor();
@@ -468,7 +468,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
 
       // Two answers marked bad from the keyboard in Process Details.
       await palette(page, 'Notifications: Clear All Notifications');
-      await palette(page, 'Eval Runner: Show Progress');
+      await palette(page, 'Eval Runner: Show Run Details');
       const frame = webview(page);
       const grid = frame.getByRole('grid', { name: 'Traces' });
       await frame.getByText('100% submitted').waitFor({ timeout: 30_000 });
@@ -511,7 +511,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await compare.locator('input.search').fill(prompts[1].traceId);
       await compare.locator('.shown', { hasText: '1 of 2 traces' }).waitFor();
       const comparedRuns = await compare.locator('.subtitle').innerText();
-      await palette(page, 'Eval Runner: Show Progress');
+      await palette(page, 'Eval Runner: Show Run Details');
       const details = visibleWebview(page);
       await details.locator('select.filter').first().selectOption('submitted');
       await details.locator('input.search').fill('final:');

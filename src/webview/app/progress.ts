@@ -87,7 +87,7 @@ class ProgressPage {
     switch (m.type) {
       case 'init':
         this.refId = m.refId;
-        this.header.title.textContent = `Process Details: ${m.title}`;
+        this.header.title.textContent = `Run Details: ${m.title}`;
         this.header.subtitle.textContent = `${m.kind} evaluation ${m.evaluationId} · ${m.baseUrl}`;
         this.header.serviceLink.title = m.processDetailsUrl;
         this.persist();

@@ -15,7 +15,7 @@ export const STATE_ICONS: Readonly<Record<string, string>> = {
 
 export class Header {
   readonly element = el('header', 'header');
-  readonly title = el('h1', 'title', 'Process Details');
+  readonly title = el('h1', 'title', 'Run Details');
   readonly subtitle = el('div', 'subtitle');
   readonly run = iconButton('play', 'Run');
   readonly rerun = iconButton('debug-rerun', 'Rerun…', 'button secondary');
