@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { ROOT } from '../harness/workbench.mjs';
@@ -539,12 +539,14 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
   it('Developer: Reload Window in the middle of a run: the run finishes in its runner, each trace submitted once, and the status bar shows its progress after the reload', async () => {
     const TRACES = 80;
     const sandbox = await startSandbox({ port: 0, benchmarkTraces: TRACES, evaluationSeconds: 0 });
+    // While this file exists the target holds its answers: the run is surely mid-way when the window comes back.
+    const hold = join(RESULTS, `hold-${process.pid}`);
     try {
       wb = await openWorkbench({
         settings: {
           'evalRunner.baseUrl': sandbox.baseUrl,
           'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Reload bench' }],
-          'evalRunner.target': { type: 'command', command: 'sleep 0.25; cat' },
+          'evalRunner.target': { type: 'command', command: `while [ -f '${hold}' ]; do sleep 0.1; done; cat` },
           'evalRunner.concurrency': 2,
         },
       });
@@ -556,6 +558,8 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const deadline = Date.now() + 30_000;
       while (sandbox.stats.submissions < 6 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       assert.ok(sandbox.stats.submissions >= 6, 'the run is under way');
+      mkdirSync(RESULTS, { recursive: true });
+      writeFileSync(hold, '');
       await palette(page, 'Developer: Reload Window');
       // After the reload the window finds the run in its runner and follows it.
       const status = page.locator('.part.statusbar').getByText(new RegExp(`Eval Runner \\d+/${TRACES}`));
@@ -563,10 +567,12 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const shown = Number(/(\d+)\//.exec(await status.innerText())[1]);
       assert.ok(shown < TRACES, `the status bar followed the run mid-way (${shown}/${TRACES})`);
       await shot(page, 'run-after-reload');
+      rmSync(hold, { force: true });
       await notification(page, `Reload bench: ${TRACES}/${TRACES} submitted`, 90_000);
       assert.equal(sandbox.stats.submissions, TRACES);
       for (const p of seedPrompts('benchmark', TRACES)) assert.equal(sandbox.submissionsOf(1, p.traceId), 1, `${p.traceId} submitted once`);
     } finally {
+      rmSync(hold, { force: true });
       await sandbox.close();
     }
   });
