@@ -46,6 +46,8 @@ const TARGET_FAILURE_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs
  */
 export class TargetCaller {
   private quotaStrikes = 0;
+  /** The pace of starts; none for a target that gathers batches (see Target.gathersBatches). */
+  private readonly pace: RateScheduler | undefined;
 
   constructor(
     private readonly target: Target,
@@ -53,14 +55,16 @@ export class TargetCaller {
     private readonly policy: TargetCallPolicy,
     private readonly run: RunState,
     private readonly evaluation?: { kind: string; evaluationId: number },
-  ) {}
+  ) {
+    this.pace = target.gathersBatches ? undefined : scheduler;
+  }
 
   async call(info: TraceInfo, signal: AbortSignal): Promise<TargetResult> {
     let failures = 0;
     let rateLimits = 0;
     for (;;) {
       if (this.run.halted) return 'stopped';
-      await this.scheduler.acquire(signal);
+      await this.pace?.acquire(signal);
       const t0 = Date.now();
       let rateInfo: RateInfo | undefined;
       const onRateInfo = (i: RateInfo) => (rateInfo = i);
@@ -77,14 +81,14 @@ export class TargetCaller {
         const context = { traceId: info.traceId, ...this.evaluation };
         const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, onQueued, onBatch, context });
         const total = Date.now() - t0;
-        this.scheduler.release(true, total, rateInfo);
+        this.pace?.release(true, total, rateInfo);
         this.quotaStrikes = 0;
         const own = { ms: Math.max(0, total - (queueMs ?? 0)), ...(queueMs !== undefined ? { queueMs } : {}) };
         const extras = { ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
         return { answer, ...own, errorAnswer: false, ...extras };
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
-        this.scheduler.release(!limited, Date.now() - t0, rateInfo);
+        this.pace?.release(!limited, Date.now() - t0, rateInfo);
         if (signal.aborted) throw error;
         const te = error instanceof TargetError ? error : new TargetError(`The target failed: ${(error as Error).message}`, 'failed');
         this.run.lastError = te.message;

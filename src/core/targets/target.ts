@@ -9,6 +9,11 @@ export interface Target {
    * start at once instead of spread over the second a hosted model's first answer is assumed to take.
    */
   readonly local?: boolean;
+  /**
+   * Gathers prompts into batches (a batch function): its calls are not paced, since starts spread over time would
+   * reach it one by one and leave its batches part-empty; the run's concurrency still bounds them.
+   */
+  readonly gathersBatches?: boolean;
   send(prompt: string, options: TargetCallOptions): Promise<string>;
   /**
    * Gets ready before the first prompt (long-lived workers start and load the user's module once), so that

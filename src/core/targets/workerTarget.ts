@@ -212,6 +212,7 @@ export function createWorkerTarget(options: WorkerTargetOptions): WorkerTarget {
 class WorkerPool implements WorkerTarget {
   readonly description: string;
   readonly local = true;
+  readonly gathersBatches: boolean;
   private readonly size: number;
   private readonly idle: Worker[] = [];
   private readonly live = new Set<Worker>();
@@ -228,6 +229,7 @@ class WorkerPool implements WorkerTarget {
   constructor(private readonly options: WorkerTargetOptions) {
     this.description = options.description;
     this.size = Math.max(1, options.workers);
+    this.gathersBatches = options.batch !== undefined;
     this.batches = options.batch
       ? new BatchGatherer(options.batch, { acquire: () => this.slot(this.never), release: () => this.release(), run: (items) => this.callBatch(items) })
       : undefined;
