@@ -1,6 +1,6 @@
 // npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
 // bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
-//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,scale,journal,extension,webview,report,editorrun]
+//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,batchfn,scale,journal,extension,webview,report,editorrun]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -305,6 +305,54 @@ if (wanted('owncode')) {
   }
 }
 
+// 4d. A batch function (issue 30): a model that answers a batch for about the price of one prompt (a GPU's forward
+// pass), 200 ms per call plus 2 ms per prompt, 1,000 prompts on 4 workers at concurrency 128: batches of 32 against
+// one prompt per call. The function records each call's size, so the batches reached are the function's own count.
+if (wanted('batchfn')) {
+  say('4d. batch function: 1,000 prompts, 200 ms per call + 2 ms per prompt, 4 workers, batches of 32 vs one per call');
+  const dir = tempDir();
+  const sizes = join(dir, 'sizes');
+  writeFileSync(
+    join(dir, 'model.py'),
+    `import time
+def answer(prompts, contexts):
+    with open(${JSON.stringify(sizes)}, 'a') as f:
+        f.write('%d\\n' % len(prompts))
+    time.sleep(0.2 + 0.002 * len(prompts))
+    return [p[:50] for p in prompts]
+
+def one(prompt):
+    time.sleep(0.2 + 0.002)
+    return prompt[:50]
+`,
+  );
+  const sb = await sandboxProcess(['--benchmark-traces', '1000']);
+  const env = { EVAL_RUNNER_TOKEN: sb.token };
+  const common = ['--target', 'python', '--python-file', join(dir, 'model.py'), '--workers', '4', '--concurrency', '128'];
+  try {
+    const batched = await cliRun(runArgs(sb, [...common, '--batch-size', '32', '--state-dir', tempDir()]), env);
+    const single = await cliRun(runArgs(sb, [...common, '--python-function', 'one', '--state-dir', tempDir()]), env);
+    for (const r of [batched, single]) if (r.summary.submittedNow !== 1000) throw new Error(`a batch-function run submitted ${r.summary.submittedNow}`);
+    const calls = readFileSync(sizes, 'utf8').split('\n').filter(Boolean).map(Number);
+    results.figures.batchfn = {
+      prompts: 1000,
+      workers: 4,
+      batchSize: 32,
+      batchMs: batched.summary.durationMs,
+      singleMs: single.summary.durationMs,
+      // The ideals: every call full (32 batches over 4 workers: 8 rounds of 200 + 64 ms), and 1,000 calls over 4 workers.
+      batchIdealMs: Math.ceil(1000 / 32 / 4) * (200 + 2 * 32),
+      singleIdealMs: (1000 / 4) * 202,
+      calls: calls.length,
+      meanBatch: calls.reduce((a, b) => a + b, 0) / calls.length,
+      maxBatch: Math.max(...calls),
+      speedup: single.summary.durationMs / batched.summary.durationMs,
+    };
+  } finally {
+    await sb.stop();
+  }
+}
+
 // 5. 100,000 traces.
 if (wanted('scale')) {
   say('5. scale: 100,000 traces (list + validate, a whole run, resume over the finished journal)');
@@ -465,7 +513,7 @@ async function editorRound() {
       await palette(page, 'Eval Runner: Run Evaluation');
       await pickIfAsked(page, 'Bench 100k');
       if (!process.env.BENCH_NO_PANEL) {
-        await palette(page, 'Eval Runner: Show Progress');
+        await palette(page, 'Eval Runner: Show Run Details');
         await pickIfAsked(page, 'Bench 100k');
       }
       // The run's end is read from the extension's log, not the page: asking the page (Playwright polls the DOM
@@ -555,7 +603,7 @@ if (wanted('webview')) {
     await pickIfAsked(page, 'Bench 100k');
     await notification(page, '100000 prompts fetched', 60_000);
     const t0 = performance.now();
-    await palette(page, 'Eval Runner: Show Progress');
+    await palette(page, 'Eval Runner: Show Run Details');
     await pickIfAsked(page, 'Bench 100k');
     const frame = await waitForFrame(page, (f) => f.evaluate(() => performance.getEntriesByName('evalRunner:painted').length > 0), 60_000);
     const openToPaintMs = performance.now() - t0;
@@ -624,6 +672,7 @@ const TARGETS = [
   ['owncode', 'own code: python target, 300 × 300 ms-load fn, c=8', f.owncode && `${fmt(f.owncode.pythonMs)} ms (${f.owncode.workers} workers; runs ${f.owncode.pythonRunsMs.join(', ')}) vs ideal ${fmt(f.owncode.idealMs)} ms · ${f.owncode.overPromptfoo.toFixed(1)}× promptfoo's 3.1 s`, '≥ 3× promptfoo', f.owncode?.overPromptfoo >= 3],
   ['owncode', 'own code: command target, same workload', f.owncode && `${fmt(f.owncode.commandMs)} ms = ${(f.owncode.commandMs / f.owncode.pythonMs).toFixed(1)}× the python target`, ''],
   ['owncode', 'own code: worker protocol per call (c=1)', f.owncode && `${(f.owncode.protocolMsPerCall * 1000).toFixed(0)} µs`, '< 1 ms', f.owncode?.protocolMsPerCall < 1],
+  ['batchfn', 'batch function: 1,000 × (200 ms + 2 ms/prompt), 4 workers', f.batchfn && `batches of 32 ${fmt(f.batchfn.batchMs)} ms (ideal ${fmt(f.batchfn.batchIdealMs)}; ${f.batchfn.calls} calls, mean ${f.batchfn.meanBatch.toFixed(1)}, max ${f.batchfn.maxBatch}) vs one per call ${fmt(f.batchfn.singleMs)} ms (ideal ${fmt(f.batchfn.singleIdealMs)}) = ${f.batchfn.speedup.toFixed(1)}× faster`, '≥ 10×', f.batchfn?.speedup >= 10],
   ['scale', '100k: list + validate', f.scale && `${f.scale.listValidateMs.toFixed(1)} ms (${(f.scale.listBytes / 2 ** 20).toFixed(1)} MiB)`, '≤ 150 ms', f.scale?.listValidateMs <= 150],
   ['scale', '100k: whole run peak RSS', f.scale && `${f.scale.peakRssMB.toFixed(0)} MB (${fmt(f.scale.tracesPerSecond)} traces/s)`, '≤ 300 MB', f.scale?.peakRssMB <= 300],
   ['scale', '100k: journal size · resume', f.scale && `${(f.scale.journalBytes / 2 ** 20).toFixed(1)} MiB · resume ${fmt(f.scale.resumeMs)} ms (process ${fmt(f.scale.resumeProcessWallMs)} ms, ${f.scale.resumeSubmitted} resubmitted)`, ''],
