@@ -141,12 +141,14 @@ describe('architecture rules', () => {
   // are a file of their own too. undici is 298 KB of it; its SOCKS proxy support stays (users set socks5://).
   // Issue 29's named target facts (a conflict says what differs) took 2 KB, and issue 27's service hold (outages,
   // 409s, a token pause) 5 KB, and following a run in a runner process 5 KB (its JSON-RPC client is a file of its
-  // own, dist/runnerClient.js, loaded on the first run): 440 KB. The engine itself, which now runs in the runner
-  // except for a VS Code chat model's runs, is the next thing to load lazily.
-  it('keeps dist/extension.js within 440 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // own, dist/runnerClient.js, loaded on the first run): 440 KB. Approve and Submit on many, Show Logs and the
+  // batch and curl targets' picks (the curl reader itself is dist/curlReader.js) took 6 KB more: 450 KB. The engine,
+  // which now runs in the runner except for a VS Code chat model's runs (~40 KB with the targets), is the next thing
+  // to load lazily.
+  it('keeps dist/extension.js within 450 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 440 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 450 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });
