@@ -31,6 +31,8 @@ export const TARGET_OPTIONS = {
   'python-function': { type: 'string' },
   python: { type: 'string' },
   workers: { type: 'string' },
+  'batch-size': { type: 'string' },
+  'batch-wait-ms': { type: 'string' },
   'worker-command': { type: 'string' },
 } as const;
 
@@ -66,6 +68,10 @@ export const TARGET_HELP = `Targets (--target):
     --python-file FILE          (required)   --python-function NAME (default answer)
     --python EXE                the interpreter (default python3; py on Windows)
     --workers N                 worker processes (default: the concurrency, at most one per core)
+    --batch-size N              a batch function: def answer(prompts, contexts) gets lists of up to N
+                                and returns a list of answers, same length, same order (workers default
+                                to the concurrency ÷ N: raise --concurrency to fill the batches)
+    --batch-wait-ms MS          how long a prompt waits for its batch to fill (default 20)
   worker                      any long-lived command speaking the worker protocol (JSON lines, see README)
     --worker-command CMD        (required; started directly, without a shell)   --workers N
   --header 'Name: value'      extra request header for openai/http (repeatable; shows in process lists:
@@ -189,6 +195,7 @@ const SPEC_FROM_ARGS: Record<(typeof TARGET_KINDS)[number], (v: TargetValues, en
       ...(v['python-function'] ? { function: v['python-function'] } : {}),
       ...(v.python ? { python: v.python } : {}),
       ...(v.workers !== undefined ? { workers: intOption(v.workers, 'workers', 1, 1, 256) } : {}),
+      ...pythonBatchFlags(v),
     };
     parts.options.withhold = secretVariables(v);
     parts.options.cwd = process.cwd();
@@ -202,6 +209,19 @@ const SPEC_FROM_ARGS: Record<(typeof TARGET_KINDS)[number], (v: TargetValues, en
     parts.options.withhold = secretVariables(v);
   },
 };
+
+/** --batch-size and --batch-wait-ms (which means nothing without a batch size). */
+function pythonBatchFlags(v: TargetValues): { batchSize?: number; batchWaitMs?: number } {
+  if (v['batch-size'] === undefined) {
+    if (v['batch-wait-ms'] !== undefined) throw new UsageError('--batch-wait-ms goes with --batch-size N (a batch function).');
+    return {};
+  }
+  // Their upper bounds are the core's (createTarget says them, as for the editor's settings).
+  return {
+    batchSize: intOption(v['batch-size'], 'batch-size', 1, 1),
+    ...(v['batch-wait-ms'] !== undefined ? { batchWaitMs: intOption(v['batch-wait-ms'], 'batch-wait-ms', 20, 0) } : {}),
+  };
+}
 
 function openAiParts(v: TargetValues, env: NodeJS.ProcessEnv, parts: TargetParts): void {
   const baseUrl = httpUrl(required(v['openai-base-url'], 'openai-base-url', 'openai'), 'openai-base-url');
