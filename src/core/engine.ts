@@ -546,6 +546,7 @@ class TraceHandler {
       at: Date.now(),
       ms: result.ms,
       ...(result.queueMs !== undefined ? { qw: result.queueMs } : {}),
+      ...(result.batchSize !== undefined ? { bs: result.batchSize } : {}),
       ...(result.usage?.promptTokens !== undefined ? { tp: result.usage.promptTokens } : {}),
       ...(result.usage?.completionTokens !== undefined ? { tc: result.usage.completionTokens } : {}),
       ...(result.ttftMs !== undefined ? { ft: result.ttftMs } : {}),

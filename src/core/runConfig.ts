@@ -46,6 +46,8 @@ const target = z.discriminatedUnion('type', [
     function: z.optional(z.string()),
     python: z.optional(z.string()),
     workers: z.optional(z.int()),
+    batchSize: z.optional(z.int()),
+    batchWaitMs: z.optional(z.int()),
   }),
   z.strictObject({ type: z.literal('worker'), command: z.string(), workers: z.optional(z.int()) }),
 ]);
@@ -208,6 +210,8 @@ function targetArgs(target: NonNullable<RunConfig['target']>): string[] {
       flag('python-function', target.function);
       flag('python', target.python);
       flag('workers', target.workers);
+      flag('batch-size', target.batchSize);
+      flag('batch-wait-ms', target.batchWaitMs);
       break;
     case 'worker':
       flag('worker-command', target.command);

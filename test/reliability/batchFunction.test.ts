@@ -96,9 +96,12 @@ describe('a batch function: the python target called with lists of prompts (--ba
     batchModel(dir, `    time.sleep(0.3)\n    return ['%d of %d' % (i + 1, len(prompts)) for i in range(len(prompts))]`);
     // A 60 ms wait: room for a loaded machine's jitter, well under the ~130 ms over which paced starts (as a hosted
     // model's are, 2 × the concurrency per latency) reached the gatherer, which made batches of 3 to 5.
-    const { summary } = await run({ type: 'python', file: 'model.py', workers: 1, batchSize: 8, batchWaitMs: 60 }, dir, 8);
+    const { summary, session } = await run({ type: 'python', file: 'model.py', workers: 1, batchSize: 8, batchWaitMs: 60 }, dir, 8);
     assert.equal(summary.outcome, 'completed', summary.message);
     assert.deepEqual(batchesIn(dir).map((b) => b.length), [8, 8, 8, 6]);
+    // The run journals each answer's batch size, and its figures say so.
+    await session.load();
+    assert.match(describeStats(runStats(session.store.currentRun!)) ?? '', /batches: mean 7\.5, max 8/);
     assert.equal(sandbox.answerOf(1, 'bench-0000'), '1 of 8');
   });
 
