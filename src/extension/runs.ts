@@ -215,7 +215,10 @@ export class RunController extends Disposable {
       this.active.delete(ref.id);
       this.updateStatus();
     }
-    if (!this.isDisposed && summary && summary.outcome !== 'targetChanged') void this.report(ref, summary);
+    if (this.isDisposed) return summary;
+    if (summary && summary.outcome !== 'targetChanged') void this.report(ref, summary);
+    // The runner went away without a word (killed, out of memory): say so, and offer to go on from the journal.
+    if (!summary && remote) this.offerResume(ref, session);
     return summary;
   }
 
