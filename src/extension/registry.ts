@@ -3,7 +3,7 @@ import { Disposable, toDisposable } from './lifecycle';
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../api/client';
 import type { EvaluationKind } from '../api/kinds';
-import { EvaluationSession, sessionId } from '../core';
+import { EvaluationSession, journalPath, sessionId } from '../core';
 import type { SandboxController } from './sandboxController';
 import type { Settings } from './settingsModel';
 
@@ -74,6 +74,11 @@ export class EvaluationRegistry extends Disposable {
     this.refsList = refs.filter((r, i) => refs.findIndex((o) => o.id === r.id) === i);
     void vscode.commands.executeCommand('setContext', 'evalRunner.evaluationCount', this.refsList.length);
     this.listEmitter.fire();
+  }
+
+  /** Where an evaluation's journal is, without opening a session for it. */
+  journalFileOf(ref: EvaluationRef): string {
+    return journalPath(this.stateDir, { origin: ref.origin, kind: ref.kind, evaluationId: ref.evaluationId });
   }
 
   session(ref: EvaluationRef): EvaluationSession {

@@ -4,7 +4,7 @@ import { Disposable } from './lifecycle';
 import { BUTTON } from './buttons';
 import { holdProgressText, progressText } from '../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity } from '../core';
-import { journalHeld, liveRunner } from '../protocol/runnerFiles';
+import { interruptedRun, journalHeld, liveRunner } from '../protocol/runnerFiles';
 import type { StartParams } from '../protocol/runnerProtocol';
 import type { RemoteRun, RemoteRunEvents } from './remoteRun';
 import { readProxy } from './settings';
@@ -80,10 +80,14 @@ export class RunController extends Disposable {
    * if this window had started them: after a reload, an update, or in a window opened later.
    */
   reattach(): void {
+    // At activation only tiny files are read: a journal is opened only for a run that is going on or was cut short.
     for (const ref of this.ctx.registry.refs) {
+      const journal = this.ctx.registry.journalFileOf(ref);
+      const live = liveRunner(journal);
+      if (!live && !interruptedRun(journal)) continue;
       const session = this.ctx.registry.session(ref);
       if (session.isRunning) continue;
-      if (!liveRunner(session.journalFile)) {
+      if (!live) {
         this.offerResume(ref, session);
         continue;
       }

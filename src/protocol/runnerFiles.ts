@@ -38,6 +38,26 @@ export function liveRunner(journalFile: string): RunnerFile | undefined {
   return isAlive(file.pid) ? file : undefined;
 }
 
+/**
+ * Whether a run of this journal was cut short (cheap: two tiny files): a runner file, or a journal lock, naming a
+ * process that is gone. A run that ended removed both.
+ */
+export function interruptedRun(journalFile: string): boolean {
+  const pidIn = (path: string): number | undefined => {
+    try {
+      const text = readFileSync(path, 'utf8');
+      const pid = Number(text.startsWith('{') ? (JSON.parse(text) as { pid?: unknown }).pid : text.trim());
+      return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  return [runnerFilePath(journalFile), `${journalFile}.lock`].some((path) => {
+    const pid = pidIn(path);
+    return pid !== undefined && !isAlive(pid);
+  });
+}
+
 /** Whether a live process holds the journal's lock (a CLI run, another window's run): it is not interrupted. */
 export function journalHeld(journalFile: string): boolean {
   try {

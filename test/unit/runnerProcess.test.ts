@@ -6,7 +6,7 @@ import { dirname, join } from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import { journalPath } from '../../src/core/journal';
 import { RemoteRun } from '../../src/extension/remoteRun';
-import { isAlive, liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
+import { interruptedRun, isAlive, liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
 import { hello, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
 import { startSandbox } from '../../src/sandbox/server';
@@ -62,6 +62,11 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
       await assert.rejects(helloWith(file.socket, 'ab'.repeat(32)), 'a wrong secret is refused');
       await assert.rejects(helloWith(file.socket, ''), 'no secret is refused');
       assert.equal((await helloWith(file.socket, file.secret)).pid, child.pid);
+      assert.equal(interruptedRun(journal), false, 'a live runner is not an interrupted run');
+      // Killed, it leaves its file naming a process that is gone: the next window offers to resume.
+      child.kill('SIGKILL');
+      await until('the runner is gone', () => !isAlive(child.pid!));
+      assert.equal(interruptedRun(journal), true);
     } finally {
       child.kill();
     }
@@ -96,6 +101,7 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     assert.equal(sandbox.stats.submissions, 25);
     await until('the runner leaves', () => !isAlive(run.pid));
     assert.equal(existsSync(runnerFilePath(journal)), false, 'the runner file is gone');
+    assert.equal(interruptedRun(journal), false, 'a run that ended is not an interrupted one');
     assert.ok(!readFileSync(journal, 'utf8').includes(sandbox.token), 'the token is not in the journal');
   });
 });
