@@ -1,7 +1,6 @@
 // The HTML report (eval-runner report) opened in Chromium as a reviewer would open the file: nothing leaves it,
 // nothing fails in its console, every trace of a tricky set is there, and its figures are status --json's.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -13,18 +12,9 @@ import { RESULTS } from './workbenchPage.mjs';
 const require = createRequire(import.meta.url);
 const { startSandbox } = require(join(ROOT, 'out', 'src', 'sandbox', 'server.js'));
 const { seedPrompts } = require(join(ROOT, 'out', 'src', 'sandbox', 'seed.js'));
-const CLI = join(ROOT, 'dist', 'cli.js');
 
-function cli(args, env = {}) {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// The tests' one way to run the CLI, as compiled by the typecheck step.
+const { cli } = require(join(ROOT, 'out', 'test', 'unit', 'helpers', 'cli.js'));
 
 describe('the HTML report in Chromium (eval-runner report)', function () {
   this.timeout(120_000);

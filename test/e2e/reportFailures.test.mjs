@@ -1,7 +1,6 @@
 // The HTML report of runs with failed traces, in Chromium: the failures are red on the timeline, a failed trace's
 // full text is its error (not "(no answer)"), and runs side by side put the latest first.
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -11,18 +10,9 @@ import { ROOT, launchBrowser } from '../harness/workbench.mjs';
 
 const require = createRequire(import.meta.url);
 const { startSandbox } = require(join(ROOT, 'out', 'src', 'sandbox', 'server.js'));
-const CLI = join(ROOT, 'dist', 'cli.js');
 
-function cli(args, env = {}) {
-  return new Promise((resolve) => {
-    let stdout = '';
-    let stderr = '';
-    const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    child.stdout.on('data', (c) => (stdout += c));
-    child.stderr.on('data', (c) => (stderr += c));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
+// The tests' one way to run the CLI, as compiled by the typecheck step.
+const { cli } = require(join(ROOT, 'out', 'test', 'unit', 'helpers', 'cli.js'));
 
 describe('the HTML report of runs with failed traces (eval-runner report)', function () {
   this.timeout(120_000);

@@ -1,29 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { journalPath } from '../../src/core/journal';
 import { listJournals } from '../../src/core/stateDir';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import { CLI, cli } from './helpers/cli';
-import type { CliResult } from './helpers/cli';
+import { cli } from './helpers/cli';
 import { tempDir } from './helpers/runs';
 
 const COMMANDS = ['run', 'prompts', 'submit', 'status', 'export', 'report', 'sandbox', 'demo'];
-
-/** The CLI run from another working folder: what a config file's relative paths must not depend on. */
-function cliIn(cwd: string, args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, EVAL_RUNNER_BASE_URL: undefined, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString('utf8')));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
-  });
-}
 
 describe('CLI mistakes get words, on stderr, with a next step', function () {
   this.timeout(60_000);
@@ -195,12 +180,12 @@ describe('config files as VS Code users write them (--config)', function () {
     const config = join(folder, 'eval.json');
     writeFileSync(config, JSON.stringify({ baseUrl: sandbox.baseUrl, evaluations: [{ evaluationId: 1, kind: 'benchmark' }], target: { type: 'python', file: 'model.py' }, stateDir: 'state' }));
     const elsewhere = tempDir();
-    const r = await cliIn(elsewhere, ['run', '--config', config], env);
+    const r = await cli(['run', '--config', config], env, undefined, undefined, elsewhere);
     assert.equal(r.code, 0, r.stderr);
     assert.match(sandbox.answerOf(1, 'bench-0000')!, /^py /);
     assert.equal((await listJournals(join(folder, 'state'))).length, 1, 'the journal is in the config\'s folder');
     assert.ok(!existsSync(join(elsewhere, 'state')), 'and not in the current folder');
-    const status = await cliIn(elsewhere, ['status', '--config', config, '--json'], env);
+    const status = await cli(['status', '--config', config, '--json'], env, undefined, undefined, elsewhere);
     assert.equal((JSON.parse(status.stdout) as { counts: { submitted: number } }).counts.submitted, 6);
   });
 

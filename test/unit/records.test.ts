@@ -95,7 +95,7 @@ describe('records change only when something happened (CLI against the sandbox)'
     assert.equal((await cli(['run', ...svc(), ...python, '--fresh'], env)).code, 0);
     const elsewhere = join(tempDir(), 'deeper', 'still');
     mkdirSync(elsewhere, { recursive: true });
-    const again = await cliIn(elsewhere, ['run', ...svc(), ...python], env);
+    const again = await cli(['run', ...svc(), ...python], env, undefined, undefined, elsewhere);
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stdout, /Nothing to do/);
     writeFileSync(file, 'def answer(prompt, context=None):\n    return prompt.lower()\n');
@@ -104,13 +104,3 @@ describe('records change only when something happened (CLI against the sandbox)'
     assert.match(changed.stderr, /What differs from run \S+: file's content: [0-9a-f]{6} → [0-9a-f]{6}\./);
   });
 });
-
-/** The CLI run with another working folder. */
-async function cliIn(cwd: string, args: string[], env: Record<string, string>) {
-  const previous = process.cwd();
-  process.chdir(cwd);
-  // The child is spawned at once, in the folder set here.
-  const running = cli(args, env);
-  process.chdir(previous);
-  return running;
-}

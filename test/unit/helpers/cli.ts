@@ -11,15 +11,17 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Runs the built CLI as a user would; `during` may act on the live child (signals). */
+/** Runs the built CLI as a user would; `during` may act on the live child (signals); `cwd`: the folder it runs in. */
 export function cli(
   args: string[],
   env: Record<string, string | undefined> = {},
   during?: (child: ChildProcess) => void,
   stdin?: string,
+  cwd?: string,
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
+      ...(cwd ? { cwd } : {}),
       env: { ...process.env, EVAL_RUNNER_TOKEN: undefined, EVAL_RUNNER_BASE_URL: undefined, ...env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
