@@ -91,7 +91,7 @@ export class RunController extends Disposable {
         this.offerResume(ref, session);
         continue;
       }
-      this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${liveRunner(session.journalFile)?.pid}).`);
+      this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${live.pid}).`);
       void this.follow(ref, session, async (events) => {
         const found = await runnerClient().RemoteRun.attach(session.journalFile, events);
         if (found?.state.finished) found.run.detach();
@@ -185,6 +185,8 @@ export class RunController extends Disposable {
     });
     let summary: RunSummary | RefusedRun | undefined;
     let saves: vscode.Disposable | undefined;
+    // A question for a new token that the run no longer needs (it ended, or its patience ran out) goes with it.
+    const ended = new AbortController();
     try {
       summary = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: ref.label, cancellable: true }, async (progress, token) => {
         token.onCancellationRequested(() => session.cancel());
@@ -195,7 +197,7 @@ export class RunController extends Disposable {
             shown(p);
           },
           log: (level, message) => this.ctx.log[level](message),
-          needToken: () => waitForNewToken(this.ctx, ref),
+          needToken: () => waitForNewToken(this.ctx, ref, ended.signal),
         });
         if (!remote) return undefined;
         this.remotes.add(remote);
@@ -210,6 +212,7 @@ export class RunController extends Disposable {
       await showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
     } finally {
       saves?.dispose();
+      ended.abort();
       if (remote) this.remotes.delete(remote);
       remote?.detach();
       // The runner wrote the journal: this window reads it before it says the run ended (the tree and Process
