@@ -30,6 +30,8 @@ export { TargetError } from './targets/target';
 export type { Target, TargetCallOptions } from './targets/target';
 export { plainHttpWarning } from './targets/targetSecrets';
 export { createTarget, targetIdentity } from './targets/targetSpec';
+export { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from './targets/debugLaunch';
+export type { DebugFiles, DebugKind, DebugLaunch, DebugOutcome, DebugRequest } from './targets/debugLaunch';
 export type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from './targets/targetSpec';
 export { LOCAL_STATES, STATE_LABELS } from './traceStore';
 export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore } from './traceStore';
