@@ -5,6 +5,7 @@ import { basename, join } from 'node:path';
 import { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from '../../src/core/targets/debugLaunch';
 import type { DebugFiles } from '../../src/core/targets/debugLaunch';
 import { defaultPython } from '../../src/core/targets/pythonTarget';
+import { webviewMessageSchema } from '../../src/webview/messageSchemas';
 import { tempDir } from './helpers/runs';
 
 const PROMPT = 'What is the secret plan? sk-prompt-only-in-the-file';
@@ -46,8 +47,8 @@ describe('Debug Trace: the launch configuration and the answer read back', () =>
     assert.equal(c.justMyCode, true);
     assert.equal(c.console, 'internalConsole');
     assert.equal(c[DEBUG_ID_KEY], 'abc');
-    // The withheld variable the editor has is blanked (debugpy takes strings only); one it has not is not added.
-    assert.deepEqual(c.env, { PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1', EVAL_RUNNER_TOKEN: '' });
+    // The withheld variable the editor has is removed (null, for debugpy's launcher); one it has not is not named.
+    assert.deepEqual(c.env, { PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1', EVAL_RUNNER_TOKEN: null });
     // Stepping out of the user's function does not land in Eval Runner's frames.
     assert.deepEqual(c.rules, [{ path: shim, include: false }, { path: join(shim, '..', 'evalRunnerShim.py'), include: false }]);
     assert.ok(!JSON.stringify(c).includes('sk-prompt'), 'the prompt is not in the configuration (argv, env)');
@@ -137,6 +138,13 @@ rl.on('line', (l) => { const r = JSON.parse(l); if (r.prompt.startsWith('die')) 
     assert.deepEqual(ok.answer, { answer: `trace-7 ${PROMPT.length}` });
     assert.equal(ok.out, 'a print of the worker\n', 'what is not its reply shows in the debug console');
     assert.deepEqual(run({ ...REQUEST, prompt: 'die now' }).answer, { error: 'The worker exited with code 4 before it answered.' });
+  });
+
+  it("Run Details' row action is checked on the host: a trace id, nothing else", () => {
+    assert.deepEqual(webviewMessageSchema.parse({ type: 'debug', traceId: 'trace-7' }), { type: 'debug', traceId: 'trace-7' });
+    for (const bad of [{ type: 'debug' }, { type: 'debug', traceId: 7 }, { type: 'debug', traceId: 'x'.repeat(100_001) }]) {
+      assert.equal(webviewMessageSchema.safeParse(bad).success, false, JSON.stringify(bad).slice(0, 60));
+    }
   });
 
   it('reads a reply as the worker protocol says, and says what is wrong with one that is not', () => {

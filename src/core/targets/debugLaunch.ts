@@ -91,7 +91,7 @@ interface LaunchInput {
   traceId: string;
   /** Tells this session apart from others (DEBUG_ID_KEY). */
   id: string;
-  /** The names of the environment the debugger would pass on (the extension host's): the withheld ones are blanked. */
+  /** The names of the environment the debugger would pass on (the extension host's): the withheld ones are removed. */
   envNames: readonly string[];
   shim: string;
 }
@@ -114,9 +114,9 @@ function pythonLaunch(input: LaunchInput & { spec: PythonTargetSpec }): Record<s
   const { spec, files, shim } = input;
   const fn = spec.function ?? DEFAULT_PYTHON_FUNCTION;
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(fn)) throw new TypeError(`"${fn}" is not a Python function name.`);
-  // debugpy merges `env` into the editor's environment and takes only strings: a withheld secret is blanked.
-  const env: Record<string, string> = { PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' };
-  for (const name of withheld(input.envNames)) env[name] = '';
+  // debugpy's launcher merges `env` into the editor's environment and drops the variables set to null.
+  const env: Record<string, string | null> = { PYTHONIOENCODING: 'utf-8', PYTHONDONTWRITEBYTECODE: '1' };
+  for (const name of withheld(input.envNames)) env[name] = null;
   return {
     type: 'debugpy',
     request: 'launch',
