@@ -26,7 +26,9 @@ interface Stop {
   threadId: number;
 }
 
-describe('Debug Trace: a JavaScript worker under the built-in debugger, stopping at a breakpoint', () => {
+describe('Debug Trace: a JavaScript worker under the built-in debugger, stopping at a breakpoint', function () {
+  // A debug adapter, a shim and a worker start on a loaded machine: more than mocha's minute is allowed.
+  this.timeout(180_000);
   let api: TestHandles;
   let sandbox: Sandbox;
   const LABEL = 'Debug bench';
@@ -76,7 +78,7 @@ describe('Debug Trace: a JavaScript worker under the built-in debugger, stopping
     vscode.debug.addBreakpoints([new vscode.SourceBreakpoint(new vscode.Location(vscode.Uri.file(worker), new vscode.Position(BREAK_LINE - 1, 0)))]);
 
     const debugging = vscode.commands.executeCommand('evalRunner.debugTrace', ref().id, trace.traceId);
-    await until('the debugger stops', () => stops.length > 0, 60_000);
+    await until('the debugger stops', () => stops.length > 0, 150_000);
     const stop = stops[0]!;
     const frames = (await stop.session.customRequest('stackTrace', { threadId: stop.threadId, levels: 1 })) as { stackFrames: Array<{ id: number; line: number; source?: { path?: string } }> };
     const top = frames.stackFrames[0]!;
