@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import { reviewUri } from '../../src/extension/review';
+import { ReviewCodeLens, reviewUri } from '../../src/extension/review';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
@@ -101,5 +101,7 @@ describe('Debug Trace: a JavaScript worker under the built-in debugger, stopping
     assert.equal(session.store.get(trace.traceId)?.answer, journaled, 'the journal is unchanged until the user chooses');
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString());
     assert.equal(vscode.debug.activeDebugSession, undefined, 'the session has ended');
+    const lenses = new ReviewCodeLens(api.ctx).provideCodeLenses(doc).map((l) => l.command?.command);
+    assert.ok(lenses.includes('evalRunner.debugTrace'), 'the review editor offers Debug Trace again');
   });
 });
