@@ -1,5 +1,5 @@
-import { describeStats, EvaluationSession, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, writeOwnerOnly } from '../core';
-import type { RunInfo } from '../core';
+import { describeStats, EvaluationSession, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, windowsText, writeOwnerOnly } from '../core';
+import type { RunInfo, WindowEvents } from '../core';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
@@ -138,6 +138,9 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
       ...(r.shard ? { shard: r.shard } : {}),
       ...runStats(r),
       ...(r.listChanges ? { listChanges: r.listChanges } : {}),
+      // The run's history: the service down, a pause for a token, windows of the editor that came and went.
+      ...(r.holds?.length ? { holds: r.holds.map((h) => ({ ...h, from: new Date(h.from).toISOString(), to: new Date(h.to).toISOString() })) } : {}),
+      ...(r.windows ? { windows: windowsJson(r.windows) } : {}),
     }));
     out.write(`${safeJson(JSON.stringify({ ...status, runs }))}\n`);
     return EXIT.ok;
@@ -161,6 +164,8 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
     if (said) out.write(`${safeText(`  ${r.runId}: ${said}`)}\n`);
     for (const [reason, n] of Object.entries(stats.errors).slice(0, 5)) out.write(`${safeText(`    ${n} × ${reason}`)}\n`);
     for (const h of r.holds ?? []) out.write(`${safeText(`  ${r.runId}: ${holdText(h)}`)}\n`);
+    const windows = windowsText(r.windows);
+    if (windows) out.write(`${safeText(`  ${r.runId}: ${windows}`)}\n`);
   }
   if (status.invalidLines) out.write(`${invalidLinesNote(status.invalidLines, status.journal)}\n`);
   if (status.journals) {
@@ -169,6 +174,11 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
     if (notDone.length) out.write(`${safeText(`not done by any of them: ${counts.pending} trace(s), first ${notDone.slice(0, 10).map((id) => JSON.stringify(id)).join(', ')}`)}\n`);
   } else out.write(`journal: ${status.journal}\n`);
   return EXIT.ok;
+}
+
+function windowsJson(w: WindowEvents) {
+  const iso = (at: number | undefined) => (at === undefined ? null : new Date(at).toISOString());
+  return { attached: w.attached, lastAttachedAt: iso(w.lastAttachedAt), detached: w.detached, lastDetachedAt: iso(w.lastDetachedAt) };
 }
 
 /** Runs, oldest first: one line each. */

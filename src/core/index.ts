@@ -4,7 +4,7 @@
 export type { ComparedTrace } from './compareRuns';
 export type { RunSummary } from './engine';
 export { JournalLockedError, journalPath } from './journal';
-export { heldBack, holdProgressText, holdText, progressText, summaryText } from './progressText';
+export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './engine';
 export type { HoldEvent } from './serviceHold';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './rerun';
@@ -34,7 +34,7 @@ export { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer,
 export type { DebugFiles, DebugKind, DebugLaunch, DebugOutcome, DebugRequest } from './targets/debugLaunch';
 export type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from './targets/targetSpec';
 export { LOCAL_STATES, STATE_LABELS } from './traceStore';
-export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore } from './traceStore';
+export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore, WindowEvents } from './traceStore';
 export { TOOL_VERSION } from './version';
 export { formatShard, inShard, parseShard, traceHash } from './shards';
 export type { Shard } from './shards';

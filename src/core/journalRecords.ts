@@ -45,6 +45,11 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     /** When submissions were held: the service down (outage), or the token refused until a new one came (token). */
     holds: z.optional(z.array(z.object({ kind: z.enum(['outage', 'token']), from: at, to: at, cause: z.string() }))),
   }),
+  /**
+   * A window of the editor attached to the run in its runner process (after a reload, an update, or in a window
+   * opened later), or let go of it. Only the run's history; never acted on. Older journals have none.
+   */
+  z.object({ t: z.literal('window'), run: z.string(), at, ev: z.enum(['attached', 'detached']) }),
   /** The service's prompt list, when it differs from the one the journal holds. */
   z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
   z.object({ t: z.literal('list'), at, total: z.number() }),

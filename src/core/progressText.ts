@@ -3,6 +3,7 @@ import type { RunProgress } from './runState';
 import { clockTime } from './serviceHold';
 import type { HoldEvent } from './serviceHold';
 import { skippedNote } from './skipped';
+import type { WindowEvents } from './traceStore';
 
 export function formatDuration(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '–';
@@ -26,9 +27,13 @@ export function progressText(label: string, p: RunProgress): string {
   return `${label}: ${parts.join(' · ')}${held ? ` · ${held}` : ''}`;
 }
 
-/** What holds a run back, when a rate limit does: "waiting for the model's rate limit: 48 req/s". */
+/** A run whose target is a chat model of the editor, while no window is attached to serve it. */
+export const WAITING_FOR_WINDOW = 'waiting for a VS Code window to serve the chat model';
+
+/** What holds a run back, when a rate limit does ("waiting for the model's rate limit: 48 req/s"), or a missing window. */
 export function heldBack(p: RunProgress): string | undefined {
   const held: string[] = [];
+  if (p.waitingFor === 'window') held.push(WAITING_FOR_WINDOW);
   if (p.targetRateLimit !== undefined) held.push(`waiting for the model's rate limit: ${formatRate(p.targetRateLimit)} req/s`);
   if (p.serviceRateLimit !== undefined) held.push(`waiting for the service's rate limit: ${formatRate(p.serviceRateLimit)} req/s`);
   return held.length ? held.join(' · ') : undefined;
@@ -49,6 +54,18 @@ export function holdProgressText(hold: NonNullable<RunProgress['hold']>, now = D
 export function holdText(hold: HoldEvent): string {
   const span = `${clockTime(hold.from)}–${clockTime(hold.to)}`;
   return hold.kind === 'token' ? `paused for a new token ${span}` : `service unavailable ${span} (${hold.cause})`;
+}
+
+/**
+ * Windows in a run's history: "window reattached 2× (last 14:02:10) · window let go 2× (last 14:02:08)". Undefined when
+ * no window came or went while the run went on.
+ */
+export function windowsText(w: WindowEvents | undefined): string | undefined {
+  if (!w) return undefined;
+  const parts: string[] = [];
+  if (w.attached) parts.push(`window reattached ${w.attached}×${w.lastAttachedAt !== undefined ? ` (last ${clockTime(w.lastAttachedAt)})` : ''}`);
+  if (w.detached) parts.push(`window closed or reloaded ${w.detached}×${w.lastDetachedAt !== undefined ? ` (last ${clockTime(w.lastDetachedAt)})` : ''}`);
+  return parts.length ? parts.join(' · ') : undefined;
 }
 
 function formatRate(perSecond: number): string {

@@ -23,6 +23,11 @@ export interface RunProgress {
   waitingReason?: string;
   /** Submissions held: the service is down (an outage) or refused the token; answers wait in the journal. */
   hold?: HoldState & { waiting: number };
+  /**
+   * The run's target is a chat model of the editor and no window is attached to serve it: its calls wait for one
+   * (set by the runner process that hosts the run).
+   */
+  waitingFor?: 'window';
   /** The pace (requests/s) when the target's rate limit holds the run back. */
   targetRateLimit?: number;
   /** The same for submissions held back by the service's rate limit. */

@@ -92,6 +92,8 @@ export class EvaluationSession {
   private tornTail = false;
   private running: { drain: AbortController; hard: AbortController; done: Promise<RunSummary | RefusedRun> } | undefined;
   private remote: { remote: { cancel(hard: boolean): void }; cancelled: boolean } | undefined;
+  /** The journal of the run going on in this process, and the run's id (see noteWindow). */
+  private journalOfRun: { journal: Journal; runId: string } | undefined;
   private readonly listeners = new Set<() => void>();
   private alsoFrom: readonly string[] = [];
   /** Where the store's reading of the journal ended; undefined: the next read is a whole one. */
@@ -223,7 +225,9 @@ export class EvaluationSession {
     const drain = new AbortController();
     const hard = new AbortController();
     const unlink = link(options.drainSignal, drain, options.signal, hard);
+    const runId = newRunId();
     const done = this.withJournal(async (journal, replay) => {
+      this.journalOfRun = { journal, runId };
       options.onReplay?.(replay, this.journalFile);
       const { client, reuseFetchedPrompts, onProgress, identity, mode = 'continue', tool, onReplay: _r, drainSignal: _d, signal: _s, ...rest } = options;
       const conflict = targetConflict(this.store, identity, mode);
@@ -245,7 +249,7 @@ export class EvaluationSession {
         runRecord: {
           t: 'run',
           at: Date.now(),
-          run: newRunId(),
+          run: runId,
           fp: identity.fingerprint,
           target: identity.description,
           facts: identity.facts,
@@ -272,6 +276,7 @@ export class EvaluationSession {
       return summary;
     } finally {
       unlink();
+      this.journalOfRun = undefined;
       this.running = undefined;
       this.changed();
     }
@@ -289,6 +294,18 @@ export class EvaluationSession {
     if (ids.length === 0) return { result: undefined, ids, unknown, previousRun: before };
     const result = await this.run({ ...options, only: new Set(ids), rerun: true, mode: 'reuse', reuseFetchedPrompts: true });
     return { result, ids, unknown, previousRun: before };
+  }
+
+  /**
+   * A window of the editor attached to the run going on in this process (a runner's), or let go of it: journaled with
+   * the run, for its history. Nothing when no run is going on (before its start record, or once it ended).
+   */
+  async noteWindow(ev: 'attached' | 'detached'): Promise<void> {
+    const live = this.journalOfRun;
+    const run = this.store.currentRun;
+    if (!live || run?.runId !== live.runId || run.endedAt !== undefined) return;
+    // Only history: a failed write is the journal's failure, which the run itself reports.
+    await commit(live.journal, this.store, { t: 'window', run: live.runId, at: Date.now(), ev }).catch(() => undefined);
   }
 
   /** First call: finish in-flight traces and stop; `hard`: abort them too. */

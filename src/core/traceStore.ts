@@ -91,8 +91,18 @@ export interface RunInfo {
   lastAnswerAt: number | undefined;
   /** When the run's submissions were held: the service down, or the token refused until a new one came. */
   holds?: Array<{ kind: 'outage' | 'token'; from: number; to: number; cause: string }>;
+  /** Windows of the editor that attached to the run in its runner process (a reload, a window opened later), and let go. */
+  windows?: WindowEvents;
   /** The list read again at the run's end differed: traces that appeared (run then) and vanished (reported). */
   listChanges?: { appeared: string[]; vanished: string[] };
+}
+
+/** How often windows attached to a run (reattached) and let go of it (a reload, a closed window), and the last time of each. */
+export interface WindowEvents {
+  attached: number;
+  lastAttachedAt?: number;
+  detached: number;
+  lastDetachedAt?: number;
 }
 
 export function emptyCounts(): StateCounts {
@@ -190,6 +200,8 @@ export class TraceStore {
         return this.applyRun(record);
       case 'end':
         return this.applyEnd(record);
+      case 'window':
+        return this.applyWindow(record);
       case 'prompts':
         this.setListed(record.items);
         this.promptsRecorded = true;
@@ -262,6 +274,19 @@ export class TraceStore {
     if (record.limited) run.rateLimitTimes = record.limited;
     if (record.holds?.length) run.holds = record.holds;
     if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
+  }
+
+  private applyWindow(record: Extract<JournalRecord, { t: 'window' }>): void {
+    const run = this.runById(record.run);
+    if (!run) return;
+    const w = (run.windows ??= { attached: 0, detached: 0 });
+    if (record.ev === 'attached') {
+      w.attached++;
+      w.lastAttachedAt = record.at;
+    } else {
+      w.detached++;
+      w.lastDetachedAt = record.at;
+    }
   }
 
   private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>): void {

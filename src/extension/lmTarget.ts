@@ -2,6 +2,7 @@ import * as vscode from 'vscode';
 import { abortReason } from '../api/errors';
 import { TargetError } from '../core';
 import type { Target, TargetCallOptions } from '../core';
+import type { LmSendError, LmSendParams, LmSendResult } from '../protocol/runnerProtocol';
 
 /** A VS Code chat model (vscode.lm) as a target; consent and quota errors become target errors. */
 export function createLmTarget(modelId: string | undefined): Target {
@@ -96,4 +97,27 @@ async function reportTokens(
   } catch {
     // A provider that cannot count leaves the run's token figures absent, never wrong.
   }
+}
+
+/**
+ * This window's answers to a runner's chat-model calls (a vscode-lm run goes on in its runner process; only a window
+ * has the Language Model API): the same target as above, one per model so that a model is chosen once per run. A
+ * target error comes back as its kind and flags, for the runner to fail, retry or stop the run as here.
+ */
+export function lmServer(): (params: LmSendParams, signal: AbortSignal) => Promise<LmSendResult | { error: LmSendError }> {
+  const targets = new Map<string, Target>();
+  return async ({ modelId, prompt, timeoutMs }, signal) => {
+    let target = targets.get(modelId ?? '');
+    if (!target) targets.set(modelId ?? '', (target = createLmTarget(modelId)));
+    let usage: LmSendResult['usage'];
+    try {
+      const text = await target.send(prompt, { signal, timeoutMs, onUsage: (u) => (usage = u) });
+      return { text, ...(usage ? { usage } : {}) };
+    } catch (error) {
+      if (!(error instanceof TargetError) || signal.aborted) throw error;
+      const { retryable, retryAfterMs, stopsRun, quota } = error.details;
+      const flags = { retryable, retryAfterMs, stopsRun, quota };
+      return { error: { kind: error.kind, message: error.message, ...Object.fromEntries(Object.entries(flags).filter(([, v]) => v !== undefined)) } };
+    }
+  };
 }

@@ -1,18 +1,23 @@
 import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
-import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RunProgress } from '../core';
 import { liveRunner, runnerFilePath } from '../protocol/runnerFiles';
 import { readFileSync, rmSync } from 'node:fs';
-import { cancel, finished, hello, log, needToken, progress, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
-import type { RunFinished, RunnerFile, RunnerState, StartParams } from '../protocol/runnerProtocol';
+import { cancel, finished, hello, LM_ERROR_CODE, lmSend, log, needToken, progress, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
+import type { LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../protocol/runnerProtocol';
 
 export interface RemoteRunEvents {
   progress(p: RunProgress): void;
   log(level: 'info' | 'warn' | 'error', message: string): void;
   /** The service rejected the token: a new one from the user (undefined: stop the run). */
   needToken(): Promise<string | undefined>;
+  /**
+   * A prompt for a chat model of the editor (the run's target is vscode-lm): its answer, or the target error it failed
+   * with; rejects when cancelled. A window that cannot serve it leaves this out (the runner's call then fails).
+   */
+  lmSend?(params: LmSendParams, signal: AbortSignal): Promise<LmSendResult | { error: LmSendError }>;
 }
 
 /**
@@ -24,6 +29,8 @@ export class RemoteRun {
   readonly finished: Promise<RunFinished | undefined>;
   private detached = false;
   private lost: () => void = () => undefined;
+  /** Aborted when this window lets go of the run: the chat model's calls it serves end with it. */
+  private readonly gone = new AbortController();
 
   private constructor(
     private readonly connection: MessageConnection,
@@ -33,6 +40,22 @@ export class RemoteRun {
     connection.onNotification(progress, (p) => events.progress(p));
     connection.onNotification(log, ({ level, message }) => events.log(level, message));
     connection.onRequest(needToken, async () => ({ token: await events.needToken() }));
+    const serve = events.lmSend?.bind(events);
+    if (serve) {
+      connection.onRequest(lmSend, async (params, token) => {
+        const call = new AbortController();
+        const stop = () => call.abort();
+        token.onCancellationRequested(stop);
+        this.gone.signal.addEventListener('abort', stop, { once: true });
+        try {
+          const answer = await serve(params, call.signal);
+          if ('error' in answer) throw new ResponseError(LM_ERROR_CODE, answer.error.message, answer.error);
+          return answer;
+        } finally {
+          this.gone.signal.removeEventListener('abort', stop);
+        }
+      });
+    }
     this.finished = new Promise((resolve) => {
       this.lost = () => resolve(undefined);
       connection.onNotification(finished, (f) => resolve(f));
@@ -104,6 +127,7 @@ export class RemoteRun {
   detach(): void {
     if (this.detached) return;
     this.detached = true;
+    this.gone.abort();
     this.connection.dispose();
     this.lost();
   }

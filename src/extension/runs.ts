@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
 import { BUTTON } from './buttons';
-import { holdProgressText, progressText } from '../core';
+import { holdProgressText, progressText, WAITING_FOR_WINDOW } from '../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity } from '../core';
 import { interruptedRun, journalHeld, liveRunner } from '../protocol/runnerFiles';
 import type { StartParams } from '../protocol/runnerProtocol';
@@ -11,7 +11,8 @@ import { readProxy } from './settings';
 import { extensionVersion } from './ctx';
 import type { Ctx, TargetPlan } from './ctx';
 import { errorText, showError } from './log';
-import { clientWithNewToken, waitForNewToken } from './tokenPause';
+import { waitForNewToken } from './tokenPause';
+import { lmServer } from './lmTarget';
 import type { EvaluationRef } from './registry';
 
 export interface RunRequest {
@@ -66,8 +67,8 @@ export class RunController extends Disposable {
     if (!plan) return undefined;
     let mode: RunMode = request.mode ?? (request.rerun ? 'reuse' : 'continue');
     for (;;) {
-      // A chat model of the editor's answers only here; every other target runs in a runner process of its own.
-      const result = plan.spec.type === 'vscode-lm' ? await this.runHere(ref, session, plan, token, { ...request, mode }) : await this.runInRunner(ref, session, plan, token, { ...request, mode });
+      // Every target runs in a runner process of its own; a chat model of the editor answers it through this window.
+      const result = await this.runInRunner(ref, session, plan, token, { ...request, mode });
       if (result?.outcome !== 'targetChanged') return result;
       const chosen = await askMode(ref, result, plan.identity);
       if (!chosen) return undefined;
@@ -151,7 +152,7 @@ export class RunController extends Disposable {
     };
   }
 
-  /** The run's settings, for a run here or in a runner. */
+  /** The run's settings, as the runner gets them. */
   private runSettings() {
     const settings = this.ctx.settings;
     return {
@@ -198,6 +199,8 @@ export class RunController extends Disposable {
           },
           log: (level, message) => this.ctx.log[level](message),
           needToken: () => waitForNewToken(this.ctx, ref, ended.signal),
+          // A vscode-lm run's prompts: the chat model answers here, whichever window started the run.
+          lmSend: lmServer(),
         });
         if (!remote) return undefined;
         this.remotes.add(remote);
@@ -246,46 +249,6 @@ export class RunController extends Disposable {
       reported = Math.max(reported, percent);
       this.updateStatus();
     };
-  }
-
-  /** A run in this window's extension host: for the targets that need the editor (a VS Code chat model). */
-  private async runHere(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedRun | undefined> {
-    const client = this.ctx.clientWith(ref, token);
-    const clients = [client];
-    const made = this.ctx.buildTarget(plan);
-    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${made.identity.description}, concurrency ${this.ctx.settings.concurrency}${request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
-    this.active.set(ref.id, { ref, progress: undefined });
-    this.updateStatus();
-    try {
-      const summary = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: ref.label, cancellable: true }, async (progress, cancelled) => {
-        cancelled.onCancellationRequested(() => session.cancel());
-        return session.run({
-          client,
-          target: made.target,
-          identity: made.identity,
-          mode: request.mode,
-          ...this.runSettings(),
-          progressIntervalMs: 250,
-          ...(request.only ? { only: request.only, reuseFetchedPrompts: true } : {}),
-          ...(request.rerun ? { rerun: true } : {}),
-          onProgress: this.progressShown(ref, progress),
-          onLog: (level, message) => this.ctx.log[level](message),
-          // A rejected token pauses the run until a new one is set (the CLI stops with exit 3 instead).
-          newClient: (signal) => clientWithNewToken(this.ctx, ref, signal, (c) => clients.push(c)),
-        });
-      });
-      // Reported without waiting: the command ends when the run does, not when a toast is dismissed.
-      if (summary.outcome !== 'targetChanged') void this.report(ref, summary);
-      return summary;
-    } catch (error) {
-      await showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
-      return undefined;
-    } finally {
-      this.active.delete(ref.id);
-      this.updateStatus();
-      await made.target.close?.();
-      for (const c of clients) await c.close();
-    }
   }
 
   private async report(ref: EvaluationRef, s: RunSummary): Promise<void> {
@@ -342,7 +305,10 @@ export class RunController extends Disposable {
     const runs = [...this.active.values()];
     const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}` : `${ref.kind} ${ref.evaluationId}…`));
     // A run held by the service (down, or refusing the token) says so: its answers wait, nothing is wrong locally.
-    const held = runs.filter((r) => r.progress?.hold).map((r) => `${r.ref.label}: ${holdProgressText(r.progress!.hold!)}`);
+    // A vscode-lm run with no window to serve its chat model (this window is attaching) says so too.
+    const held = runs.flatMap(({ ref, progress: p }) =>
+      p?.hold ? [`${ref.label}: ${holdProgressText(p.hold)}`] : p?.waitingFor === 'window' ? [`${ref.label}: ${WAITING_FOR_WINDOW}`] : [],
+    );
     // A still icon: the counts change every second, and a spinning one keeps the whole window drawing frames.
     this.status.text = `${held.length ? '$(debug-pause)' : '$(beaker)'} Eval Runner ${parts.join(' · ')}${held.length === 1 && runs.length === 1 ? ` · ${held[0]!.slice(runs[0]!.ref.label.length + 2)}` : ''}`;
     this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click to show progress';

@@ -1,23 +1,13 @@
 import * as vscode from 'vscode';
-import type { ApiClient } from '../api/client';
 import { BUTTON } from './buttons';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 
 /**
- * A run whose token the service rejected pauses here until a new token is stored for the service's origin (Set Token
- * in this notification, the palette or another window), then goes on with a client carrying it. undefined: the user
- * stopped the run, or it was cancelled. Every client made here is handed to `opened`, which closes it with the run.
+ * A run whose token the service rejected pauses until a new token is stored for the service's origin (Set Token in
+ * this notification, the palette or another window): the new token, once one other than the rejected one is stored
+ * (undefined: the user stopped the run, or it was cancelled).
  */
-export async function clientWithNewToken(ctx: Ctx, ref: EvaluationRef, signal: AbortSignal, opened: (client: ApiClient) => void): Promise<ApiClient | undefined> {
-  const token = await waitForNewToken(ctx, ref, signal);
-  if (token === undefined) return undefined;
-  const client = ctx.clientWith(ref, token);
-  opened(client);
-  return client;
-}
-
-/** The new token, once one other than the rejected one is stored for the service's origin (undefined: stopped). */
 export async function waitForNewToken(ctx: Ctx, ref: EvaluationRef, signal?: AbortSignal): Promise<string | undefined> {
   const rejected = await ctx.tokens.get(ref.origin);
   ctx.log.warn(`${ref.label}: the service rejected the token; the run is paused until a new token is set.`);

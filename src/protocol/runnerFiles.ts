@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Bumped when a message changes shape: a window attaches only to a runner that speaks its version. */
-export const RUNNER_PROTOCOL_VERSION = 1;
+// 2: the runner asks a window for a chat model's answers (lmSend); a window of version 1 could not serve them.
+export const RUNNER_PROTOCOL_VERSION = 2;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,

@@ -5,7 +5,7 @@
 import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 import type { ProxyConfig } from '../api/proxy';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
-import type { OnTargetError, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../core';
+import type { OnTargetError, RefusedRun, RunMode, RunProgress, RunSummary, TargetError, TargetIdentity, TargetSecrets, TargetSpec } from '../core';
 
 export { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
 export type { RunnerFile } from './runnerFiles';
@@ -64,3 +64,31 @@ export const finished = new NotificationType<RunFinished>('evalRunner/finished')
 export const saved = new NotificationType<{ path: string }>('evalRunner/saved');
 /** Runner → window: the service rejected the token; a new one (undefined: the user stopped the run). */
 export const needToken = new RequestType0<{ token: string | undefined }, void>('evalRunner/needToken');
+
+/**
+ * Runner → window: one prompt to a chat model of the editor (the VS Code Language Model API exists only in a window).
+ * The runner's cancel crosses as JSON-RPC cancellation; `timeoutMs` is the call's deadline, kept by the window.
+ */
+export interface LmSendParams {
+  modelId?: string;
+  prompt: string;
+  timeoutMs: number;
+}
+export interface LmSendResult {
+  text: string;
+  usage?: { promptTokens?: number; completionTokens?: number };
+}
+/** How the chat model's call failed, as the target error it is in the window (a ResponseError's data, LM_ERROR_CODE). */
+export interface LmSendError {
+  kind: TargetError['kind'];
+  message: string;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  /** Access to the model was refused: no later call can succeed, the run stops. */
+  stopsRun?: boolean;
+  /** Blocked: a quota or rate limit. */
+  quota?: boolean;
+}
+/** The ResponseError code of a chat model's call that failed as a target error (any other error: the window failed). */
+export const LM_ERROR_CODE = -32050;
+export const lmSend = new RequestType<LmSendParams, LmSendResult, LmSendError>('evalRunner/lmSend');

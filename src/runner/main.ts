@@ -81,7 +81,11 @@ class RunnerHost {
     connection.onNotification(saved, ({ path }) => {
       if (proven) this.run?.saved(path);
     });
-    connection.onClose(() => this.clients.delete(connection));
+    connection.onClose(() => {
+      // Disposed, so that a request to it in flight (a chat model's call) fails now rather than wait for ever.
+      connection.dispose();
+      if (this.clients.delete(connection)) this.run?.detached();
+    });
     connection.onError(() => undefined);
     socket.on('error', () => undefined);
     connection.listen();

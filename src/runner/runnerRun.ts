@@ -6,6 +6,7 @@ import { createTarget, EvaluationSession } from '../core';
 import type { RunProgress, Target } from '../core';
 import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
+import { WindowLm } from './windowLm';
 
 // Progress crosses the socket at most this often: the windows redraw once a second anyway.
 const PROGRESS_MS = 250;
@@ -18,6 +19,8 @@ export class RunnerRun {
   private readonly clients: ApiClient[] = [];
   private tokenWanted: (() => void) | undefined;
   private target: Target | undefined;
+  /** A chat model of the editor: its calls go to an attached window. */
+  private readonly lm: WindowLm;
 
   constructor(
     private readonly params: StartParams,
@@ -25,14 +28,17 @@ export class RunnerRun {
     private readonly ended: (code: number) => void,
   ) {
     this.session = new EvaluationSession(params.key, params.stateDir);
+    this.lm = new WindowLm(windows, () => this.last && this.progressed(this.last));
   }
 
   state(): RunnerState {
-    return { label: this.params.label, key: this.params.key, progress: this.last, finished: this.done };
+    return { label: this.params.label, key: this.params.key, progress: this.last && this.shown(this.last), finished: this.done };
   }
 
   cancel(hard: boolean): void {
-    this.session.cancel(hard);
+    // Calls waiting for a window have nothing in flight to finish: a cancel stops them at once, leaving their traces
+    // pending (a drain would wait for a window that may never come).
+    this.session.cancel(hard || this.lm.waitingForWindow);
   }
 
   /** A file was saved in the editor: the python target's workers restart when it is in the target's folder. */
@@ -43,9 +49,19 @@ export class RunnerRun {
     (this.target as Target & { restart(): void }).restart();
   }
 
-  /** A window attached: one waiting to be asked for a token gets asked now. */
+  /**
+   * A window attached to the run (after a reload, or a window opened later): journaled with the run; a question for a
+   * token and the chat model's calls waiting for a window go to it now.
+   */
   attached(): void {
+    if (!this.done) void this.session.noteWindow('attached');
     this.tokenWanted?.();
+    this.lm.attached();
+  }
+
+  /** A window let go of the run (a reload, a closed window): journaled with the run while it goes on. */
+  detached(): void {
+    if (!this.done) void this.session.noteWindow('detached');
   }
 
   async go(): Promise<void> {
@@ -59,6 +75,7 @@ export class RunnerRun {
         ...(p.target.cwd ? { cwd: p.target.cwd } : {}),
         ...(p.target.authHint ? { authHint: p.target.authHint } : {}),
         onLog: (level, message) => this.tell(level, message),
+        lm: (model) => this.lm.target(model),
       }));
       const result = await this.session.run({
         client,
@@ -102,7 +119,14 @@ export class RunnerRun {
 
   private progressed(now: RunProgress): void {
     this.last = now;
-    for (const w of this.windows) void w.sendNotification(progress, now).catch(() => undefined);
+    const shown = this.shown(now);
+    for (const w of this.windows) void w.sendNotification(progress, shown).catch(() => undefined);
+  }
+
+  /** The engine's progress, and whether the chat model's calls wait for a window. */
+  private shown(p: RunProgress): RunProgress {
+    const { waitingFor: _was, ...rest } = p;
+    return this.lm.waitingForWindow ? { ...rest, waitingFor: 'window' } : rest;
   }
 
   private tell(level: 'info' | 'warn' | 'error', message: string): void {
