@@ -81,10 +81,15 @@ class RunnerHost {
     connection.onNotification(saved, ({ path }) => {
       if (proven) this.run?.saved(path);
     });
+    const gone = () => {
+      if (this.clients.delete(connection)) this.run?.detached();
+    };
+    // At the window's end of the socket, before anything else is written to it: a message to a half-closed socket fails.
+    socket.on('end', gone);
     connection.onClose(() => {
+      gone();
       // Disposed, so that a request to it in flight (a chat model's call) fails now rather than wait for ever.
       connection.dispose();
-      if (this.clients.delete(connection)) this.run?.detached();
     });
     connection.onError(() => undefined);
     socket.on('error', () => undefined);
@@ -104,6 +109,11 @@ if (!journalFile) {
   process.stderr.write('Usage: runner.js JOURNAL_FILE (started by the Eval Runner extension)\n');
   process.exit(2);
 }
+// vscode-jsonrpc 8 rethrows a request it could not write inside an async Promise executor, where nothing can catch
+// it: a window whose socket broke at that moment would end the runner, and its run, as an unhandled rejection.
+process.on('unhandledRejection', (reason) => {
+  if (!windowGone(reason)) throw reason;
+});
 const host = new RunnerHost(journalFile);
 host.listen().catch((error: unknown) => {
   // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
@@ -115,3 +125,9 @@ host.listen().catch((error: unknown) => {
   }
   process.exit(1);
 });
+
+/** A write to a window's socket that failed because the window went away (it is told apart by the socket closing). */
+function windowGone(reason: unknown): boolean {
+  const code = (reason as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'EPIPE' || code === 'ECONNRESET' || code === 'ERR_STREAM_DESTROYED' || code === 'ERR_STREAM_WRITE_AFTER_END';
+}

@@ -56,7 +56,9 @@ export class RunnerRun {
   attached(): void {
     if (!this.done) void this.session.noteWindow('attached');
     this.tokenWanted?.();
-    this.lm.attached();
+    const waited = this.lm.attached();
+    // The run said so in its progress while nobody could see it: the window that came says it in its log.
+    if (waited !== undefined) this.tell('info', `The chat model's calls waited ${Math.round(waited / 1000)} s for a VS Code window to serve them; this window serves them now.`);
   }
 
   /** A window let go of the run (a reload, a closed window): journaled with the run while it goes on. */

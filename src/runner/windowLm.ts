@@ -17,6 +17,8 @@ const KINDS: ReadonlySet<string> = new Set(['rateLimited', 'timeout', 'failed', 
 
 export class WindowLm {
   private waiting = 0;
+  /** Since when calls wait for a window (undefined: none waits). */
+  private waitingSince: number | undefined;
   private readonly wake = new Set<() => void>();
 
   /** `changed`: whether calls wait for a window changed (the run's progress says so). */
@@ -30,9 +32,11 @@ export class WindowLm {
     return this.waiting > 0;
   }
 
-  /** A window attached: the calls waiting for one go to it. */
-  attached(): void {
+  /** A window attached: the calls waiting for one go to it. Returns how long they waited (ms; undefined: none did). */
+  attached(): number | undefined {
+    const waited = this.waitingSince === undefined ? undefined : Date.now() - this.waitingSince;
     for (const resume of [...this.wake]) resume();
+    return waited;
   }
 
   target(modelId: string | undefined): Target {
@@ -72,7 +76,10 @@ export class WindowLm {
       const first = [...this.windows][0];
       if (first) return first;
       if (signal.aborted) throw abortReason(signal);
-      if (++this.waiting === 1) this.changed();
+      if (++this.waiting === 1) {
+        this.waitingSince = Date.now();
+        this.changed();
+      }
       let resume: () => void = () => undefined;
       try {
         await new Promise<void>((resolve) => {
@@ -83,7 +90,10 @@ export class WindowLm {
       } finally {
         this.wake.delete(resume);
         signal.removeEventListener('abort', resume);
-        if (--this.waiting === 0) this.changed();
+        if (--this.waiting === 0) {
+          this.waitingSince = undefined;
+          this.changed();
+        }
       }
     }
   }

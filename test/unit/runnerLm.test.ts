@@ -31,10 +31,10 @@ async function until(what: string, check: () => boolean, timeoutMs = 15_000): Pr
 
 /** A window's side of the protocol: a fake chat model answering the runner's lmSend requests (capitals, after `ms`). */
 function fakeWindow(answer: (p: LmSendParams) => LmSendResult | { error: LmSendError } = (p) => ({ text: p.prompt.toUpperCase(), usage: { promptTokens: 3, completionTokens: 3 } }), ms = 40) {
-  const seen = { calls: 0, progress: [] as RunProgress[] };
+  const seen = { calls: 0, progress: [] as RunProgress[], logs: [] as string[] };
   const events: RemoteRunEvents = {
     progress: (p) => seen.progress.push(p),
-    log: () => undefined,
+    log: (_level, message) => seen.logs.push(message),
     needToken: () => Promise.resolve(undefined),
     lmSend: async (params, signal) => {
       seen.calls++;
@@ -100,7 +100,7 @@ describe('a vscode-lm run in its runner process: the chat model answers through 
     assert.equal(sandbox.stats.submissions, submittedWhileAway, 'nothing is answered while no window serves the chat model');
     assert.ok(submittedWhileAway < 25);
     assert.equal(journaled('failed').length, 0, 'no call failed for want of a window');
-    assert.ok(liveRunner(journal), 'the runner waits');
+    assert.ok(liveRunner(journal), 'the runner waits: it is still running');
 
     const second = fakeWindow();
     const found = await RemoteRun.attach(journal, second.events);
@@ -110,6 +110,7 @@ describe('a vscode-lm run in its runner process: the chat model answers through 
     assert.equal(end?.outcome, 'completed', end?.message);
     assert.equal(sandbox.stats.submissions, 25);
     assert.ok(second.seen.calls > 0, 'the attached window answered the rest');
+    assert.ok(second.seen.logs.some((l) => /^The chat model's calls waited \d+ s for a VS Code window/.test(l)), `the window that came is told how long the calls waited (${JSON.stringify(second.seen.logs)})`);
     const prompts = (journaled('prompts') as unknown as Array<{ items: Array<{ traceId: string; content: string }> }>)[0]!.items;
     assert.equal(prompts.length, 25);
     for (const { traceId, content } of prompts) {
