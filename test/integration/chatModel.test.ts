@@ -3,6 +3,8 @@ import * as vscode from 'vscode';
 import { TargetError } from '../../src/core/targets/target';
 import { createLmTarget } from '../../src/extension/lmTarget';
 import type { TestHandles } from '../../src/extension/main';
+import { isAlive, liveRunner } from '../../src/protocol/runnerFiles';
+import type { RunnerFile } from '../../src/protocol/runnerFiles';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
@@ -11,7 +13,7 @@ const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
 const MODEL = 'eval-runner-test-model';
 const seen = () =>
-  (globalThis as unknown as { __evalRunnerTestChatModel: { requests: number; extensions: string[]; refuse: boolean } }).__evalRunnerTestChatModel;
+  (globalThis as unknown as { __evalRunnerTestChatModel: { requests: number; extensions: string[]; refuse: boolean; delayMs: number } }).__evalRunnerTestChatModel;
 
 describe('the vscode-lm target against a real chat model (a test extension on the chatProvider API)', () => {
   let api: TestHandles;
@@ -36,13 +38,19 @@ describe('the vscode-lm target against a real chat model (a test extension on th
     await api.ctx.tokens.set(new URL(sandbox.baseUrl).origin, sandbox.token);
   });
   after(async () => {
-    for (const key of ['target', 'baseUrl', 'evaluations']) await config().update(key, undefined, G);
+    for (const key of ['target', 'baseUrl', 'evaluations', 'concurrency']) await config().update(key, undefined, G);
     await sandbox.close();
   });
 
-  it('runs an evaluation through the chat model: every answer from it, its token counts kept with the run', async () => {
+  it('runs an evaluation through the chat model in a runner process: every answer from it, its token counts kept with the run', async () => {
     const before = seen().requests;
-    const summary = await api.runs.run(ref());
+    const running = api.runs.run(ref());
+    // The run is in a process of its own (a runner file beside the journal names it); this window serves its model.
+    const journal = api.ctx.registry.session(ref()).journalFile;
+    let runner: RunnerFile | undefined;
+    await until('the runner is started', () => (runner = liveRunner(journal)) !== undefined);
+    assert.notEqual(runner!.pid, process.pid);
+    const summary = await running;
     assert.equal(summary?.outcome, 'completed', summary?.message);
     assert.equal(seen().requests - before, 6);
     assert.ok(seen().extensions.every((e) => e.toLowerCase() === 'eval-runner.eval-runner'), 'the requests name Eval Runner');
@@ -85,5 +93,41 @@ describe('the vscode-lm target against a real chat model (a test extension on th
     await assert.rejects(call, (error: unknown) => (error as Error).name === 'AbortError' && !(error instanceof TargetError));
     // VS Code 1.100 does not forward a cancellation to the provider once the response has started streaming
     // (the request's RPC has returned by then): the target must not wait for the provider, and does not.
+  });
+
+  // Last: the window reloads (the extension disposed and activated again, as Developer: Reload Window does).
+  it('a run whose window reloads goes on: the reloaded window serves the chat model, and the reload is in the run\'s history', async () => {
+    await config().update('concurrency', 1, G);
+    seen().delayMs = 300;
+    try {
+      const before = seen().requests;
+      // The earlier tests submitted each trace once: this run answers each again (fresh), and submits it once more.
+      const submittedBefore = new Map([...api.ctx.registry.session(ref()).store.traces.keys()].map((id) => [id, sandbox.submissionsOf(1, id)]));
+      assert.equal(submittedBefore.size, 6);
+      const running = api.runs.run(ref(), { mode: 'fresh' });
+      await until('the run is in a runner process', () => liveRunner(api.ctx.registry.session(ref()).journalFile) !== undefined);
+      const runner = liveRunner(api.ctx.registry.session(ref()).journalFile)!;
+      const start = sandbox.stats.submissions;
+      await until('a few answers are submitted', () => sandbox.stats.submissions >= start + 2);
+      const submissions = sandbox.stats.submissions;
+      api = api.restart();
+      await running;
+      const session = api.ctx.registry.session(ref());
+      await until('the reloaded window follows the run', () => session.isRunning, 10_000);
+      await until('the run ends', () => !session.isRunning, 30_000);
+      assert.ok(submissions < sandbox.stats.submissions, 'the run was still going on at the reload');
+      assert.equal(session.lastSummary?.outcome, 'completed', session.lastSummary?.message);
+      for (const t of session.store.traces.values()) {
+        assert.equal(sandbox.submissionsOf(1, t.traceId), submittedBefore.get(t.traceId)! + 1, `${t.traceId} submitted once in this run`);
+        assert.equal(sandbox.answerOf(1, t.traceId), t.prompt!.toUpperCase());
+      }
+      // A call in flight at the reload is asked again in the reloaded window: at most one more request.
+      assert.ok(seen().requests - before <= 7, `${seen().requests - before} requests for 6 traces`);
+      const run = session.runs[session.runs.length - 1]!;
+      assert.deepEqual(run.windows && { attached: run.windows.attached, detached: run.windows.detached }, { attached: 1, detached: 1 });
+      await until('the runner leaves', () => !isAlive(runner.pid), 10_000);
+    } finally {
+      seen().delayMs = 0;
+    }
   });
 });
