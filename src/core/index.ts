@@ -32,7 +32,17 @@ export { plainHttpWarning } from './targets/targetSecrets';
 export { createTarget, targetIdentity } from './targets/targetSpec';
 export { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from './targets/debugLaunch';
 export type { DebugFiles, DebugKind, DebugLaunch, DebugOutcome, DebugRequest } from './targets/debugLaunch';
-export type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from './targets/targetSpec';
+export type { TargetConfig, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec, TargetType } from './targets/targetSpec';
+// Target kinds: one descriptor each (src/core/targets/kinds/kind.ts), and what the front ends derive from them.
+export { ALL_KINDS, CLI_KINDS, TARGET_KINDS, isTargetType, kindOf, specOf } from './targets/kinds/index';
+export { TargetConfigError } from './targets/kinds/kind';
+export type { FlagValues, KindBase, KindFlag, KindKey, KindPick, TargetKind } from './targets/kinds/kind';
+export { CLI_TARGET_TYPES, cliKindOf, column, configFromFlags, flagsOfConfig, realNumber, targetFlagOptions, targetFlagsHelp, wholeNumber } from './targets/kinds/flags';
+export type { CliTargetType } from './targets/kinds/flags';
+export { configTargetSchema, configTypesText, settingsTarget, targetSettingsSchema } from './targets/kinds/schemas';
+export { flagSecretVariables, headerVariable, isOpenAiApi, secretVariables, secretsFromEnv, sentHeaders } from './targets/kinds/secretSources';
+export { ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, clampRunOption, runBasics } from './runOptions';
+export type { RunBasics, RunChoices, RunOptionName } from './runOptions';
 export { LOCAL_STATES, STATE_LABELS } from './traceStore';
 export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore, WindowEvents } from './traceStore';
 export { TOOL_VERSION } from './version';
