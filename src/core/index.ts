@@ -32,7 +32,7 @@ export { plainHttpWarning } from './targets/targetSecrets';
 export { createTarget, targetIdentity } from './targets/targetSpec';
 export { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from './targets/debugLaunch';
 export type { DebugFiles, DebugKind, DebugLaunch, DebugOutcome, DebugRequest } from './targets/debugLaunch';
-export type { TargetConfig, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec, TargetType } from './targets/targetSpec';
+export type { SecretSources, TargetConfig, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec, TargetType } from './targets/targetSpec';
 // Target kinds: one descriptor each (src/core/targets/kinds/kind.ts), and what the front ends derive from them.
 export { ALL_KINDS, CLI_KINDS, TARGET_KINDS, isTargetType, kindOf, specOf } from './targets/kinds/index';
 export { TargetConfigError } from './targets/kinds/kind';

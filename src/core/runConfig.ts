@@ -1,5 +1,9 @@
 import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod/mini';
+import { kindOf } from './targets/kinds/index';
+import { flagsOfConfig } from './targets/kinds/flags';
+import { configTargetSchema, configTypesText } from './targets/kinds/schemas';
+import { secretVariables } from './targets/kinds/secretSources';
 
 /**
  * A run's settings as a file (the CLI's `--config FILE`): the extension's settings, without the `evalRunner.` prefix, as a JSON file, so a run tried in
@@ -11,51 +15,11 @@ const evaluation = z.object({
   kind: z.enum(['benchmark', 'robustness']),
   label: z.optional(z.string()),
 });
-const headers = z.optional(z.record(z.string(), z.string()));
-const target = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('echo') }),
-  z.strictObject({
-    type: z.literal('openai'),
-    baseUrl: z.string(),
-    model: z.string(),
-    systemPrompt: z.optional(z.string()),
-    temperature: z.optional(z.number()),
-    maxTokens: z.optional(z.int()),
-    stream: z.optional(z.boolean()),
-    headers,
-    /** The name of the environment variable holding the key (the CLI's --api-key-env), never the key. */
-    apiKeyEnv: z.optional(z.string()),
-  }),
-  z.strictObject({
-    type: z.literal('http'),
-    url: z.string(),
-    method: z.optional(z.string()),
-    headers,
-    /** Headers whose values are secret: each read from the environment variable named in headerEnv. */
-    secretHeaders: z.optional(z.array(z.string())),
-    headerEnv: z.optional(z.record(z.string(), z.string())),
-    bodyTemplate: z.optional(z.string()),
-    answerPath: z.string(),
-    usagePath: z.optional(z.string()),
-    ssePath: z.optional(z.string()),
-  }),
-  z.strictObject({ type: z.literal('command'), command: z.string() }),
-  z.strictObject({
-    type: z.literal('python'),
-    file: z.string(),
-    function: z.optional(z.string()),
-    python: z.optional(z.string()),
-    workers: z.optional(z.int()),
-    batchSize: z.optional(z.int()),
-    batchWaitMs: z.optional(z.int()),
-  }),
-  z.strictObject({ type: z.literal('worker'), command: z.string(), workers: z.optional(z.int()) }),
-]);
 const configSchema = z.strictObject({
   $schema: z.optional(z.string()),
   baseUrl: z.optional(z.string()),
   evaluations: z.optional(z.array(evaluation)),
-  target: z.optional(target),
+  target: z.optional(configTargetSchema()),
   concurrency: z.optional(z.int()),
   maxRequestsPerMinute: z.optional(z.int()),
   reviewBeforeSubmit: z.optional(z.boolean()),
@@ -95,7 +59,7 @@ export function parseRunConfig(value: unknown, name: string): RunConfig {
 
 function describeIssue(issue: z.core.$ZodIssue): string {
   if (issue.code === 'unrecognized_keys') return `unknown setting ${issue.keys.map((k) => `"${k}"`).join(', ')} (the keys are the extension's settings without "evalRunner.")`;
-  if (issue.path.join('.') === 'target.type') return 'must be echo, openai, http, command, python or worker (the manual and VS Code chat model targets exist only in the editor)';
+  if (issue.path.join('.') === 'target.type') return configTypesText();
   if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
   return issue.message;
 }
@@ -164,66 +128,8 @@ export function configToArgs(config: RunConfig, argv: readonly string[], scope: 
   flag('encoding', config.requestEncoding);
   flag('wait-for-generation', config.waitForGenerationSeconds);
   flag('skipped-answer', config.skippedAnswer);
-  if (config.target && flagValue(argv, 'target') === undefined) out.push(...targetArgs(config.target));
+  if (config.target && flagValue(argv, 'target') === undefined) out.push(...flagsOfConfig(config.target));
   return out;
-}
-
-function targetArgs(target: NonNullable<RunConfig['target']>): string[] {
-  const out = ['--target', target.type];
-  const flag = (name: string, value: string | number | undefined) => {
-    if (value !== undefined) out.push(`--${name}`, String(value));
-  };
-  const plain = (headers: Record<string, string> | undefined) => {
-    for (const [name, value] of Object.entries(headers ?? {})) out.push('--header', `${name}: ${value}`);
-  };
-  switch (target.type) {
-    case 'echo':
-      break;
-    case 'openai':
-      flag('openai-base-url', target.baseUrl);
-      flag('model', target.model);
-      flag('system-prompt', target.systemPrompt);
-      flag('temperature', target.temperature);
-      flag('max-tokens', target.maxTokens);
-      flag('api-key-env', target.apiKeyEnv);
-      if (target.stream) out.push('--stream');
-      plain(target.headers);
-      break;
-    case 'http':
-      flag('http-url', target.url);
-      flag('http-method', target.method);
-      flag('body-template', target.bodyTemplate);
-      flag('answer-path', target.answerPath);
-      flag('usage-path', target.usagePath);
-      flag('sse-path', target.ssePath);
-      plain(target.headers);
-      for (const name of target.secretHeaders ?? []) {
-        const variable = target.headerEnv?.[name] ?? headerVariable(name);
-        out.push('--header-env', `${name}=${variable}`);
-      }
-      break;
-    case 'command':
-      flag('command', target.command);
-      break;
-    case 'python':
-      flag('python-file', target.file);
-      flag('python-function', target.function);
-      flag('python', target.python);
-      flag('workers', target.workers);
-      flag('batch-size', target.batchSize);
-      flag('batch-wait-ms', target.batchWaitMs);
-      break;
-    case 'worker':
-      flag('worker-command', target.command);
-      flag('workers', target.workers);
-      break;
-  }
-  return out;
-}
-
-/** The environment variable a secret header is read from when headerEnv does not name one: X-Api-Key → X_API_KEY. */
-export function headerVariable(header: string): string {
-  return header.toUpperCase().replace(/[^A-Z0-9]+/g, '_');
 }
 
 function flagValue(argv: readonly string[], name: string): string | undefined {
@@ -243,14 +149,8 @@ export function shellQuote(arg: string): string {
 
 /** The environment variables a run of this config reads its secrets from (never their values). */
 export function configSecrets(config: RunConfig): string[] {
-  const names = ['EVAL_RUNNER_TOKEN'];
   const t = config.target;
-  if (t?.type === 'openai') {
-    if (t.apiKeyEnv) names.push(t.apiKeyEnv);
-    else if (/^https:\/\/api\.openai\.com(\/|$)/.test(t.baseUrl)) names.push('OPENAI_API_KEY');
-  }
-  if (t?.type === 'http') for (const h of t.secretHeaders ?? []) names.push(t.headerEnv?.[h] ?? headerVariable(h));
-  return names;
+  return ['EVAL_RUNNER_TOKEN', ...(t ? secretVariables(t, kindOf(t.type).secrets?.apiKey === true) : [])];
 }
 
 /** `eval-runner run …` for this config: its flags, or `--config FILE` when the config lives in a file. */

@@ -91,7 +91,7 @@ export function flagsOfConfig(config: CliConfig | Exclude<TargetSpec, { type: 'v
     const value = values[key.name];
     if (value === undefined || value === false) continue;
     if (key.type === 'boolean') out.push(`--${key.flag!}`);
-    else out.push(`--${key.flag!}`, String(value));
+    else out.push(`--${key.flag!}`, typeof value === 'number' ? String(value) : (value as string));
   }
   kind.writeFlags?.(config, out);
   return out;
@@ -102,7 +102,7 @@ export function targetFlagsHelp(): string {
   const lines = ['Targets (--target):'];
   for (const kind of CLI_KINDS) {
     lines.push(...column(`  ${kind.type}`, kind.summary, 30));
-    for (const key of cliKeys(kind)) lines.push(...column(`    --${key.flag!}${key.arg ? ` ${key.arg}` : ''}`, `${key.description}${key.required ? ' (required)' : ''}`, 32));
+    for (const key of cliKeys(kind)) lines.push(...column(`    --${key.flag!}${key.arg ? ` ${key.arg}` : ''}`, `${key.description}${key.required && !key.description.includes('(required') ? ' (required)' : ''}`, 32));
     for (const flag of kind.flags ?? []) lines.push(...column(flagTitle(flag), flag.description, 32));
   }
   return lines.join('\n');

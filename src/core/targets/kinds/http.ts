@@ -12,7 +12,7 @@ export const httpKind = defineKind({
     { id: 'curl', label: 'HTTP request from curl…', description: 'paste a request from DevTools, Postman or API docs' },
   ],
   keys: [
-    { name: 'url', type: 'string', required: true, url: true, flag: 'http-url', arg: 'URL', description: 'the URL that receives the JSON body (on the command line: or --from-curl)' },
+    { name: 'url', type: 'string', required: true, url: true, flag: 'http-url', arg: 'URL', description: 'the URL that receives the JSON body (required, or --from-curl on the command line)' },
     { name: 'method', type: 'string', flag: 'http-method', arg: 'M', description: 'the HTTP method (default POST)' },
     { name: 'bodyTemplate', type: 'string', flag: 'body-template', arg: 'JSON', description: `the JSON body; {{prompt}} is replaced, JSON-escaped (default ${DEFAULT_BODY_TEMPLATE})` },
     {

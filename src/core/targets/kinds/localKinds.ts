@@ -36,7 +36,7 @@ export const pythonKind = defineKind({
     'async too, returning a string or {"answer": str, "usage": {...}}',
   picks: [{ id: 'python', label: 'Python function', description: 'a function in your .py file, its module loaded once' }],
   keys: [
-    { name: 'file', type: 'string', required: true, flag: 'python-file', arg: 'FILE', description: 'the .py file (relative: to the workspace in the editor, to the config file in a config file)' },
+    { name: 'file', type: 'string', required: true, flag: 'python-file', arg: 'FILE', description: "the .py file (a relative path is read from the workspace, the config file's folder, or the working folder)" },
     { name: 'function', type: 'string', flag: 'python-function', arg: 'NAME', description: `the function that answers a prompt (default ${DEFAULT_PYTHON_FUNCTION})` },
     { name: 'python', type: 'string', flag: 'python', arg: 'EXE', description: "the interpreter (default: the editor's Python environment, else python3, or py on Windows)" },
     WORKERS,

@@ -90,7 +90,8 @@ export function isOpenAiApi(url: string): boolean {
  * OPENAI_API_KEY for OpenAI's own API only (a key meant for one provider must not reach whatever endpoint a flag
  * points at: a local server, a proxy, a typo). Secret headers: each from its variable.
  */
-export function secretsFromEnv(config: SecretSources & { baseUrl?: string }, takesKey: boolean, env: NodeJS.ProcessEnv): { secrets: TargetSecrets; authHint?: string } {
+export function secretsFromEnv(target: object, takesKey: boolean, env: NodeJS.ProcessEnv): { secrets: TargetSecrets; authHint?: string } {
+  const config = target as SecretSources & { baseUrl?: string };
   const secret: Record<string, string> = {};
   for (const name of config.secretHeaders ?? []) {
     const variable = headerVariable(config, name);
@@ -118,7 +119,8 @@ function modelKeyFromEnv(named: string | undefined, baseUrl: string, env: NodeJS
 }
 
 /** The environment variables a config reads secrets from (never their values). */
-export function secretVariables(config: SecretSources & { baseUrl?: string }, takesKey: boolean): string[] {
+export function secretVariables(target: object, takesKey: boolean): string[] {
+  const config = target as SecretSources & { baseUrl?: string };
   const key = takesKey ? (config.apiKeyEnv ?? (isOpenAiApi(config.baseUrl ?? '') ? 'OPENAI_API_KEY' : undefined)) : undefined;
   return [...(key ? [key] : []), ...(config.secretHeaders ?? []).map((h) => headerVariable(config, h))];
 }
