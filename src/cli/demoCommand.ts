@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTarget, targetIdentity } from '../core';
+import { createTarget, runBasics, targetIdentity } from '../core';
 import type { TargetSpec } from '../core';
 import { startSandbox } from '../sandbox/server';
 import { parseCommandArgs } from './args';
@@ -41,11 +41,8 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
           token: sandbox.token,
           target: createTarget(ECHO, {}, { connections: 8 }),
           identity: targetIdentity(ECHO),
-          targetTimeoutMs: 60_000,
-          concurrency: 8,
+          ...runBasics({ targetTimeoutSeconds: 60, waitForGenerationSeconds: 60 }),
           stateDir,
-          waitForGenerationMs: 60_000,
-          onTargetError: 'fail',
           encoding: 'urlencoded',
           journal: true,
           json: false,

@@ -1,5 +1,5 @@
-import { DEFAULT_SERVICE_PATIENCE_MS, DEFAULT_SKIPPED_ANSWER, EvaluationSession, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { JournalFs, OnTargetError, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, runBasics, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
+import type { JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
@@ -40,14 +40,15 @@ ${CONFIG_HELP}
                               status, export and report read them as one with --state-dir given once per shard
   --no-submit                 call the target and journal the answers; submit nothing (a later run with
                               the same target submits them without calling it again)
-  --concurrency N             traces handled at once (default 8)
+  --concurrency N             traces handled at once (default ${RUN_OPTIONS.concurrency.default})
   --max-rpm N                 at most N target requests a minute (your quota); the pace is learned under it
                               from the endpoint's rate-limit headers and 429s either way
   --state-dir DIR             where journals live (default $XDG_STATE_HOME/eval-runner or ~/.local/state/eval-runner;
                               the editor uses the same)
-  --wait-for-generation S     robustness: wait up to S seconds for the adversarial prompts (default 0: ask once)
+  --wait-for-generation S     robustness: wait up to S seconds for the adversarial prompts (default
+                              ${RUN_OPTIONS.waitForGenerationSeconds.default}, as in the editor; 0: ask once)
   --service-patience S        how long the service may be down (gateway errors, refused connections, time-outs)
-                              before the run stops with exit 4 (default 900); meanwhile answers are journaled
+                              before the run stops with exit 4 (default ${RUN_OPTIONS.servicePatienceSeconds.default}); meanwhile answers are journaled
                               and wait, submissions are held and the service is tried again with backoff
   --target-retries N          tries more for a target call that fails: by default 2 for a passing failure (a
                               crashed worker, an HTTP 503) and none for an exception your own code raised
@@ -66,27 +67,19 @@ or prompts not ready · 5 the state folder could not be written (disk full, read
 130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
-export interface RunRequest {
+/** One run from the command line: the service, the target, and the run's options (RunBasics: the core's, as the editor's). */
+export interface RunRequest extends RunBasics {
   args: ServiceArgs;
   token: string;
   target: Target;
   identity: TargetIdentity;
-  targetTimeoutMs: number;
-  concurrency: number;
   stateDir: string;
-  waitForGenerationMs: number;
-  servicePatienceMs?: number;
-  /** Further tries of a failing target call; undefined: the core's defaults (passing failures 2, the user's exceptions 0). */
-  targetRetries?: number;
-  onTargetError: OnTargetError;
   encoding: RequestEncoding;
   journal: boolean;
   json: boolean;
   label: string;
   mode?: RunMode;
   limit?: number;
-  holdAnswers?: boolean;
-  maxRequestsPerMinute?: number;
   /** The journal's file operations (Node's; tests inject a full disk). */
   journalFs?: JournalFs;
   /** Rerun this subset as a new run (--only). */
@@ -158,15 +151,8 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
     tool: `eval-runner-cli ${TOOL_VERSION}`,
     ...(req.mode ? { mode: req.mode } : {}),
     ...(req.limit !== undefined ? { limit: req.limit } : {}),
-    ...(req.holdAnswers ? { holdAnswers: true } : {}),
-    ...(req.maxRequestsPerMinute ? { maxRequestsPerMinute: req.maxRequestsPerMinute } : {}),
     ...(req.shard ? { shard: req.shard } : {}),
-    concurrency: req.concurrency,
-    waitForGenerationMs: req.waitForGenerationMs,
-    ...(req.servicePatienceMs !== undefined ? { servicePatienceMs: req.servicePatienceMs } : {}),
-    ...(req.targetRetries !== undefined ? { targetRetries: req.targetRetries } : {}),
-    onTargetError: req.onTargetError,
-    targetTimeoutMs: req.targetTimeoutMs,
+    ...basicsOf(req),
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
     progressIntervalMs: req.json ? 1000 : 200,
@@ -184,6 +170,21 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
         io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);
       }
     },
+  };
+}
+
+/** The run's options of a request (the fields RunBasics names). */
+function basicsOf(req: RunRequest): RunBasics {
+  const { concurrency, onTargetError, waitForGenerationMs, servicePatienceMs, targetTimeoutMs, targetRetries, maxRequestsPerMinute, holdAnswers } = req;
+  return {
+    concurrency,
+    onTargetError,
+    waitForGenerationMs,
+    servicePatienceMs,
+    targetTimeoutMs,
+    holdAnswers,
+    ...(targetRetries !== undefined ? { targetRetries } : {}),
+    ...(maxRequestsPerMinute ? { maxRequestsPerMinute } : {}),
   };
 }
 
@@ -337,25 +338,33 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     return EXIT.ok;
   }
   const args = serviceArgs(v);
-  const concurrency = intOption(v.concurrency, 'concurrency', 8, 1, 1024);
+  const option = (name: 'concurrency' | 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetRetries', flag: string) => {
+    const { min, max } = RUN_OPTIONS[name];
+    const value = v[flag as keyof typeof v] as string | undefined;
+    return value === undefined ? undefined : intOption(value, flag, 0, min, max);
+  };
+  const concurrency = option('concurrency', 'concurrency');
   if (v.fresh && v['reuse-answers']) throw new UsageError('Give --fresh or --reuse-answers, not both.');
   const request: Omit<RunRequest, 'target' | 'targetTimeoutMs' | 'identity'> = {
     args,
     token: tokenFromEnv(),
-    concurrency,
     stateDir: stateDirOf(v['state-dir']),
-    waitForGenerationMs: intOption(v['wait-for-generation'], 'wait-for-generation', 0, 0, 86_400) * 1000,
-    servicePatienceMs: intOption(v['service-patience'], 'service-patience', DEFAULT_SERVICE_PATIENCE_MS / 1000, 0, 7 * 86_400) * 1000,
-    ...(v['target-retries'] !== undefined ? { targetRetries: intOption(v['target-retries'], 'target-retries', 0, 0, 20) } : {}),
-    onTargetError: choiceOption(v['on-target-error'], 'on-target-error', ['fail', 'submit'] as const, 'fail'),
-    encoding: choiceOption(v.encoding, 'encoding', ['urlencoded', 'multipart'] as const, 'urlencoded'),
+    // The defaults are the core's, the editor's too (RUN_OPTIONS).
+    ...runBasics({
+      concurrency,
+      waitForGenerationSeconds: option('waitForGenerationSeconds', 'wait-for-generation'),
+      servicePatienceSeconds: option('servicePatienceSeconds', 'service-patience'),
+      targetRetries: option('targetRetries', 'target-retries'),
+      onTargetError: v['on-target-error'] === undefined ? undefined : choiceOption(v['on-target-error'], 'on-target-error', ON_TARGET_ERROR),
+      holdAnswers: v['no-submit'] === true,
+      ...(v['max-rpm'] !== undefined ? { maxRequestsPerMinute: intOption(v['max-rpm'], 'max-rpm', 0, 1) } : {}),
+    }),
+    encoding: choiceOption(v.encoding, 'encoding', REQUEST_ENCODINGS, 'urlencoded'),
     journal: !v['no-journal'],
     json: v.json === true,
     label: `${args.kind} ${args.evaluationId}`,
     mode: v.fresh ? 'fresh' : v['reuse-answers'] ? 'reuse' : 'continue',
     ...(v.limit !== undefined ? { limit: intOption(v.limit, 'limit', 0, 1) } : {}),
-    holdAnswers: v['no-submit'] === true,
-    ...(v['max-rpm'] !== undefined ? { maxRequestsPerMinute: intOption(v['max-rpm'], 'max-rpm', 0, 1) } : {}),
   };
   const only = onlyOption(v.only);
   if (only && (v.fresh || v['reuse-answers'])) throw new UsageError('--only runs the chosen traces as a new run already: leave out --fresh and --reuse-answers.');
@@ -369,7 +378,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   const workerLog = (level: 'info' | 'warn', message: string) => {
     if (!request.json || level !== 'info') process.stderr.write(`${level === 'warn' ? 'warning: ' : ''}${safeText(message)}\n`);
   };
-  const { target, identity, timeoutMs, warnings } = targetFromArgs(v, concurrency, process.env, workerLog);
+  const { target, identity, timeoutMs, warnings } = targetFromArgs(v, request.concurrency, process.env, workerLog);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
   try {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
 import { BUTTON } from './buttons';
-import { holdProgressText, progressText, WAITING_FOR_WINDOW } from '../core';
+import { holdProgressText, progressText, runBasics, WAITING_FOR_WINDOW } from '../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity } from '../core';
 import { interruptedRun, journalHeld, liveRunner } from '../protocol/runnerFiles';
 import type { StartParams } from '../protocol/runnerProtocol';
@@ -152,19 +152,20 @@ export class RunController extends Disposable {
     };
   }
 
-  /** The run's settings, as the runner gets them. */
+  /** The run's settings, for a run here or in a runner: the core's defaults, as the CLI's (runBasics). */
   private runSettings() {
     const settings = this.ctx.settings;
     return {
       tool: `eval-runner-vscode ${extensionVersion(this.ctx.extension.extension)}`,
-      concurrency: settings.concurrency,
-      onTargetError: settings.onTargetError,
-      holdAnswers: settings.reviewBeforeSubmit,
-      ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
-      waitForGenerationMs: settings.waitForGenerationSeconds * 1000,
-      servicePatienceMs: settings.servicePatienceSeconds * 1000,
-      targetTimeoutMs: 600_000,
-      ...(settings.targetRetries !== undefined ? { targetRetries: settings.targetRetries } : {}),
+      ...runBasics({
+        concurrency: settings.concurrency,
+        onTargetError: settings.onTargetError,
+        holdAnswers: settings.reviewBeforeSubmit,
+        waitForGenerationSeconds: settings.waitForGenerationSeconds,
+        servicePatienceSeconds: settings.servicePatienceSeconds,
+        ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
+        ...(settings.targetRetries !== undefined ? { targetRetries: settings.targetRetries } : {}),
+      }),
     };
   }
 

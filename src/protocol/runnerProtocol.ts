@@ -5,7 +5,7 @@
 import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 import type { ProxyConfig } from '../api/proxy';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
-import type { OnTargetError, RefusedRun, RunMode, RunProgress, RunSummary, TargetError, TargetIdentity, TargetSecrets, TargetSpec } from '../core';
+import type { RefusedRun, RunBasics, RunMode, RunProgress, RunSummary, TargetError, TargetIdentity, TargetSecrets, TargetSpec } from '../core';
 
 export { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
 export type { RunnerFile } from './runnerFiles';
@@ -22,19 +22,12 @@ export interface StartParams {
   userAgent: string;
   target: { spec: TargetSpec; secrets: TargetSecrets; cwd?: string; authHint?: string };
   identity: TargetIdentity;
-  run: {
+  /** The run's options (the core's RunBasics, as the CLI's), and what this run is. */
+  run: RunBasics & {
     mode: RunMode;
     only?: string[];
     rerun?: boolean;
     reuseFetchedPrompts?: boolean;
-    holdAnswers: boolean;
-    concurrency: number;
-    onTargetError: OnTargetError;
-    maxRequestsPerMinute?: number;
-    waitForGenerationMs: number;
-    servicePatienceMs: number;
-    targetTimeoutMs: number;
-    targetRetries?: number;
     tool: string;
   };
 }

@@ -11,6 +11,7 @@ import type { RunSummary } from '../../src/core/engine';
 import { StorageError, asStorageError } from '../../src/core/storage';
 import type { JournalFs } from '../../src/core/storage';
 import { createTarget, targetIdentity } from '../../src/core/targets/targetSpec';
+import { runBasics } from '../../src/core/runOptions';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { atNth, faultyFs } from '../unit/helpers/faultyFs';
@@ -111,11 +112,8 @@ describe('a full disk under the state folder: the run stops at once, in words, a
           token: sandbox.token,
           target: createTarget(echo, {}, { connections: 8 }),
           identity: targetIdentity(echo),
-          targetTimeoutMs: 10_000,
-          concurrency: 8,
+          ...runBasics({ targetTimeoutSeconds: 10, waitForGenerationSeconds: 0 }),
           stateDir,
-          waitForGenerationMs: 0,
-          onTargetError: 'fail',
           encoding: 'urlencoded',
           journal: true,
           json: false,
