@@ -5,8 +5,8 @@ import type { Restartable } from './pythonFiles';
 import { BUTTON } from './buttons';
 import { createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createTarget, migrateJournals, plainHttpWarning, targetIdentity } from '../core';
-import type { Target, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from '../core';
+import { createTarget, kindOf, migrateJournals, sentHeaders, specOf, targetIdentity } from '../core';
+import type { SecretSources, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { createLmTarget } from './lmTarget';
 import { createLog, errorText } from './log';
 import { EvaluationRegistry } from './registry';
@@ -146,48 +146,38 @@ export class Ctx extends Disposable {
    */
   async targetPlan(): Promise<TargetPlan | undefined> {
     const t = this.settings.target;
+    if (t.type === 'manual') return undefined;
+    const kind: TargetKind = kindOf(t.type);
     const options: TargetOptions = { connections: this.settings.concurrency, lm: createLmTarget, proxy: readProxy() };
-    let spec: TargetSpec;
+    let spec = specOf(t)!;
     let secrets: TargetSecrets = {};
-    switch (t.type) {
-      case 'manual':
-        return undefined;
-      case 'echo':
-      case 'vscode-lm':
-        spec = t;
-        break;
-      case 'openai': {
-        const origin = new URL(t.baseUrl).origin;
-        const apiKey = await this.modelKey(origin);
-        if (apiKey === null) return undefined;
-        this.warnPlainHttp(t.baseUrl, apiKey !== undefined, 'The model key');
-        spec = t;
-        secrets = apiKey ? { apiKey } : {};
-        options.authHint = `Set this endpoint's key: Eval Runner: Clear Model Key, then run again to be asked for it.`;
-        break;
-      }
-      case 'http': {
-        const secret = await this.secretHeaders(new URL(t.url).origin, t.secretHeaders ?? []);
-        if (!secret) return undefined;
-        this.warnPlainHttp(t.url, Object.keys(secret).length > 0, "The HTTP target's secret headers");
-        const { secretHeaders: _names, headers: plain, ...rest } = t;
-        spec = rest;
-        secrets = { headers: { ...plain, ...secret } };
-        break;
-      }
-      case 'command':
-      case 'worker':
-        spec = t;
-        if (workspaceDir()) options.cwd = workspaceDir()!;
-        break;
-      case 'python': {
-        const python = await pythonInterpreter(t.python, this.log);
-        spec = { ...t, file: absolutePythonFile(t.file), ...(python ? { python } : {}) };
-        if (workspaceDir()) options.cwd = workspaceDir()!;
-        break;
-      }
+    if (kind.secrets && kind.endpoint) {
+      const found = await this.endpointSecrets(kind, t as SecretSources, kind.endpoint(spec));
+      if (!found) return undefined;
+      secrets = found;
+      if (kind.secrets.apiKey) options.authHint = `Set this endpoint's key: Eval Runner: Clear Model Key, then run again to be asked for it.`;
+      this.warnOnce(kind.endpoint(spec), kind.warnings?.(spec, secrets) ?? []);
+    }
+    // The user's programs start in the workspace, as the CLI's start in its working folder.
+    if (kind.localProcess && workspaceDir()) options.cwd = workspaceDir()!;
+    if (spec.type === 'python') {
+      const python = await pythonInterpreter(spec.python, this.log);
+      spec = { ...spec, file: absolutePythonFile(spec.file), ...(python ? { python } : {}) };
     }
     return { spec, secrets, options, identity: targetIdentity(spec, options.cwd) };
+  }
+
+  /**
+   * The editor's source of a kind's secrets: its secret storage, per endpoint origin (asked for where missing). The
+   * CLI's is the environment (secretsFromEnv). undefined: the user cancelled a question.
+   */
+  private async endpointSecrets(kind: TargetKind, t: SecretSources, url: string): Promise<TargetSecrets | undefined> {
+    const origin = new URL(url).origin;
+    const apiKey = kind.secrets?.apiKey ? await this.modelKey(origin) : undefined;
+    if (apiKey === null) return undefined;
+    const secret = kind.secrets?.headers ? await this.secretHeaders(origin, t.secretHeaders ?? []) : {};
+    if (!secret) return undefined;
+    return { ...(apiKey ? { apiKey } : {}), headers: sentHeaders(t.headers, secret) };
   }
 
   /** The target of a plan, built in this process. */
@@ -235,10 +225,11 @@ export class Ctx extends Disposable {
     return out;
   }
 
-  private warnPlainHttp(url: string, hasSecret: boolean, what: string): void {
-    const warning = hasSecret ? plainHttpWarning(url, what) : undefined;
-    if (warning && !this.warned.has(url)) {
-      this.warned.add(url);
+  /** A kind's warnings, each said once per endpoint in this window (in the log and a notification). */
+  private warnOnce(url: string, warnings: readonly string[]): void {
+    if (warnings.length === 0 || this.warned.has(url)) return;
+    this.warned.add(url);
+    for (const warning of warnings) {
       this.log.warn(warning);
       void vscode.window.showWarningMessage(warning);
     }

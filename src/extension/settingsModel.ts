@@ -1,6 +1,6 @@
 import { proxyFromEnv } from '../api/proxy';
-import { DEFAULT_SERVICE_PATIENCE_MS, DEFAULT_SKIPPED_ANSWER } from '../core';
-import type { OnTargetError, RunConfig } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, isOpenAiApi, kindOf, settingsTarget } from '../core';
+import type { OnTargetError, RunConfig, TargetConfig } from '../core';
 import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
@@ -13,32 +13,8 @@ export interface ConfiguredEvaluation {
   label?: string;
 }
 
-export type TargetSettings =
-  | { type: 'echo' }
-  | { type: 'manual' }
-  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number; stream?: boolean }
-  | {
-      type: 'http';
-      url: string;
-      method?: string;
-      /** Plain headers only; a header holding a secret is named in secretHeaders and kept in secret storage. */
-      headers?: Record<string, string>;
-      secretHeaders?: string[];
-      bodyTemplate?: string;
-      answerPath: string;
-      /** Where the token usage is in the JSON response (optional). */
-      usagePath?: string;
-      /** The endpoint streams server-sent events: where each event's piece of the answer is. */
-      ssePath?: string;
-    }
-  | { type: 'command'; command: string }
-  /**
-   * A function in the user's Python file (relative to the workspace), run in long-lived workers; with batchSize, a
-   * batch function called with lists of up to that many prompts, gathered for up to batchWaitMs (default 20).
-   */
-  | { type: 'python'; file: string; function?: string; python?: string; workers?: number; batchSize?: number; batchWaitMs?: number }
-  | { type: 'worker'; command: string; workers?: number }
-  | { type: 'vscode-lm'; model?: string };
+/** `evalRunner.target`: a kind's keys as its descriptor in the core declares them (src/core/targets/kinds). */
+export type TargetSettings = TargetConfig;
 
 export interface Settings {
   baseUrl: string;
@@ -104,16 +80,17 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
   return {
     baseUrl: str('baseUrl', '').trim().replace(/\/+$/, ''),
     evaluations: readEvaluations(get('evaluations')),
-    target: normaliseTarget(get('target')),
-    concurrency: clamp(num('concurrency', 8), 1, 256),
+    target: settingsTarget(get('target')),
+    // Defaults and ranges: the core's, the CLI's too.
+    concurrency: clampRunOption('concurrency', get('concurrency')),
     reviewBeforeSubmit: get('reviewBeforeSubmit') === true,
     onTargetError: get('onTargetError') === 'submit' ? 'submit' : 'fail',
     processDetailsUrl: str('processDetailsUrl', DEFAULT_PROCESS_DETAILS_URL),
     requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
-    waitForGenerationSeconds: clamp(num('waitForGenerationSeconds', 600), 0, 86_400),
+    waitForGenerationSeconds: clampRunOption('waitForGenerationSeconds', get('waitForGenerationSeconds')),
     keepRunsAlive: get('keepRunsAlive') !== false,
-    targetRetries: typeof get('targetRetries') === 'number' ? clamp(Math.floor(num('targetRetries', 0)), 0, 20) : undefined,
-    servicePatienceSeconds: clamp(num('servicePatience', DEFAULT_SERVICE_PATIENCE_MS / 1000), 0, 7 * 86_400),
+    targetRetries: typeof get('targetRetries') === 'number' ? clamp(num('targetRetries', 0), RUN_OPTIONS.targetRetries.min, RUN_OPTIONS.targetRetries.max) : undefined,
+    servicePatienceSeconds: clampRunOption('servicePatienceSeconds', get('servicePatience')),
     stateDir: str('stateDir', '').trim() || defaultStateDir,
     skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),
     maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,
@@ -129,27 +106,6 @@ function readEvaluations(value: unknown): ConfiguredEvaluation[] {
     }
   }
   return out;
-}
-
-function normaliseTarget(value: unknown): TargetSettings {
-  const known = ['echo', 'manual', 'openai', 'http', 'command', 'python', 'worker', 'vscode-lm'];
-  const t = value as TargetSettings | undefined;
-  if (!t || typeof t !== 'object' || !known.includes(t.type)) return { type: 'echo' };
-  return t.type === 'python' ? normalisePython(t) : t;
-}
-
-/**
- * batchSize and batchWaitMs as numbers ("8" too). One that is not a number is kept as NaN rather than dropped: the
- * core then refuses it in words, where dropping it would call a batch function with one prompt at a time.
- */
-function normalisePython(t: Extract<TargetSettings, { type: 'python' }>): TargetSettings {
-  const { batchSize, batchWaitMs, ...rest } = t;
-  const number = (v: unknown) => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
-  return {
-    ...rest,
-    ...(batchSize !== undefined && batchSize !== null ? { batchSize: number(batchSize) } : {}),
-    ...(batchWaitMs !== undefined && batchWaitMs !== null ? { batchWaitMs: number(batchWaitMs) } : {}),
-  };
 }
 
 function clamp(n: number, min: number, max: number): number {
@@ -224,31 +180,17 @@ export function runConfigFor(
   keyless: boolean,
 ): RunConfig | { problem: string } {
   const t = settings.target;
-  let target: RunConfig['target'];
-  switch (t.type) {
-    case 'manual':
-    case 'vscode-lm':
-      return { problem: `The ${t.type === 'manual' ? 'manual' : 'VS Code chat model'} target exists only in the editor: Select Target picks one the CLI can run.` };
-    case 'echo':
-    case 'command':
-    case 'python':
-    case 'worker':
-      target = t;
-      break;
-    case 'openai': {
-      const official = /^https:\/\/api\.openai\.com(\/|$)/.test(t.baseUrl);
-      target = { ...t, ...(!keyless && !official ? { apiKeyEnv: 'MODEL_API_KEY' } : {}) };
-      break;
-    }
-    case 'http':
-      target = { ...t };
-      break;
+  if (t.type === 'manual' || t.type === 'vscode-lm') {
+    return { problem: `The ${t.type === 'manual' ? 'manual' : 'VS Code chat model'} target exists only in the editor: Select Target picks one the CLI can run.` };
   }
+  // A model key for another endpoint than OpenAI's own comes from a variable the CLI must be told.
+  const namedKey = kindOf(t.type).secrets?.apiKey && !keyless && t.type === 'openai' && !isOpenAiApi(t.baseUrl);
+  const target: RunConfig['target'] = namedKey ? { ...t, apiKeyEnv: 'MODEL_API_KEY' } : t;
   return {
     baseUrl: ref.baseUrl,
     evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
     target,
-    ...(settings.concurrency !== 8 ? { concurrency: settings.concurrency } : {}),
+    ...(settings.concurrency !== RUN_OPTIONS.concurrency.default ? { concurrency: settings.concurrency } : {}),
     ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
     ...(settings.reviewBeforeSubmit ? { reviewBeforeSubmit: true } : {}),
     ...(settings.onTargetError !== 'fail' ? { onTargetError: settings.onTargetError } : {}),

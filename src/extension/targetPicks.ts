@@ -1,27 +1,20 @@
 // Select Target: which kind of target answers, then that kind's questions; what the user answers goes to the
 // settings (evalRunner.target), and secrets (a model key, a secret header's value) to secret storage only.
 import * as vscode from 'vscode';
-import { curlReader } from '../core';
+import { ALL_KINDS, curlReader } from '../core';
 import type { CurlRequest, PromptField } from '../core';
 import type { Ctx } from './ctx';
 import { pickPythonTarget, pickWorkerTarget } from './ownCode';
 import { writeTarget } from './settings';
 import type { TargetSettings } from './settingsModel';
 
-const KINDS = [
-  { label: 'Echo', description: 'answers with the prompt (for trying things out)', type: 'echo' },
-  { label: 'OpenAI-compatible endpoint', description: 'OpenAI, vLLM, Ollama, LM Studio…', type: 'openai' },
-  { label: 'VS Code chat model', description: 'a model from the Language Model API', type: 'vscode-lm' },
-  { label: 'HTTP endpoint', description: 'your JSON API with a body template', type: 'http' },
-  { label: 'HTTP request from curl…', description: 'paste a request from DevTools, Postman or API docs', type: 'curl' },
-  { label: 'Python function', description: 'a function in your .py file, its module loaded once', type: 'python' },
-  { label: 'Worker', description: 'your long-lived program speaking JSON lines (any language)', type: 'worker' },
-  { label: 'Shell command', description: 'prompt on stdin, answer on stdout', type: 'command' },
-  { label: 'Manual', description: 'you write each answer in the review editor', type: 'manual' },
-] as const;
+/** Select Target's entries: each kind's, as its descriptor in the core names it (a kind may have two ways in). */
+const KINDS = ALL_KINDS.flatMap((kind) => kind.picks.map((pick) => ({ label: pick.label, description: pick.description, type: pick.id })));
 
-/** Each kind's questions; undefined: the user cancelled (nothing is written). */
-const ASK: Record<(typeof KINDS)[number]['type'], (ctx: Ctx) => Thenable<TargetSettings | undefined>> = {
+type Ask = (ctx: Ctx) => Thenable<TargetSettings | undefined>;
+
+/** Each entry's questions, by the pick's id; undefined: the user cancelled (nothing is written). */
+const ASK: Readonly<Record<string, Ask>> = {
   echo: () => Promise.resolve({ type: 'echo' }),
   manual: () => Promise.resolve({ type: 'manual' }),
   openai: askOpenAi,
@@ -39,7 +32,9 @@ const ASK: Record<(typeof KINDS)[number]['type'], (ctx: Ctx) => Thenable<TargetS
 export async function selectTarget(ctx: Ctx): Promise<void> {
   const pick = await ctx.pickItem(KINDS, { title: vscode.l10n.t('Select Target') });
   if (!pick) return;
-  const target = await ASK[pick.type](ctx);
+  const asker = ASK[pick.type];
+  if (!asker) throw new Error(`Select Target has no questions for "${pick.type}".`);
+  const target = await asker(ctx);
   if (!target) return;
   await writeTarget(target);
   void vscode.window.showInformationMessage(vscode.l10n.t('Target: {0}.', pick.label));
