@@ -338,27 +338,12 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
     return EXIT.ok;
   }
   const args = serviceArgs(v);
-  const option = (name: 'concurrency' | 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetRetries', flag: string) => {
-    const { min, max } = RUN_OPTIONS[name];
-    const value = v[flag as keyof typeof v] as string | undefined;
-    return value === undefined ? undefined : intOption(value, flag, 0, min, max);
-  };
-  const concurrency = option('concurrency', 'concurrency');
   if (v.fresh && v['reuse-answers']) throw new UsageError('Give --fresh or --reuse-answers, not both.');
   const request: Omit<RunRequest, 'target' | 'targetTimeoutMs' | 'identity'> = {
     args,
     token: tokenFromEnv(),
     stateDir: stateDirOf(v['state-dir']),
-    // The defaults are the core's, the editor's too (RUN_OPTIONS).
-    ...runBasics({
-      concurrency,
-      waitForGenerationSeconds: option('waitForGenerationSeconds', 'wait-for-generation'),
-      servicePatienceSeconds: option('servicePatienceSeconds', 'service-patience'),
-      targetRetries: option('targetRetries', 'target-retries'),
-      onTargetError: v['on-target-error'] === undefined ? undefined : choiceOption(v['on-target-error'], 'on-target-error', ON_TARGET_ERROR),
-      holdAnswers: v['no-submit'] === true,
-      ...(v['max-rpm'] !== undefined ? { maxRequestsPerMinute: intOption(v['max-rpm'], 'max-rpm', 0, 1) } : {}),
-    }),
+    ...runOptionsOf(v),
     encoding: choiceOption(v.encoding, 'encoding', REQUEST_ENCODINGS, 'urlencoded'),
     journal: !v['no-journal'],
     json: v.json === true,
@@ -390,6 +375,27 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   } finally {
     signals.dispose();
   }
+}
+
+/** The run's options from its flags: the defaults and ranges are the core's, the editor's too (RUN_OPTIONS). */
+function runOptionsOf(v: Record<string, string | boolean | Array<string | boolean> | undefined>): RunBasics {
+  const text = (flag: string) => (typeof v[flag] === 'string' ? v[flag] : undefined);
+  const option = (name: 'concurrency' | 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetRetries', flag: string) => {
+    const { min, max } = RUN_OPTIONS[name];
+    const value = text(flag);
+    return value === undefined ? undefined : intOption(value, flag, 0, min, max);
+  };
+  const onTargetError = text('on-target-error');
+  const maxRpm = text('max-rpm');
+  return runBasics({
+    concurrency: option('concurrency', 'concurrency'),
+    waitForGenerationSeconds: option('waitForGenerationSeconds', 'wait-for-generation'),
+    servicePatienceSeconds: option('servicePatienceSeconds', 'service-patience'),
+    targetRetries: option('targetRetries', 'target-retries'),
+    onTargetError: onTargetError === undefined ? undefined : choiceOption(onTargetError, 'on-target-error', ON_TARGET_ERROR),
+    holdAnswers: v['no-submit'] === true,
+    ...(maxRpm !== undefined ? { maxRequestsPerMinute: intOption(maxRpm, 'max-rpm', 0, 1) } : {}),
+  });
 }
 
 function shardOption(text: string): Shard {
