@@ -142,15 +142,15 @@ describe('architecture rules', () => {
   // Issue 29's named target facts (a conflict says what differs) took 2 KB, and issue 27's service hold (outages,
   // 409s, a token pause) 5 KB, and following a run in a runner process 5 KB (its JSON-RPC client is a file of its
   // own, dist/runnerClient.js, loaded on the first run): 440 KB. Approve and Submit on many, Show Logs and the
-  // batch and curl targets' picks (the curl reader itself is dist/curlReader.js) took 6 KB more: 450 KB. One descriptor
-  // per target kind (issue 29: each key's words, for the CLI's help and the settings' schema, now sit beside the
-  // factories the editor bundled already) took 5 KB: 456 KB. The engine,
+  // batch and curl targets' picks (the curl reader itself is dist/curlReader.js) took 6 KB more: 450 KB. Debug Trace
+  // left main at 455 KB (fcfc815, over that budget); one descriptor per target kind (issue 29: each key's words, for
+  // the CLI's help and the settings' schema, beside the factories the editor bundled already) took 8 KB: 464 KB. The engine,
   // which now runs in the runner except for a VS Code chat model's runs (~40 KB with the targets), is the next thing
   // to load lazily.
-  it('keeps dist/extension.js within 456 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  it('keeps dist/extension.js within 464 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 456 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 464 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });
