@@ -8,13 +8,15 @@ import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
 import type { EngineOptions, RunSummary } from './engine';
 import { commit } from './commit';
+import { ListWriter } from './listWriter';
 import { compareRuns } from './compareRuns';
 import type { ComparedTrace } from './compareRuns';
 import { exportLines, exportToFile } from './exportResults';
 import { listPromptsOf } from './promptList';
 import type { ExportFormat, ExportOptions } from './exportResults';
 import { CHECKED, journalPath, nullJournal, openJournal, readJournal } from './journal';
-import type { Journal, JournalKey, JournalPosition, JournalReadResult } from './journal';
+import type { Journal, JournalKey, JournalPosition, JournalReadResult, JournalVisitor } from './journal';
+import { JournalText } from './journalText';
 import type { JournalFs } from './storage';
 import { describeConflict, targetConflict } from './runPlan';
 import { previousRun, selectTraces } from './rerun';
@@ -98,6 +100,8 @@ export class EvaluationSession {
   private position: JournalPosition | undefined;
   /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
   private legacyPrompts: PromptItem[] | undefined;
+  /** The store a whole read of the journal is building; it replaces `store` once the read ends. */
+  private building: TraceStore | undefined;
 
   constructor(
     readonly key: SessionKey,
@@ -183,7 +187,7 @@ export class EvaluationSession {
 
   /** The journal, and the other folders' after it: each shard's records are about its own traces. */
   private async readAll(): Promise<JournalReadResult> {
-    if (this.alsoFrom.length === 0) return readJournal(this.journalFile, this.position);
+    if (this.alsoFrom.length === 0) return readJournal(this.journalFile, this.position, this.visitor());
     const first = await readJournal(this.journalFile);
     const all = [first, ...(await Promise.all(this.alsoFrom.map((dir) => readJournal(journalPath(dir, this.key)))))];
     return { records: all.flatMap((r) => r.records), tornTail: all.some((r) => r.tornTail), corruptLines: all.reduce((n, r) => n + r.corruptLines, 0) };
@@ -191,8 +195,8 @@ export class EvaluationSession {
 
   /** Loads an evaluation shown before any run in this window, prompts of older versions included. */
   async restore(): Promise<void> {
-    const replay = await readJournal(this.journalFile);
-    if (!replay.records.some((r) => r.t === 'prompts')) {
+    const replay = await readJournal(this.journalFile, undefined, this.visitor());
+    if (!this.building?.promptsRecorded) {
       const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
       this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
     }
@@ -208,10 +212,11 @@ export class EvaluationSession {
     const items = await listPromptsOf(client, this.key.kind, this.key.evaluationId, { ...options, onWait: (e) => options.onWait?.(e.reason) });
     // A run in progress journals the list itself.
     if (this.isRunning) return items.length;
-    await this.withJournal(async (journal) => {
-      await commit(journal, this.store, { t: 'prompts', at: Date.now(), items });
+    return this.withJournal(async (journal) => {
+      const list = new ListWriter(this.store, journal, () => undefined);
+      await list.add(items);
+      return (await list.end()).size;
     });
-    return items.length;
   }
 
   /**
@@ -231,7 +236,6 @@ export class EvaluationSession {
         const what = `${this.key.kind} evaluation ${this.key.evaluationId}`;
         return { outcome: 'targetChanged' as const, conflict, message: describeConflict(conflict, what) };
       }
-      const prompts = reuseFetchedPrompts ? this.journaledPrompts() : rest.prompts;
       return runEvaluation({
         ...rest,
         client,
@@ -241,7 +245,7 @@ export class EvaluationSession {
         store: this.store,
         signal: hard.signal,
         drainSignal: drain.signal,
-        ...(prompts?.length ? { prompts } : {}),
+        ...(reuseFetchedPrompts ? { journaledPrompts: true } : {}),
         runRecord: {
           t: 'run',
           at: Date.now(),
@@ -444,7 +448,7 @@ export class EvaluationSession {
       this.absorb(replay);
       return fn(nullJournal(), replay);
     }
-    const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}) });
+    const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}), visit: this.visitor() });
     try {
       this.absorb(replay);
       return await fn(journal, replay);
@@ -456,25 +460,37 @@ export class EvaluationSession {
     }
   }
 
+  /**
+   * Where a read of the journal puts its records: the store, for a read that goes on from the last; a new store that
+   * reads its texts back from the journal, for a whole read (absorb puts it in place once the read ends).
+   */
+  private visitor(): JournalVisitor {
+    return (continued) => {
+      if (continued) return (record, at) => this.store.apply(record, at);
+      const store = new TraceStore().readFrom(new JournalText(this.journalFile));
+      this.building?.close();
+      this.building = store;
+      return (record, at) => store.apply(record, at);
+    };
+  }
+
   /** A read of the journal into the store: what was appended since the last read, or the whole of it. */
   private absorb(replay: JournalReadResult): void {
     this.tornTail = replay.tornTail;
     this.position = replay.position;
+    const built = this.building;
+    this.building = undefined;
     if (replay.continued) {
       this.invalidLines += replay.corruptLines;
       for (const record of replay.records) this.store.apply(record);
       return;
     }
     this.invalidLines = replay.corruptLines;
-    const store = TraceStore.fromRecords(replay.records);
+    // Records read without places (the shards' other folders) make a store that holds its texts.
+    const store = built && replay.records.length === 0 ? built : TraceStore.fromRecords(replay.records);
     if (!store.promptsRecorded && this.legacyPrompts) store.setListed(this.legacyPrompts);
+    if (store !== this.store) this.store.close();
     this.store = store;
-  }
-
-  private journaledPrompts(): PromptItem[] {
-    const items: PromptItem[] = [];
-    for (const t of this.store.traces.values()) if (t.prompt !== undefined) items.push({ traceId: t.traceId, content: t.prompt });
-    return items;
   }
 }
 
