@@ -17,6 +17,7 @@ import type { ExportFormat, ExportOptions } from './exportResults';
 import { CHECKED, journalPath, nullJournal, openJournal, readJournal } from './journal';
 import type { Journal, JournalKey, JournalPosition, JournalReadResult, JournalVisitor } from './journal';
 import { JournalText } from './journalText';
+import { readIndex, writeIndex } from './storeIndex';
 import type { JournalFs } from './storage';
 import { describeConflict, targetConflict } from './runPlan';
 import { previousRun, selectTraces } from './rerun';
@@ -30,6 +31,9 @@ import { TraceStore } from './traceStore';
 import type { RunInfo, StateCounts } from './traceStore';
 
 export type SessionKey = JournalKey;
+
+/** Journals shorter than this are read whole (milliseconds); the index is kept only past it. */
+const INDEX_MIN_GROWTH = 1024 * 1024;
 
 /** A reviewer's note is a line or two, not a document. */
 export const MAX_NOTE_LENGTH = 2000;
@@ -102,6 +106,8 @@ export class EvaluationSession {
   private legacyPrompts: PromptItem[] | undefined;
   /** The store a whole read of the journal is building; it replaces `store` once the read ends. */
   private building: TraceStore | undefined;
+  /** The journal's length when its index was last read or written (see storeIndex.ts). */
+  private indexedAt = 0;
 
   constructor(
     readonly key: SessionKey,
@@ -181,8 +187,40 @@ export class EvaluationSession {
    */
   async load(): Promise<void> {
     if (this.running) return;
+    await this.openIndex();
     this.absorb(await this.readAll());
+    await this.keepIndex();
     this.changed();
+  }
+
+  /**
+   * Before the first read: the store as the index beside the journal has it, and the position it was taken at, so the
+   * read goes on from there. An index that no longer fits the journal (another file, cut short) makes that read a
+   * whole one, which builds the store afresh; none at all, likewise.
+   */
+  private async openIndex(): Promise<void> {
+    if (!this.journaled || this.position || this.alsoFrom.length) return;
+    const index = await readIndex(this.journalFile, sessionId(this.key));
+    if (!index || this.position) return;
+    this.store.close();
+    this.store = TraceStore.fromImage(index.image, new JournalText(this.journalFile));
+    this.position = index.position;
+    this.invalidLines = index.invalidLines;
+    this.indexedAt = index.position.bytes;
+  }
+
+  /**
+   * Writes the index again once the journal has grown past it by a quarter (at least 1 MB): a 100,000-trace journal is
+   * opened by reading its index and what follows it; a store that follows a run in another process rewrites it a
+   * few dozen times over the run, not at every read.
+   */
+  private async keepIndex(force = false): Promise<void> {
+    const position = this.position;
+    if (!this.journaled || !position || this.alsoFrom.length || !this.store.placed) return;
+    const grown = position.bytes - this.indexedAt;
+    if (grown < INDEX_MIN_GROWTH || (!force && grown < this.indexedAt / 4)) return;
+    this.indexedAt = position.bytes;
+    await writeIndex(this.journalFile, sessionId(this.key), { position, invalidLines: this.invalidLines, image: this.store.image() });
   }
 
   /** The journal, and the other folders' after it: each shard's records are about its own traces. */
@@ -195,12 +233,14 @@ export class EvaluationSession {
 
   /** Loads an evaluation shown before any run in this window, prompts of older versions included. */
   async restore(): Promise<void> {
-    const replay = await readJournal(this.journalFile, undefined, this.visitor());
-    if (!this.building?.promptsRecorded) {
+    await this.openIndex();
+    const replay = await readJournal(this.journalFile, this.position, this.visitor());
+    if (!(this.building ?? this.store).promptsRecorded) {
       const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
       this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
     }
     this.absorb(replay);
+    await this.keepIndex();
     this.changed();
   }
 
@@ -448,6 +488,7 @@ export class EvaluationSession {
       this.absorb(replay);
       return fn(nullJournal(), replay);
     }
+    await this.openIndex();
     const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}), visit: this.visitor() });
     try {
       this.absorb(replay);
@@ -456,6 +497,8 @@ export class EvaluationSession {
       await journal.close();
       // The lock was held: the file is what it was plus what this journal wrote (unless a write failed).
       this.position = this.position && journal.failure === undefined ? positionAfter(this.position, journal) : undefined;
+      // What a run wrote is indexed when it ends (a run writes a journal's worth; a verdict waits for more).
+      await this.keepIndex(journal.bytesWritten >= INDEX_MIN_GROWTH);
       this.changed();
     }
   }
@@ -486,6 +529,8 @@ export class EvaluationSession {
       return;
     }
     this.invalidLines = replay.corruptLines;
+    // Read whole: an index there was is not of this store.
+    this.indexedAt = 0;
     // Records read without places (the shards' other folders) make a store that holds its texts.
     const store = built && replay.records.length === 0 ? built : TraceStore.fromRecords(replay.records);
     if (!store.promptsRecorded && this.legacyPrompts) store.setListed(this.legacyPrompts);

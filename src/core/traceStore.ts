@@ -138,10 +138,87 @@ class Trace implements TraceInfo {
     if ('p' in record && record.p !== undefined && this.p === record.p) this.setPrompt(record.p, at);
   }
 
-  /** Where the texts are, for the store's index (undefined: held, not placed). */
-  places(): { p?: [number, number]; a?: [number, number] } {
-    return { ...(this.pAt >= 0 ? { p: [this.pAt, this.pLength] } : {}), ...(this.aAt >= 0 ? { a: [this.aAt, this.aLength] } : {}) };
+  /** The trace as one row of the store's index: its texts as places (or held texts, for records read without). */
+  row(): IndexRow {
+    return [
+      this.traceId,
+      // A trace in flight when the index is written is waiting again for whoever opens it next.
+      this.state === 'running' ? 'pending' : this.state,
+      this.p ?? this.pAt,
+      this.pLength,
+      this.a ?? this.aAt,
+      this.aLength,
+      (this.errorAnswer ? 1 : 0) | (this.notAnswered ? 2 : 0) | (this.alreadyAtService ? 4 : 0),
+      this.answeredBy ?? null,
+      this.error ?? null,
+      this.failedStage ?? null,
+      this.latencyMs ?? null,
+      this.ttftMs ?? null,
+      this.answeredAt ?? null,
+      this.submittedAt ?? null,
+      this.answerRun ?? null,
+      this.promptTokens ?? null,
+      this.completionTokens ?? null,
+      this.rating ?? null,
+      this.note ?? null,
+    ];
   }
+
+  /** Back from a row of the index (see row()). */
+  load(row: IndexRow): void {
+    const [, state, p, pLength, a, aLength, flags, by, error, stage, ms, ft, answeredAt, submittedAt, run, tp, tc, rating, note] = row;
+    this.state = state;
+    if (typeof p === 'string') this.p = p;
+    else [this.pAt, this.pLength] = [p, pLength];
+    if (typeof a === 'string') this.a = a;
+    else [this.aAt, this.aLength] = [a, aLength];
+    this.errorAnswer = (flags & 1) !== 0;
+    this.notAnswered = (flags & 2) !== 0;
+    this.alreadyAtService = (flags & 4) !== 0;
+    this.answeredBy = by ?? undefined;
+    this.error = error ?? undefined;
+    this.failedStage = stage ?? undefined;
+    this.latencyMs = ms ?? undefined;
+    this.ttftMs = ft ?? undefined;
+    this.answeredAt = answeredAt ?? undefined;
+    this.submittedAt = submittedAt ?? undefined;
+    this.answerRun = run ?? undefined;
+    this.promptTokens = tp ?? undefined;
+    this.completionTokens = tc ?? undefined;
+    this.rating = rating ?? undefined;
+    this.note = note ?? undefined;
+  }
+}
+
+/** One trace in the store's index (see Trace.row): a text is a place (offset; -1: none) or, rarely, the text. */
+export type IndexRow = [
+  traceId: string,
+  state: LocalTraceState,
+  prompt: number | string,
+  promptLength: number,
+  answer: number | string,
+  answerLength: number,
+  flags: number,
+  answeredBy: 'target' | 'user' | null,
+  error: string | null,
+  failedStage: 'target' | 'submit' | null,
+  latencyMs: number | null,
+  ttftMs: number | null,
+  answeredAt: number | null,
+  submittedAt: number | null,
+  answerRun: string | null,
+  promptTokens: number | null,
+  completionTokens: number | null,
+  rating: 'good' | 'bad' | null,
+  note: string | null,
+];
+
+/** What the store is, as of some place in its journal: written beside the journal so opening reads only what follows. */
+export interface StoreImage {
+  listedTotal: number | null;
+  promptsRecorded: boolean;
+  runs: RunInfo[];
+  traces: IndexRow[];
 }
 
 /** One run as the journal tells it: who answered, when, and what came of it. */
@@ -232,6 +309,29 @@ export class TraceStore {
   /** Stops reading texts back (the journal is closed with the session, or the store replaced). */
   close(): void {
     this.source?.close();
+  }
+
+  /** The store as an image for its index (see storeIndex.ts). */
+  image(): StoreImage {
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: [...this.traces.values()].map((t) => t.row()) };
+  }
+
+  /** A store back from its image, reading its texts from `source`. */
+  static fromImage(image: StoreImage, source: TextSource): TraceStore {
+    const store = new TraceStore().readFrom(source);
+    store.listedTotal = image.listedTotal ?? undefined;
+    store.promptsRecorded = image.promptsRecorded;
+    for (const run of image.runs) {
+      store.runs.push(run);
+      store.runIndex.set(run.runId, run);
+    }
+    for (const row of image.traces) {
+      const trace = store.ensure(row[0]);
+      trace.load(row);
+      store.tally.pending--;
+      store.tally[trace.state]++;
+    }
+    return store;
   }
 
   static fromRecords(records: Iterable<JournalRecord>): TraceStore {
