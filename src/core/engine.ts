@@ -446,7 +446,7 @@ async function recordRun(options: EngineOptions, store: TraceStore, journal: Jou
  */
 async function listPrompts(options: EngineOptions, run: RunState): Promise<ReadonlySet<string>> {
   const { client, kind, evaluationId, store } = options;
-  const allDone = kind === 'benchmark' && store.promptsRecorded && store.counts.submitted === store.total && store.total === store.listedTotal;
+  const allDone = kind === 'benchmark' && options.runRecord?.mode !== 'fresh' && store.promptsRecorded && store.counts.submitted === store.total && store.total === store.listedTotal;
   if (options.journaledPrompts || allDone) {
     const journaled = new Set([...store.traces.values()].filter((t) => t.hasPrompt).map((t) => t.traceId));
     // A journal with no prompts yet (Run Trace before any list): listed after all.

@@ -403,12 +403,12 @@ export class EvaluationSession {
     });
   }
 
-  /** Every trace's answers in two runs, from the journal (no service call). */
+  /** Every trace's answers in two runs, from the journal (no service call); texts are read back as they are shown. */
   async compare(runA: string, runB: string): Promise<ComparedTrace[]> {
-    const replay = await readJournal(this.journalFile);
-    this.absorb(replay);
-    this.changed();
-    return compareRuns(replay.records, runA, runB);
+    await this.load();
+    // A store that holds its texts (nothing journaled) gets a reader of its own, kept with it.
+    if (!this.store.textSource) this.store.readFrom(new JournalText(this.journalFile));
+    return compareRuns(this.journalFile, this.store, this.store.textSource!, runA, runB);
   }
 
   /**

@@ -1,12 +1,11 @@
 import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { JournalPosition } from './journal';
-import { LOCAL_STATES } from './traceStore';
+import { LOCAL_STATES, TRACE_COLUMNS } from './traceStore';
 import type { StoreImage } from './traceStore';
 
 // The index's own format: another version's index is rebuilt from the journal, never misread.
-const VERSION = 1;
-const STATES = new Set<string>(LOCAL_STATES);
+const VERSION = 2;
 
 /** The store as of a place in its journal; the journal stays the truth, the index only saves reading it whole. */
 export interface StoreIndex {
@@ -58,17 +57,24 @@ function isPosition(v: unknown): v is JournalPosition {
   return !!p && typeof p.dev === 'number' && typeof p.ino === 'number' && typeof p.bytes === 'number' && typeof p.head === 'string' && typeof p.before === 'string';
 }
 
-/** The shape, row by row: a row that does not fit means the file is not an index this version wrote. */
+/** The shape, column by column: anything that does not fit means the file is not an index this version wrote. */
 function isImage(v: unknown): v is StoreImage {
   const image = v as Record<string, unknown> | undefined;
-  if (!image || !Array.isArray(image.runs) || !Array.isArray(image.traces) || typeof image.promptsRecorded !== 'boolean') return false;
+  if (!image || !Array.isArray(image.runs) || typeof image.promptsRecorded !== 'boolean') return false;
   if (image.listedTotal !== null && typeof image.listedTotal !== 'number') return false;
   for (const run of image.runs as Array<Record<string, unknown>>) {
     if (!run || typeof run.runId !== 'string' || !Array.isArray(run.latencies) || !Array.isArray(run.answerTimes) || typeof run.errors !== 'object') return false;
   }
-  for (const row of image.traces as unknown[][]) {
-    if (!Array.isArray(row) || row.length !== 19 || typeof row[0] !== 'string' || !STATES.has(row[1] as string)) return false;
-    if (!isText(row[2]) || !isText(row[4]) || typeof row[3] !== 'number' || typeof row[5] !== 'number' || typeof row[6] !== 'number') return false;
+  const c = image.traces as Record<string, unknown[]> | undefined;
+  if (!c || !Array.isArray(c.runNames) || !Array.isArray(c.id)) return false;
+  const n = c.id.length;
+  for (const key of TRACE_COLUMNS) if (!Array.isArray(c[key]) || c[key].length !== n) return false;
+  const names = c.runNames.length;
+  for (let i = 0; i < n; i++) {
+    const state = c.state![i];
+    const run = c.run![i];
+    if (typeof c.id[i] !== 'string' || typeof state !== 'number' || !(state in LOCAL_STATES) || !isText(c.p![i]) || !isText(c.a![i])) return false;
+    if (typeof c.pl![i] !== 'number' || typeof c.al![i] !== 'number' || typeof c.flags![i] !== 'number' || typeof run !== 'number' || run >= names) return false;
   }
   return true;
 }

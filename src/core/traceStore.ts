@@ -138,87 +138,97 @@ class Trace implements TraceInfo {
     if ('p' in record && record.p !== undefined && this.p === record.p) this.setPrompt(record.p, at);
   }
 
-  /** The trace as one row of the store's index: its texts as places (or held texts, for records read without). */
-  row(): IndexRow {
-    return [
-      this.traceId,
-      // A trace in flight when the index is written is waiting again for whoever opens it next.
-      this.state === 'running' ? 'pending' : this.state,
-      this.p ?? this.pAt,
-      this.pLength,
-      this.a ?? this.aAt,
-      this.aLength,
-      (this.errorAnswer ? 1 : 0) | (this.notAnswered ? 2 : 0) | (this.alreadyAtService ? 4 : 0),
-      this.answeredBy ?? null,
-      this.error ?? null,
-      this.failedStage ?? null,
-      this.latencyMs ?? null,
-      this.ttftMs ?? null,
-      this.answeredAt ?? null,
-      this.submittedAt ?? null,
-      this.answerRun ?? null,
-      this.promptTokens ?? null,
-      this.completionTokens ?? null,
-      this.rating ?? null,
-      this.note ?? null,
-    ];
+  /** The trace into row `i` of the index's columns (see TraceColumns): its texts as places, or held texts. */
+  writeTo(c: TraceColumns, i: number, runName: (run: string) => number): void {
+    c.id[i] = this.traceId;
+    // A trace in flight when the index is written is waiting again for whoever opens it next.
+    c.state[i] = STATE_CODES[this.state === 'running' ? 'pending' : this.state];
+    c.p[i] = this.p ?? this.pAt;
+    c.pl[i] = this.pLength;
+    c.a[i] = this.a ?? this.aAt;
+    c.al[i] = this.aLength;
+    c.flags[i] =
+      (this.errorAnswer ? 1 : 0) |
+      (this.notAnswered ? 2 : 0) |
+      (this.alreadyAtService ? 4 : 0) |
+      (this.answeredBy === 'user' ? 8 : this.answeredBy === 'target' ? 16 : 0) |
+      (this.failedStage === 'target' ? 32 : this.failedStage === 'submit' ? 64 : 0) |
+      (this.rating === 'good' ? 128 : this.rating === 'bad' ? 256 : 0);
+    c.run[i] = this.answerRun === undefined ? -1 : runName(this.answerRun);
+    c.ms[i] = this.latencyMs ?? null;
+    c.ft[i] = this.ttftMs ?? null;
+    c.answeredAt[i] = this.answeredAt ?? null;
+    c.submittedAt[i] = this.submittedAt ?? null;
+    c.tp[i] = this.promptTokens ?? null;
+    c.tc[i] = this.completionTokens ?? null;
+    c.error[i] = this.error ?? null;
+    c.note[i] = this.note ?? null;
   }
 
-  /** Back from a row of the index (see row()). */
-  load(row: IndexRow): void {
-    const [, state, p, pLength, a, aLength, flags, by, error, stage, ms, ft, answeredAt, submittedAt, run, tp, tc, rating, note] = row;
-    this.state = state;
+  /** Back from row `i` of the index's columns. */
+  readFrom(c: TraceColumns, i: number): void {
+    this.state = LOCAL_STATES[c.state[i]!]!;
+    const p = c.p[i]!;
     if (typeof p === 'string') this.p = p;
-    else [this.pAt, this.pLength] = [p, pLength];
+    else [this.pAt, this.pLength] = [p, c.pl[i]!];
+    const a = c.a[i]!;
     if (typeof a === 'string') this.a = a;
-    else [this.aAt, this.aLength] = [a, aLength];
+    else [this.aAt, this.aLength] = [a, c.al[i]!];
+    const flags = c.flags[i]!;
     this.errorAnswer = (flags & 1) !== 0;
     this.notAnswered = (flags & 2) !== 0;
     this.alreadyAtService = (flags & 4) !== 0;
-    this.answeredBy = by ?? undefined;
-    this.error = error ?? undefined;
-    this.failedStage = stage ?? undefined;
-    this.latencyMs = ms ?? undefined;
-    this.ttftMs = ft ?? undefined;
-    this.answeredAt = answeredAt ?? undefined;
-    this.submittedAt = submittedAt ?? undefined;
-    this.answerRun = run ?? undefined;
-    this.promptTokens = tp ?? undefined;
-    this.completionTokens = tc ?? undefined;
-    this.rating = rating ?? undefined;
-    this.note = note ?? undefined;
+    this.answeredBy = flags & 8 ? 'user' : flags & 16 ? 'target' : undefined;
+    this.failedStage = flags & 32 ? 'target' : flags & 64 ? 'submit' : undefined;
+    this.rating = flags & 128 ? 'good' : flags & 256 ? 'bad' : undefined;
+    const run = c.run[i]!;
+    this.answerRun = run >= 0 ? c.runNames[run] : undefined;
+    this.latencyMs = c.ms[i] ?? undefined;
+    this.ttftMs = c.ft[i] ?? undefined;
+    this.answeredAt = c.answeredAt[i] ?? undefined;
+    this.submittedAt = c.submittedAt[i] ?? undefined;
+    this.promptTokens = c.tp[i] ?? undefined;
+    this.completionTokens = c.tc[i] ?? undefined;
+    this.error = c.error[i] ?? undefined;
+    this.note = c.note[i] ?? undefined;
   }
 }
 
-/** One trace in the store's index (see Trace.row): a text is a place (offset; -1: none) or, rarely, the text. */
-export type IndexRow = [
-  traceId: string,
-  state: LocalTraceState,
-  prompt: number | string,
-  promptLength: number,
-  answer: number | string,
-  answerLength: number,
-  flags: number,
-  answeredBy: 'target' | 'user' | null,
-  error: string | null,
-  failedStage: 'target' | 'submit' | null,
-  latencyMs: number | null,
-  ttftMs: number | null,
-  answeredAt: number | null,
-  submittedAt: number | null,
-  answerRun: string | null,
-  promptTokens: number | null,
-  completionTokens: number | null,
-  rating: 'good' | 'bad' | null,
-  note: string | null,
-];
+/**
+ * Every trace of the store's index, a column per field (a 100,000-trace index parses as a few dozen arrays, not
+ * 100,000 objects): a text is a place (offset; -1: none) or, rarely, the text itself; `flags` packs the booleans and
+ * small choices (see Trace.writeTo); `run` indexes `runNames`.
+ */
+export interface TraceColumns {
+  id: string[];
+  state: number[];
+  p: Array<number | string>;
+  pl: number[];
+  a: Array<number | string>;
+  al: number[];
+  flags: number[];
+  run: number[];
+  runNames: string[];
+  ms: Array<number | null>;
+  ft: Array<number | null>;
+  answeredAt: Array<number | null>;
+  submittedAt: Array<number | null>;
+  tp: Array<number | null>;
+  tc: Array<number | null>;
+  error: Array<string | null>;
+  note: Array<string | null>;
+}
+
+export const TRACE_COLUMNS = ['id', 'state', 'p', 'pl', 'a', 'al', 'flags', 'run', 'ms', 'ft', 'answeredAt', 'submittedAt', 'tp', 'tc', 'error', 'note'] as const;
+
+const STATE_CODES = Object.fromEntries(LOCAL_STATES.map((s, i) => [s, i])) as Record<LocalTraceState, number>;
 
 /** What the store is, as of some place in its journal: written beside the journal so opening reads only what follows. */
 export interface StoreImage {
   listedTotal: number | null;
   promptsRecorded: boolean;
   runs: RunInfo[];
-  traces: IndexRow[];
+  traces: TraceColumns;
 }
 
 /** One run as the journal tells it: who answered, when, and what came of it. */
@@ -301,6 +311,11 @@ export class TraceStore {
     return this.source !== undefined;
   }
 
+  /** Where this store reads texts back from (undefined: it holds them). */
+  get textSource(): TextSource | undefined {
+    return this.source;
+  }
+
   /** A text at its place in the journal. */
   text(offset: number, length: number, field: 'p' | 'a'): string {
     return this.source!.read(offset, length, field);
@@ -313,7 +328,18 @@ export class TraceStore {
 
   /** The store as an image for its index (see storeIndex.ts). */
   image(): StoreImage {
-    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: [...this.traces.values()].map((t) => t.row()) };
+    const n = this.traces.size;
+    const columns = Object.fromEntries(TRACE_COLUMNS.map((k) => [k, new Array(n)])) as unknown as TraceColumns;
+    columns.runNames = [];
+    const names = new Map<string, number>();
+    const runName = (run: string) => {
+      let at = names.get(run);
+      if (at === undefined) names.set(run, (at = columns.runNames.push(run) - 1));
+      return at;
+    };
+    let i = 0;
+    for (const trace of this.traces.values()) trace.writeTo(columns, i++, runName);
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: columns };
   }
 
   /** A store back from its image, reading its texts from `source`. */
@@ -325,9 +351,10 @@ export class TraceStore {
       store.runs.push(run);
       store.runIndex.set(run.runId, run);
     }
-    for (const row of image.traces) {
-      const trace = store.ensure(row[0]);
-      trace.load(row);
+    const columns = image.traces;
+    for (let i = 0; i < columns.id.length; i++) {
+      const trace = store.ensure(columns.id[i]!);
+      trace.readFrom(columns, i);
       store.tally.pending--;
       store.tally[trace.state]++;
     }

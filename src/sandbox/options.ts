@@ -8,6 +8,8 @@ export interface SandboxOptions {
   token?: string;
   benchmarkTraces?: number;
   robustnessTraces?: number;
+  /** Prompts padded with context to about this many bytes (0: as seeded). */
+  promptBytes?: number;
   /** Robustness prompts become listable this long after start. */
   generationSeconds?: number;
   /** The simulated evaluator's delay between an answer and Evaluated. */

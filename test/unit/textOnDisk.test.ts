@@ -44,10 +44,10 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     const path = seed(stateDir, 25);
     const session = new EvaluationSession(KEY, stateDir);
     await session.load();
-    const rows = session.store.image().traces;
-    assert.equal(rows.length, 25);
-    for (const row of rows) assert.equal(typeof row[2], 'number', `the prompt of ${row[0]} is a place, not a text`);
-    for (const row of rows) assert.equal(typeof row[4], 'number', `the answer of ${row[0]} is a place, not a text`);
+    const columns = session.store.image().traces;
+    assert.equal(columns.id.length, 25);
+    columns.id.forEach((id, i) => assert.equal(typeof columns.p[i], 'number', `the prompt of ${id} is a place, not a text`));
+    columns.id.forEach((id, i) => assert.equal(typeof columns.a[i], 'number', `the answer of ${id} is a place, not a text`));
     for (let i = 0; i < 25; i++) {
       const t = session.store.get(`t${i}`)!;
       assert.equal(t.prompt, TRICKY[i % TRICKY.length]);
@@ -61,8 +61,8 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     seed(stateDir, 5);
     const session = new EvaluationSession(KEY, stateDir);
     await session.saveAnswer('t1', 'edited: 🌍\u0000 done');
-    const row = session.store.image().traces.find((r) => r[0] === 't1')!;
-    assert.equal(typeof row[4], 'number', 'the edited answer is a place once written');
+    const columns = session.store.image().traces;
+    assert.equal(typeof columns.a[columns.id.indexOf('t1')], 'number', 'the edited answer is a place once written');
     assert.equal(session.store.get('t1')!.answer, 'edited: 🌍\u0000 done');
     assert.equal(new EvaluationSession(KEY, stateDir).store.get('t1'), undefined);
     const other = new EvaluationSession(KEY, stateDir);
@@ -100,7 +100,7 @@ describe('text stays on disk: the store keeps places, an index beside the journa
       ['deleted', () => rmSync(indexPath(path))],
       ['cut short', () => writeFileSync(indexPath(path), good.slice(0, good.length / 2))],
       ['garbage', () => writeFileSync(indexPath(path), '{"v":1,"key":"x"}')],
-      ['a row that does not fit', () => writeFileSync(indexPath(path), good.replace('"submitted"', '"sent-to-mars"'))],
+      ['a column that does not fit', () => writeFileSync(indexPath(path), good.replace('"state":[', '"state":["sent-to-mars",'))],
       [
         'of a journal begun again',
         () => {
@@ -115,8 +115,8 @@ describe('text stays on disk: the store keeps places, an index beside the journa
       const session = new EvaluationSession(KEY, stateDir);
       await session.load();
       assert.deepEqual(shown(session.store), await whole(path), what);
-      const again = JSON.parse(readFileSync(indexPath(path), 'utf8')) as { image: { traces: unknown[] } };
-      assert.equal(again.image.traces.length, session.store.traces.size, `${what}: a new index was written`);
+      const again = JSON.parse(readFileSync(indexPath(path), 'utf8')) as { image: { traces: { id: unknown[] } } };
+      assert.equal(again.image.traces.id.length, session.store.traces.size, `${what}: a new index was written`);
     }
   });
 
