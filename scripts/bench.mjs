@@ -1,6 +1,6 @@
 // npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
 // bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
-//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,batchfn,scale,scale2k,scale600k,journal,extension,webview,report,editorrun]
+//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,batchfn,scale,scale2k,scale600k,list,journal,extension,webview,report,editorrun]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -459,6 +459,34 @@ if (wanted('scale600k')) {
   }
 }
 
+// 5d. A list of any size: 600,000 prompts of 1 KB (about 620 MB), made up by the sandbox as it sends them, read by
+// the client in a process of its own that keeps nothing (its peak RSS is the list reader's own cost).
+if (wanted('list')) {
+  say('5d. list: 600,000 prompts of 1 KB (about 620 MB), streamed to a sink that keeps nothing');
+  const server = spawn(process.execPath, ['-e', `require(${JSON.stringify(join(ROOT, 'out', 'src', 'sandbox', 'server.js'))}).startSandbox({ port: 0, generatedList: { evaluationId: 11, traces: 600000, promptBytes: 1000 } }).then((s) => console.log(JSON.stringify({ baseUrl: s.baseUrl, token: s.token })))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const sb = await new Promise((resolve, reject) => {
+      let text = '';
+      server.stdout.on('data', (c) => {
+        text += c;
+        if (text.includes('\n')) resolve(JSON.parse(text.slice(0, text.indexOf('\n'))));
+      });
+      server.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+    });
+    const reader = `const { createApiClient } = require(${JSON.stringify(join(ROOT, 'out', 'src', 'api', 'client.js'))});
+      const c = createApiClient({ baseUrl: process.env.B, token: process.env.T });
+      const t0 = performance.now();
+      let count = 0, batches = 0;
+      c.streamPrompts('benchmark', 11, (b) => { count += b.length; batches++; return Promise.resolve(); })
+        .then(async (r) => { const ms = performance.now() - t0; await c.close(); console.log(JSON.stringify({ count, batches, ms, peakRssMB: process.resourceUsage().maxRSS / 1024 })); });`;
+    const r = spawnSync(process.execPath, ['-e', reader], { encoding: 'utf8', env: { ...process.env, B: sb.baseUrl, T: sb.token } });
+    if (r.status !== 0) throw new Error(`the list reader failed: ${r.stderr}`);
+    results.figures.list = JSON.parse(r.stdout.trim().split('\n').pop());
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
 // 9. The HTML report of 100,000 traces: how long `report` takes, how large the file is, and its first render in
 // Chromium (from navigation start to the page's own mark once everything is drawn).
 if (wanted('report')) {
@@ -745,6 +773,7 @@ const TARGETS = [
   ['scale2k', '100k × 2 KB: status', f.scale2k && `${fmt(f.scale2k.statusMs)} ms, ${f.scale2k.statusPeakRssMB.toFixed(0)} MB (process; runs ${f.scale2k.statusRunsMs.join(', ')})`, '≤ 500 ms, 150 MB', f.scale2k?.statusMs <= 500 && f.scale2k?.statusPeakRssMB <= 150],
   ['scale2k', '100k × 2 KB: a run with nothing to do', f.scale2k && `${fmt(f.scale2k.noopMs)} ms, ${f.scale2k.noopPeakRssMB.toFixed(0)} MB (process; runs ${f.scale2k.noopRunsMs.join(', ')})`, '≤ 800 ms', f.scale2k?.noopMs <= 800],
   ['scale600k', '600k × 1 KB: run peak RSS', f.scale600k && `${f.scale600k.runPeakRssMB.toFixed(0)} MB (${fmt(f.scale600k.submitted)} submitted, exit ${f.scale600k.code}, ${fmt(f.scale600k.tracesPerSecond)} traces/s)`, '≤ 400 MB', f.scale600k?.runPeakRssMB <= 400 && f.scale600k?.submitted === 600000],
+  ['list', '600k × 1 KB list (≈ 620 MB): streamed read', f.list && `${fmt(f.list.count)} items in ${fmt(f.list.ms)} ms · peak RSS ${f.list.peakRssMB.toFixed(0)} MB (the reader alone; was refused over 256 MiB)`, ''],
   ['journal', 'journal on vs off (20k, medians of 3)', f.journal && `${fmt(f.journal.onMs)} vs ${fmt(f.journal.offMs)} ms = ${(f.journal.overhead * 100).toFixed(1)} %`, '≤ 5 %', f.journal?.overhead <= 0.05],
   ['extension', 'dist/extension.js', f.extension && `${(f.extension.bundleBytes / 1024).toFixed(0)} KB`, '≤ 420 KB', f.extension?.bundleBytes <= 420 * 1024],
   ['extension', 'activation in the extension host', f.extension?.activationMs !== undefined && `${f.extension.activationMs.toFixed(1)} ms (runs ${f.extension.activationRunsMs.join(', ')})`, '≤ 50 ms', f.extension?.activationMs <= 50],

@@ -61,6 +61,14 @@ const curlAside = {
   },
 };
 
+// The prompt list's parser likewise: dist/listReader.js, required on the first list (src/api/listStream.ts).
+const listAside = {
+  name: 'list-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/listParser$/ }, (args) => (args.kind === 'require-call' ? { path: './listReader.js', external: true } : undefined));
+  },
+};
+
 // The report page (eval-runner report): its script and style are inlined into the CLI, which writes them into
 // each report file (src/core/report/renderReport.ts).
 const reportScript = (
@@ -87,10 +95,12 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listReader.js' }),
   build({ ...common, entryPoints: ['src/core/targets/curlRequest.ts'], outfile: 'dist/curlReader.js' }),
   build({ ...common, entryPoints: ['src/extension/remoteRun.ts'], outfile: 'dist/runnerClient.js' }),
   build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),
+  build({ ...common, entryPoints: ['src/core/targets/debugWorker.ts'], outfile: 'dist/debugWorker.js' }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/reportPage.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
@@ -117,3 +127,6 @@ for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/cod
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/evalRunnerShim.py', 'dist/evalRunnerShim.py');
+// Debug Trace's shims (src/core/targets/debugLaunch.ts, debugShimPath): Python's beside the run's shim it imports,
+// and the Node one that feeds a worker its one request under the JavaScript debugger.
+cpSync('src/core/targets/evalRunnerDebug.py', 'dist/evalRunnerDebug.py');

@@ -1,5 +1,5 @@
 import { commit } from './commit';
-import { listPromptsOf } from './promptList';
+import { streamPromptsOf } from './promptList';
 import { JournalWriteError, ListWriter } from './listWriter';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError, isAbortError } from '../api/errors';
@@ -458,7 +458,8 @@ async function listPrompts(options: EngineOptions, run: RunState): Promise<Reado
     return list.end();
   }
   if (kind === 'robustness') run.phase = 'waiting';
-  const items = await listPromptsOf(client, kind, evaluationId, {
+  // Journaled as it streams in: a 600,000-prompt list is never held whole.
+  await streamPromptsOf(client, kind, evaluationId, (batch) => list.add(batch), {
     waitForGenerationMs: options.waitForGenerationMs ?? 0,
     signal: run.hardSignal,
     onWait: (e) => {
@@ -467,7 +468,6 @@ async function listPrompts(options: EngineOptions, run: RunState): Promise<Reado
     },
   });
   run.waitingReason = undefined;
-  await list.add(items);
   return list.end();
 }
 

@@ -3,7 +3,8 @@
 
 export type { ComparedTrace } from './compareRuns';
 export type { RunSummary } from './engine';
-export { JournalLockedError, journalPath } from './journal';
+export { journalPath } from './journal';
+export { JournalLockedError, isAlive, journalHeld, journalLockPid, lockPathOf } from './journalLock';
 export { heldBack, holdProgressText, holdText, progressText, summaryText } from './progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './engine';
 export type { HoldEvent } from './serviceHold';
@@ -30,6 +31,8 @@ export { TargetError } from './targets/target';
 export type { Target, TargetCallOptions } from './targets/target';
 export { plainHttpWarning } from './targets/targetSecrets';
 export { createTarget, targetIdentity } from './targets/targetSpec';
+export { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from './targets/debugLaunch';
+export type { DebugFiles, DebugKind, DebugLaunch, DebugOutcome, DebugRequest } from './targets/debugLaunch';
 export type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from './targets/targetSpec';
 export { LOCAL_STATES, STATE_LABELS } from './traceStore';
 export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore } from './traceStore';

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EvaluationKind } from '../api/kinds';
+import { acquireLock, releaseLock } from './journalLock';
 import { parseLine } from './journalRecords';
 import type { JournalRecord } from './journalRecords';
 
@@ -345,125 +346,4 @@ export function nullJournal(): Journal {
   };
 }
 
-function releaseLock(fs: JournalFs, lockPath: string): void {
-  try {
-    fs.rmSync(lockPath, { force: true });
-  } catch {
-    // A lock left behind names a dead pid: the next run takes it over.
-  }
-  heldLocks.delete(lockPath);
-}
-
-// Locks this process holds: a second writer in the same process (an editor window running and
-// submitting at once) must be refused as surely as one in another process.
-const heldLocks = new Set<string>();
-
-async function acquireLock(fs: JournalFs, lockPath: string): Promise<void> {
-  if (heldLocks.has(lockPath)) {
-    throw new JournalLockedError('This evaluation is already running in this process; wait for it to finish or cancel it.');
-  }
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      writeNewFile(fs, lockPath, String(process.pid));
-      heldLocks.add(lockPath);
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = await lockHolder(lockPath);
-    if (holder === undefined) continue; // released meanwhile: create it again
-    if (holder && holder !== process.pid && isAlive(holder)) {
-      throw new JournalLockedError(`Another Eval Runner process (pid ${holder}) is running this evaluation; wait for it to finish or stop it.`);
-    }
-    // The holder died (a crash or SIGKILL): the lock is stale. Taking it over must be atomic, or two runs
-    // started together would both delete it and both go on.
-    if (await takeOverStaleLock(fs, lockPath, holder)) {
-      heldLocks.add(lockPath);
-      return;
-    }
-    // Another process is taking over: it will hold the lock (and the check above refuses) in a moment.
-    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
-  }
-  throw new JournalLockedError('Could not lock the journal; try again.');
-}
-
-/**
- * Takes over a lock whose holder is dead. Takeovers are serialised by a second lock file created exclusively;
- * inside it, the lock is replaced by a rename (so it never disappears, and a plain exclusive create elsewhere
- * keeps failing) only if it still names the dead holder seen before. Then ownership is read back.
- */
-async function takeOverStaleLock(fs: JournalFs, lockPath: string, staleHolder: number): Promise<boolean> {
-  const mutex = `${lockPath}.takeover`;
-  try {
-    writeNewFile(fs, mutex, String(process.pid));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // A takeover mutex left by a process that died inside its few milliseconds: clear it for the next try.
-    // (Two processes clearing the same dead mutex at once could both get in; that needs a crash inside the
-    // takeover itself to begin with.)
-    const owner = await lockHolder(mutex);
-    if (owner !== undefined && (owner === 0 || !isAlive(owner))) fs.rmSync(mutex, { force: true });
-    return false;
-  }
-  try {
-    if ((await lockHolder(lockPath)) !== staleHolder) return false;
-    fs.renameSync(writeAside(fs, lockPath, String(process.pid)), lockPath);
-    return (await lockHolder(lockPath)) === process.pid;
-  } finally {
-    fs.rmSync(mutex, { force: true });
-  }
-}
-
-/**
- * Creates a file with its whole text at once: written aside, then hard-linked into place, which fails with
- * EEXIST when the name is taken. A reader never sees the file empty, so an empty lock is never "a holder
- * mid-write" that another process could mistake for a dead one.
- */
-function writeNewFile(fs: JournalFs, path: string, text: string): void {
-  const aside = writeAside(fs, path, text);
-  try {
-    fs.linkSync(aside, path);
-  } finally {
-    fs.rmSync(aside, { force: true });
-  }
-}
-
-function writeAside(fs: JournalFs, path: string, text: string): string {
-  const aside = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = fs.openSync(aside, 'w', 0o600);
-  try {
-    fs.writeSync(fd, text);
-  } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(aside, { force: true });
-    throw error;
-  }
-  fs.closeSync(fd);
-  return aside;
-}
-
-/** The pid a lock file names; 0 when it holds no pid (hand-edited), undefined when there is no such file. */
-async function lockHolder(path: string): Promise<number | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const pid = Number(text.trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : 0;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export class JournalLockedError extends Error {
-  override name = 'JournalLockedError';
-}
+export { JournalLockedError } from './journalLock';

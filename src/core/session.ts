@@ -12,7 +12,8 @@ import { ListWriter } from './listWriter';
 import { compareRuns } from './compareRuns';
 import type { ComparedTrace } from './compareRuns';
 import { exportLines, exportToFile } from './exportResults';
-import { listPromptsOf } from './promptList';
+import { streamPromptsOf } from './promptList';
+import type { PromptSink } from '../api/client';
 import type { ExportFormat, ExportOptions } from './exportResults';
 import { CHECKED, journalPath, nullJournal, openJournal, readJournal } from './journal';
 import type { Journal, JournalKey, JournalPosition, JournalReadResult, JournalVisitor } from './journal';
@@ -249,12 +250,12 @@ export class EvaluationSession {
     client: ApiClient,
     options: { signal?: AbortSignal; waitForGenerationMs?: number; onWait?: (reason: string) => void } = {},
   ): Promise<number> {
-    const items = await listPromptsOf(client, this.key.kind, this.key.evaluationId, { ...options, onWait: (e) => options.onWait?.(e.reason) });
+    const stream = (sink: PromptSink) => streamPromptsOf(client, this.key.kind, this.key.evaluationId, sink, { ...options, onWait: (e) => options.onWait?.(e.reason) });
     // A run in progress journals the list itself.
-    if (this.isRunning) return items.length;
+    if (this.isRunning) return (await stream(() => Promise.resolve())).count;
     return this.withJournal(async (journal) => {
       const list = new ListWriter(this.store, journal, () => undefined);
-      await list.add(items);
+      await stream((batch) => list.add(batch));
       return (await list.end()).size;
     });
   }

@@ -1,9 +1,10 @@
 // The one command table: every command id and the handler that runs it, grouped by area in their own files
-// (evaluationCommands, runCommands, accessCommands, reviewCommands, targetPicks, ownCode).
+// (evaluationCommands, runCommands, accessCommands, reviewCommands, targetPicks, ownCode, debugTrace).
 import * as vscode from 'vscode';
 import { clearModelKey, clearToken, setToken, startSandbox, stopSandbox } from './accessCommands';
 import { addEvaluation, copyCliCommand, exportReport, exportResults, fetchPrompts, filterTraces, openProcessDetails, refresh, removeEvaluation, showProgress } from './evaluationCommands';
 import { cancelRun, compareRuns, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runCommands';
+import { debugTrace } from './debugTrace';
 import { rerunTraces } from './ownCode';
 import { selectTarget } from './targetPicks';
 import type { Ctx } from './ctx';
@@ -50,6 +51,7 @@ export const COMMANDS = {
   'evalRunner.refresh': refresh,
   'evalRunner.approveAndSubmit': approveAndSubmit,
   'evalRunner.showLogs': showLogs,
+  'evalRunner.debugTrace': debugTrace,
 } satisfies Record<string, Handler>;
 
 export type CommandId = keyof typeof COMMANDS;

@@ -1,5 +1,6 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
+import { DebugTargetContext } from './debugTrace';
 import { Ctx, extensionVersion } from './ctx';
 import { ProgressPanels } from './progressPanel';
 import { ComparePanels } from './comparePanel';
@@ -51,6 +52,7 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
     vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME, pattern: '**/answer.txt' }, lenses),
     lenses,
     new ReviewContext(ctx),
+    new DebugTargetContext(ctx),
     review,
     compare,
     panels,

@@ -1,9 +1,10 @@
 import * as vscode from 'vscode';
-import { describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS } from '../core';
+import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS } from '../core';
 import type { TraceStore } from '../core';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
+import { onSettingsChanged } from './settings';
 import { errorText, showError } from './log';
 import { MAX_WINDOW, TraceTable } from './traceTable';
 import { toDisposable } from './lifecycle';
@@ -61,6 +62,8 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
         if (r.id === ref.id) this.scheduleUpdate();
       }),
     );
+    // Rows offer Debug Trace while the target is the user's own code.
+    this._register(onSettingsChanged(() => this.scheduleUpdate()));
     this._register(
       toDisposable(() => {
         clearTimeout(this.timer);
@@ -111,6 +114,9 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
         return;
       case 'note':
         if (known) run('evalRunner.editNote', message.traceId);
+        return;
+      case 'debug':
+        if (known) run('evalRunner.debugTrace', message.traceId);
         return;
       case 'details':
         if (known) this.post({ type: 'details', traceId: known.traceId, prompt: known.prompt ?? '', answer: known.answer ?? null, note: known.note ?? null, error: known.state === 'failed' ? known.error ?? null : null });
@@ -216,6 +222,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
       run: this.runLine(),
+      debuggable: debuggable(this.ctx.settings.target),
     });
   }
 

@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { debuggable } from '../core';
 import { Disposable } from './lifecycle';
 import type { Ctx } from './ctx';
 import type { EvaluationRef } from './registry';
@@ -148,6 +149,7 @@ export class ReviewCodeLens extends Disposable implements vscode.CodeLensProvide
       lenses.push(lens(trace.rating === 'bad' ? '$(thumbsdown) Bad ✓' : '$(thumbsdown) Bad', 'evalRunner.markBad', document.uri));
       lenses.push(lens(trace.note ? `$(note) Note: ${oneLine(trace.note, 60)}` : '$(note) Add Note', 'evalRunner.editNote', document.uri));
     }
+    if (debuggable(this.ctx.settings.target)) lenses.push(lens('$(debug-alt) Debug Trace', 'evalRunner.debugTrace', document.uri));
     lenses.push(lens('$(arrow-left) Previous', 'evalRunner.previousTrace', document.uri), lens('Next $(arrow-right)', 'evalRunner.nextTrace', document.uri));
     if (by) lenses.push(lens(by));
     return lenses;

@@ -1,5 +1,6 @@
 import { proxyFromEnv } from '../api/proxy';
 import { DEFAULT_SERVICE_PATIENCE_MS, DEFAULT_SKIPPED_ANSWER } from '../core';
+import { DEFAULT_MAX_LIST_MEGABYTES } from '../api/client';
 import type { OnTargetError, RunConfig } from '../core';
 import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
@@ -62,6 +63,8 @@ export interface Settings {
   skippedAnswer: string;
   /** A cap on target requests per minute; undefined: learned from the endpoint. */
   maxRequestsPerMinute: number | undefined;
+  /** The guard against a runaway prompt list, in MB (the CLI's --max-list-mb). */
+  maxListMegabytes: number;
 }
 
 /**
@@ -117,6 +120,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
     stateDir: str('stateDir', '').trim() || defaultStateDir,
     skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),
     maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,
+    maxListMegabytes: clamp(Math.floor(num('maxListMegabytes', DEFAULT_MAX_LIST_MEGABYTES)), 1, 1024 * 1024),
   };
 }
 
@@ -250,6 +254,7 @@ export function runConfigFor(
     target,
     ...(settings.concurrency !== 8 ? { concurrency: settings.concurrency } : {}),
     ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
+    ...(settings.maxListMegabytes !== DEFAULT_MAX_LIST_MEGABYTES ? { maxListMegabytes: settings.maxListMegabytes } : {}),
     ...(settings.reviewBeforeSubmit ? { reviewBeforeSubmit: true } : {}),
     ...(settings.onTargetError !== 'fail' ? { onTargetError: settings.onTargetError } : {}),
     ...(settings.requestEncoding !== 'urlencoded' ? { requestEncoding: settings.requestEncoding } : {}),

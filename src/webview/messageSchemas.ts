@@ -36,6 +36,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('rendered'), rows: z.int().check(z.nonnegative()), ms: z.number().check(z.nonnegative()) }),
   z.object({ type: z.literal('verdict'), traceId, rating: z.nullable(z.enum(['good', 'bad'])) }),
   z.object({ type: z.literal('note'), traceId }),
+  /** Debug Trace on a row: its prompt through the user's code under the debugger. */
+  z.object({ type: z.literal('debug'), traceId }),
   z.object({ type: z.literal('details'), traceId }),
 ]);
 

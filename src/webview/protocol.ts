@@ -56,6 +56,8 @@ export interface ProgressMessage {
   notice: string | null;
   waiting: string | null;
   run: RunLine | null;
+  /** The target is the user's own code (python, worker): rows offer Debug Trace. */
+  debuggable: boolean;
 }
 
 /**

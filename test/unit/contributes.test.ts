@@ -63,6 +63,18 @@ describe('contributes: the command table, names and reach', () => {
     assert.match(title('evalRunner.approveAndSubmit'), /^Approve and Submit/);
   });
 
+  it('offers Debug Trace on a trace of the tree, in the review editor and on a row of Run Details, for your own code only', () => {
+    assert.equal(title('evalRunner.debugTrace'), 'Debug Trace');
+    const tree = contributes().menus['view/item/context']!.filter((m) => m.command === 'evalRunner.debugTrace');
+    assert.ok(tree.some((m) => /viewItem =~ \/\^trace:\//.test(m.when ?? '') && /evalRunner\.targetDebuggable/.test(m.when ?? '')), 'on any trace, while the target is python or worker');
+    const editor = contributes().menus['editor/title']!.filter((m) => m.command === 'evalRunner.debugTrace');
+    assert.ok(editor.some((m) => /resourceScheme == evalrunner/.test(m.when ?? '')), 'in the review editor');
+    assert.match(read('src/extension/review.ts'), /'evalRunner\.debugTrace', document\.uri/, "the review editor's code lens");
+    assert.match(read('src/webview/messageSchemas.ts'), /z\.literal\('debug'\), traceId/, "the row's message, checked on the host");
+    assert.match(read('src/extension/progressPanel.ts'), /case 'debug':\n\s+if \(known\) run\('evalRunner\.debugTrace', message\.traceId\)/, 'only for a trace the panel knows');
+    assert.match(read('src/extension/debugTrace.ts'), /setContext', 'evalRunner\.targetDebuggable'/);
+  });
+
   it('puts "Eval Runner: Show Logs" in the palette and the view\'s menu', () => {
     assert.equal(title('evalRunner.showLogs'), 'Show Logs');
     assert.equal(nls()['command.category'], 'Eval Runner');

@@ -144,11 +144,13 @@ describe('architecture rules', () => {
   // own, dist/runnerClient.js, loaded on the first run): 440 KB. Approve and Submit on many, Show Logs and the
   // batch and curl targets' picks (the curl reader itself is dist/curlReader.js) took 6 KB more: 450 KB. The engine,
   // which now runs in the runner except for a VS Code chat model's runs (~40 KB with the targets), is the next thing
-  // to load lazily.
-  it('keeps dist/extension.js within 450 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // to load lazily. Issue 28's prompt list read as it streams in took 4 KB (its parser, 9 KB, is dist/listReader.js,
+  // loaded on the first list): 455 KB.
+  it('keeps dist/extension.js within 455 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 450 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 455 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(bundle.includes('"./listReader.js"') && !bundle.includes('a field name is larger than 64 KiB'), 'the list parser is a file of its own');
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });

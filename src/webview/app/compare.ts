@@ -72,9 +72,9 @@ function fillCell(r: CompareTuple, column: Column<ColumnKey>, node: HTMLElement)
       node.textContent = ms(r[CompareRow.LatencyB]);
       return;
     case 'actions':
-      node.append(button('Diff', `Open the diff of ${id}`, { type: 'diff', traceId: id }));
-      if (r[CompareRow.AnswerA] !== null) node.append(button('Submit A', `Submit run A's answer to ${id}`, { type: 'submit', traceId: id, side: 'a' }));
-      if (r[CompareRow.AnswerB] !== null) node.append(button('Submit B', `Submit run B's answer to ${id}`, { type: 'submit', traceId: id, side: 'b' }));
+      node.append(button('Diff', `Diff of ${id}: both answers side by side`, { type: 'diff', traceId: id }));
+      if (r[CompareRow.AnswerA] !== null) node.append(button('Submit A', `Submit A: run A's answer to ${id}`, { type: 'submit', traceId: id, side: 'a' }));
+      if (r[CompareRow.AnswerB] !== null) node.append(button('Submit B', `Submit B: run B's answer to ${id}`, { type: 'submit', traceId: id, side: 'b' }));
       return;
   }
 }

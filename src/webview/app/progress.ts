@@ -98,6 +98,10 @@ class ProgressPage {
         if (m.traceId === this.activeKey) this.details.show(m.traceId, m.prompt, m.answer, m.note, m.error);
         return;
       case 'progress':
+        if (m.debuggable !== debuggable) {
+          debuggable = m.debuggable;
+          this.grid.changed();
+        }
         this.summary.show(m);
         this.header.showRunning(m.running);
         document.body.dataset.complete = m.total > 0 && m.counts.submitted === m.total ? 'true' : 'false';
@@ -264,6 +268,7 @@ function fillCell(r: RowTuple, column: Column<ColumnKey>, node: HTMLElement): vo
       return;
     case 'verdict':
       if (r[Row.Answer] !== '' || r[Row.Verdict]) node.append(...verdictButtons(r));
+      if (debuggable) node.append(actionButton('debug-alt', `Debug ${r[Row.TraceId]}: its prompt through your code, under the debugger`, { type: 'debug', traceId: r[Row.TraceId] }, false));
       return;
     case 'error':
       node.textContent = r[Row.Error] ?? '';
@@ -293,7 +298,10 @@ function actionButton(name: string, label: string, message: WebviewMessage, pres
   return button;
 }
 
-/** Keys on the active row: g good, b bad (again: no verdict), n note. */
+/** Whether the target is the user's own code, which Debug Trace runs under the debugger (the host says). */
+let debuggable = false;
+
+/** Keys on the active row: g good, b bad (again: no verdict), n note, d Debug Trace. */
 function rowKey(e: KeyboardEvent, r: RowTuple): boolean {
   if (e.ctrlKey || e.metaKey || e.altKey) return false;
   if (e.key === 'g' || e.key === 'b') {
@@ -303,6 +311,10 @@ function rowKey(e: KeyboardEvent, r: RowTuple): boolean {
   }
   if (e.key === 'n') {
     vscode.postMessage({ type: 'note', traceId: r[Row.TraceId] });
+    return true;
+  }
+  if (e.key === 'd') {
+    vscode.postMessage({ type: 'debug', traceId: r[Row.TraceId] });
     return true;
   }
   return false;
