@@ -1,4 +1,6 @@
-import { reportData } from './report/reportData';
+import { reportData, reportRows, reportSummary } from './report/reportData';
+import { reportChunks } from './report/renderReport';
+import type { ReportPage } from './report/renderReport';
 import type { ReportData } from './report/reportTypes';
 import { formatShard } from './shards';
 import { randomBytes } from 'node:crypto';
@@ -11,7 +13,7 @@ import { commit } from './commit';
 import { ListWriter } from './listWriter';
 import { compareRuns } from './compareRuns';
 import type { ComparedTrace } from './compareRuns';
-import { exportLines, exportToFile } from './exportResults';
+import { exportLines, exportToFile, writePiecesOwnerOnly } from './exportResults';
 import { streamPromptsOf } from './promptList';
 import type { PromptSink } from '../api/client';
 import type { ExportFormat, ExportOptions } from './exportResults';
@@ -467,6 +469,13 @@ export class EvaluationSession {
   }
 
   /** What the HTML report shows (report/renderReport.ts writes the page); reads the journal first. */
+  /** The report written to a file as it is made, its rows' texts read from the journal one by one; the bytes written. */
+  async writeReport(path: string, page?: ReportPage, now = new Date()): Promise<number> {
+    await this.load();
+    const summary = reportSummary(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now);
+    return writePiecesOwnerOnly(path, reportChunks(summary, reportRows(this.store), page));
+  }
+
   async reportData(now = new Date()): Promise<ReportData> {
     await this.load();
     return reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now);
