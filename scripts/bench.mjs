@@ -1,6 +1,6 @@
 // npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
 // bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
-//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,batchfn,scale,journal,extension,webview,report,editorrun]
+//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,batchfn,scale,scale2k,scale600k,list,journal,extension,webview,report,editorrun]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -69,6 +69,20 @@ async function cliRun(args, env) {
   if (!summary) throw new Error(`no summary from ${args.join(' ')} (exit ${code})`);
   const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
   return { code, summary, wallMs, cpuMs: usage.userMs + usage.systemMs, maxRssMB: usage.maxRssKB / 1024 };
+}
+
+/** Any CLI command in its own process: its wall time and peak RSS (status, or a run whose summary is not needed). */
+async function cliMeasured(args, env) {
+  const usageFile = join(tempDir(), 'usage.json');
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ['--require', USAGE_PRELOAD, CLI, ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ...env, EVAL_RUNNER_BENCH_USAGE: usageFile } });
+  let out = '';
+  child.stdout.on('data', (c) => (out += c));
+  const code = await new Promise((resolve) => child.on('exit', resolve));
+  const wallMs = performance.now() - t0;
+  if (code !== 0) throw new Error(`${args[0]} exited ${code}`);
+  const usage = JSON.parse(readFileSync(usageFile, 'utf8'));
+  return { out, wallMs, maxRssMB: usage.maxRssKB / 1024 };
 }
 
 /**
@@ -394,6 +408,85 @@ if (wanted('scale')) {
   }
 }
 
+// 5b. Text of a realistic size (issue 28): 100,000 prompts of 2 KB, the echo target answering 2 KB. The store keeps
+// where texts are in the journal, an index beside it opens it: the run, status and a run with nothing left to do.
+if (wanted('scale2k')) {
+  say('5b. scale2k: 100,000 traces of 2 KB prompts and answers (run, status, a run with nothing to do)');
+  const sb = await sandboxProcess(['--benchmark-traces', '100000', '--prompt-bytes', '2048']);
+  try {
+    const stateDir = tempDir();
+    const env = { EVAL_RUNNER_TOKEN: sb.token };
+    const args = runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', stateDir]);
+    const run = await cliRun(args, env);
+    if (run.summary.submittedNow !== 100_000) throw new Error(`the 2 KB run submitted ${run.summary.submittedNow}`);
+    const statusArgs = ['status', '--base-url', sb.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', stateDir];
+    // The first status after the run may write the index; the figures are those of the next ones.
+    await cliMeasured(statusArgs, env);
+    const statuses = [];
+    for (let i = 0; i < 3; i++) statuses.push(await cliMeasured(statusArgs, env));
+    const noops = [];
+    for (let i = 0; i < 3; i++) noops.push(await cliRun(args, env));
+    const journal = findFiles(stateDir, '.jsonl');
+    results.figures.scale2k = {
+      traces: 100_000,
+      promptBytes: 2048,
+      runMs: run.summary.durationMs,
+      tracesPerSecond: tracesPerSecond(run),
+      runPeakRssMB: run.maxRssMB,
+      journalBytes: journal.reduce((n, f) => n + statSync(f).size, 0),
+      statusMs: median(statuses.map((s) => s.wallMs)),
+      statusRunsMs: statuses.map((s) => Math.round(s.wallMs)),
+      statusPeakRssMB: Math.max(...statuses.map((s) => s.maxRssMB)),
+      noopMs: median(noops.map((r) => r.wallMs)),
+      noopRunsMs: noops.map((r) => Math.round(r.wallMs)),
+      noopPeakRssMB: Math.max(...noops.map((r) => r.maxRssMB)),
+    };
+  } finally {
+    await sb.stop();
+  }
+}
+
+// 5c. 600,000 prompts of 1 KB (a list of about 620 MB): the run completes within its memory goal.
+if (wanted('scale600k')) {
+  say('5c. scale600k: 600,000 traces of 1 KB prompts (a run)');
+  const sb = await sandboxProcess(['--benchmark-traces', '600000', '--prompt-bytes', '1024', '--max-body-bytes', String(64 * 1024 * 1024)]);
+  try {
+    const stateDir = tempDir();
+    const run = await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', stateDir]), { EVAL_RUNNER_TOKEN: sb.token });
+    results.figures.scale600k = { traces: 600_000, submitted: run.summary.submittedNow, code: run.code, runMs: run.summary.durationMs, runPeakRssMB: run.maxRssMB, tracesPerSecond: tracesPerSecond(run) };
+  } finally {
+    await sb.stop();
+  }
+}
+
+// 5d. A list of any size: 600,000 prompts of 1 KB (about 620 MB), made up by the sandbox as it sends them, read by
+// the client in a process of its own that keeps nothing (its peak RSS is the list reader's own cost).
+if (wanted('list')) {
+  say('5d. list: 600,000 prompts of 1 KB (about 620 MB), streamed to a sink that keeps nothing');
+  const server = spawn(process.execPath, ['-e', `require(${JSON.stringify(join(ROOT, 'out', 'src', 'sandbox', 'server.js'))}).startSandbox({ port: 0, generatedList: { evaluationId: 11, traces: 600000, promptBytes: 1000 } }).then((s) => console.log(JSON.stringify({ baseUrl: s.baseUrl, token: s.token })))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  try {
+    const sb = await new Promise((resolve, reject) => {
+      let text = '';
+      server.stdout.on('data', (c) => {
+        text += c;
+        if (text.includes('\n')) resolve(JSON.parse(text.slice(0, text.indexOf('\n'))));
+      });
+      server.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
+    });
+    const reader = `const { createApiClient } = require(${JSON.stringify(join(ROOT, 'out', 'src', 'api', 'client.js'))});
+      const c = createApiClient({ baseUrl: process.env.B, token: process.env.T });
+      const t0 = performance.now();
+      let count = 0, batches = 0;
+      c.streamPrompts('benchmark', 11, (b) => { count += b.length; batches++; return Promise.resolve(); })
+        .then(async (r) => { const ms = performance.now() - t0; await c.close(); console.log(JSON.stringify({ count, batches, ms, peakRssMB: process.resourceUsage().maxRSS / 1024 })); });`;
+    const r = spawnSync(process.execPath, ['-e', reader], { encoding: 'utf8', env: { ...process.env, B: sb.baseUrl, T: sb.token } });
+    if (r.status !== 0) throw new Error(`the list reader failed: ${r.stderr}`);
+    results.figures.list = JSON.parse(r.stdout.trim().split('\n').pop());
+  } finally {
+    server.kill('SIGTERM');
+  }
+}
+
 // 9. The HTML report of 100,000 traces: how long `report` takes, how large the file is, and its first render in
 // Chromium (from navigation start to the page's own mark once everything is drawn).
 if (wanted('report')) {
@@ -676,6 +769,11 @@ const TARGETS = [
   ['scale', '100k: list + validate', f.scale && `${f.scale.listValidateMs.toFixed(1)} ms (${(f.scale.listBytes / 2 ** 20).toFixed(1)} MiB)`, '≤ 150 ms', f.scale?.listValidateMs <= 150],
   ['scale', '100k: whole run peak RSS', f.scale && `${f.scale.peakRssMB.toFixed(0)} MB (${fmt(f.scale.tracesPerSecond)} traces/s)`, '≤ 300 MB', f.scale?.peakRssMB <= 300],
   ['scale', '100k: journal size · resume', f.scale && `${(f.scale.journalBytes / 2 ** 20).toFixed(1)} MiB · resume ${fmt(f.scale.resumeMs)} ms (process ${fmt(f.scale.resumeProcessWallMs)} ms, ${f.scale.resumeSubmitted} resubmitted)`, ''],
+  ['scale2k', '100k × 2 KB: run peak RSS', f.scale2k && `${f.scale2k.runPeakRssMB.toFixed(0)} MB (${fmt(f.scale2k.tracesPerSecond)} traces/s, journal ${(f.scale2k.journalBytes / 2 ** 20).toFixed(0)} MiB)`, '≤ 300 MB', f.scale2k?.runPeakRssMB <= 300],
+  ['scale2k', '100k × 2 KB: status', f.scale2k && `${fmt(f.scale2k.statusMs)} ms, ${f.scale2k.statusPeakRssMB.toFixed(0)} MB (process; runs ${f.scale2k.statusRunsMs.join(', ')})`, '≤ 500 ms, 150 MB', f.scale2k?.statusMs <= 500 && f.scale2k?.statusPeakRssMB <= 150],
+  ['scale2k', '100k × 2 KB: a run with nothing to do', f.scale2k && `${fmt(f.scale2k.noopMs)} ms, ${f.scale2k.noopPeakRssMB.toFixed(0)} MB (process; runs ${f.scale2k.noopRunsMs.join(', ')})`, '≤ 800 ms', f.scale2k?.noopMs <= 800],
+  ['scale600k', '600k × 1 KB: run peak RSS', f.scale600k && `${f.scale600k.runPeakRssMB.toFixed(0)} MB (${fmt(f.scale600k.submitted)} submitted, exit ${f.scale600k.code}, ${fmt(f.scale600k.tracesPerSecond)} traces/s)`, '≤ 400 MB', f.scale600k?.runPeakRssMB <= 400 && f.scale600k?.submitted === 600000],
+  ['list', '600k × 1 KB list (≈ 620 MB): streamed read', f.list && `${fmt(f.list.count)} items in ${fmt(f.list.ms)} ms · peak RSS ${f.list.peakRssMB.toFixed(0)} MB (the reader alone; was refused over 256 MiB)`, ''],
   ['journal', 'journal on vs off (20k, medians of 3)', f.journal && `${fmt(f.journal.onMs)} vs ${fmt(f.journal.offMs)} ms = ${(f.journal.overhead * 100).toFixed(1)} %`, '≤ 5 %', f.journal?.overhead <= 0.05],
   ['extension', 'dist/extension.js', f.extension && `${(f.extension.bundleBytes / 1024).toFixed(0)} KB`, '≤ 420 KB', f.extension?.bundleBytes <= 420 * 1024],
   ['extension', 'activation in the extension host', f.extension?.activationMs !== undefined && `${f.extension.activationMs.toFixed(1)} ms (runs ${f.extension.activationRunsMs.join(', ')})`, '≤ 50 ms', f.extension?.activationMs <= 50],

@@ -61,6 +61,14 @@ const curlAside = {
   },
 };
 
+// The prompt list's parser likewise: dist/listReader.js, required on the first list (src/api/listStream.ts).
+const listAside = {
+  name: 'list-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/listParser$/ }, (args) => (args.kind === 'require-call' ? { path: './listReader.js', external: true } : undefined));
+  },
+};
+
 // The report page (eval-runner report): its script and style are inlined into the CLI, which writes them into
 // each report file (src/core/report/renderReport.ts).
 const reportScript = (
@@ -87,7 +95,8 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listReader.js' }),
   build({ ...common, entryPoints: ['src/core/targets/curlRequest.ts'], outfile: 'dist/curlReader.js' }),
   build({ ...common, entryPoints: ['src/extension/remoteRun.ts'], outfile: 'dist/runnerClient.js' }),
   build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),

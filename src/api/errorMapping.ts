@@ -124,47 +124,85 @@ export function interpret(raw: RawResponse, operation: string, token: string): E
     try {
       parsed = JSON.parse(trimmed);
     } catch {
-      parseFailure = /^<(!doctype|html|head|body|\?xml|[a-z])/i.test(trimmed)
-        ? 'an HTML page instead of JSON'
-        : unexpectedBody(raw.headers) ?? 'truncated or invalid JSON';
+      parseFailure = parseFailureWords(trimmed, raw.headers);
     }
   }
   const envelopeResult = parsed === undefined ? undefined : envelopeSchema.safeParse(parsed);
   const envelope = envelopeResult?.success ? envelopeResult.data : undefined;
   const loose = parsed && typeof parsed === 'object' ? (parsed as Record<string, unknown>) : undefined;
-  const rawMessage = envelopeText(loose?.message);
+  const facts = judgeAnswer(
+    {
+      status: raw.status,
+      headers: raw.headers,
+      parseFailure,
+      code: loose?.code,
+      message: loose?.message,
+      shapeIssue: envelopeResult && !envelopeResult.success ? describeIssue(envelopeResult.error) : undefined,
+      success: envelope?.success,
+    },
+    operation,
+    token,
+  );
+  // Everything but the prompt list goes on into logs, the journal and messages: the redacted words only.
+  return { data: envelope!.data, success: true, code: facts.requestCode, message: facts.serviceMessage ?? null };
+}
+
+/** What a body that is not JSON is, in the user's words (its text trimmed, or its first bytes). */
+export function parseFailureWords(trimmedText: string, headers: HttpHeaders): string {
+  return /^<(!doctype|html|head|body|\?xml|[a-z])/i.test(trimmedText) ? 'an HTML page instead of JSON' : unexpectedBody(headers) ?? 'truncated or invalid JSON';
+}
+
+/** One answer as read: whole (interpret) or as it streamed in (the prompt list). */
+export interface AnswerFacts {
+  status: number;
+  headers: HttpHeaders;
+  /** The body is not JSON: why, in words. */
+  parseFailure: string | undefined;
+  /** The envelope's code and message as sent (anything; only text is used). */
+  code: unknown;
+  message: unknown;
+  /** What is wrong with the envelope's shape (`success: expected boolean`), when it is JSON. */
+  shapeIssue: string | undefined;
+  success: boolean | undefined;
+}
+
+/**
+ * The facts of a successful envelope (the service's words redacted), or the ApiError the answer means: a status
+ * first, then a body that is not JSON, then an envelope of the wrong shape, then success: false.
+ */
+export function judgeAnswer(answer: AnswerFacts, operation: string, token: string): Omit<ApiErrorInit, 'reason'> {
+  const rawMessage = envelopeText(answer.message);
   const facts = {
     operation,
-    status: raw.status,
+    status: answer.status,
     serviceMessage: rawMessage ? redact(rawMessage, token) : undefined,
     // The code is the service's words too: a hostile service can echo the token there as well as in the message.
-    requestCode: requestCodeOf(envelopeText(loose?.code), token),
-    retryAfterMs: parseRetryAfter(raw.headers['retry-after']),
+    requestCode: requestCodeOf(envelopeText(answer.code), token),
+    retryAfterMs: parseRetryAfter(answer.headers['retry-after']),
   };
-  if (raw.status < 200 || raw.status >= 300) throw statusError(facts);
-  if (parseFailure) {
+  if (answer.status < 200 || answer.status >= 300) throw statusError(facts);
+  if (answer.parseFailure) {
     throw new ApiError(
-      `The service answered with ${parseFailure}`,
+      `The service answered with ${answer.parseFailure}`,
       'Check that the base URL points at the service API (a proxy, captive portal or login page may be in the way).',
       { ...facts, reason: 'format' },
     );
   }
-  if (!envelope) {
+  if (answer.shapeIssue !== undefined || answer.success === undefined) {
     throw new ApiError(
-      `The service's answer is not the expected envelope {code, message, data, success} (${describeIssue(envelopeResult!.error!)})`,
+      `The service's answer is not the expected envelope {code, message, data, success} (${answer.shapeIssue ?? 'success: expected boolean'})`,
       'Check that the base URL points at the service API; report this with the request code if it does.',
       { ...facts, reason: 'format' },
     );
   }
-  if (!envelope.success) {
+  if (!answer.success) {
     throw new ApiError(
       'The service reported a failure',
       'Read the service message above; fix the request or try again later.',
       { ...facts, reason: 'rejected' },
     );
   }
-  // Everything but the prompt list goes on into logs, the journal and messages: the redacted words only.
-  return { data: envelope.data, success: true, code: facts.requestCode, message: facts.serviceMessage ?? null };
+  return facts;
 }
 
 /** Names a body that could never be JSON by its headers: compressed unasked, or of another media type. */

@@ -145,3 +145,154 @@ export function httpRequest(agent: HttpAgent, url: string | URL, options: HttpRe
     );
   });
 }
+
+/** Reads a body as it arrives (httpStreamRequest). */
+export interface BodyReader {
+  /** One piece; a promise pauses the body until it settles, and a rejection aborts the request with its reason. */
+  data(chunk: Buffer): void | Promise<void>;
+}
+
+export interface StreamRequestOptions extends Omit<HttpRequestOptions, 'deadlineMs' | 'onChunk'> {
+  /** Until the response's headers; then undici's own time-out watches the gaps between pieces of the body. */
+  headersDeadlineMs?: number;
+}
+
+/**
+ * Hands a body's pieces to its reader one at a time, in order: while the reader's promise is pending the body is
+ * paused and later pieces wait (undici may hand on one after a pause). A reader's failure aborts the request.
+ */
+class BodyPump {
+  private readonly waiting: Buffer[] = [];
+  private busy = false;
+  private ended = false;
+
+  constructor(
+    private readonly reader: BodyReader,
+    private readonly abort: (reason: Error) => void,
+    private readonly failed: () => boolean,
+    private readonly finish: () => void,
+  ) {}
+
+  push(c: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.waiting.push(chunk);
+    if (this.busy) c.pause();
+    else this.drain(c);
+  }
+
+  /** The body ended (or failed): settles once the reader's work under way is done, never while it runs. */
+  end(): void {
+    this.ended = true;
+    if (!this.busy) this.finish();
+  }
+
+  private drain(c: Dispatcher.DispatchController): void {
+    while (!this.busy && this.waiting.length > 0 && !this.failed()) {
+      let pending: void | Promise<void>;
+      try {
+        pending = this.reader.data(this.waiting.shift()!);
+      } catch (error) {
+        this.abort(error as Error);
+        break;
+      }
+      if (pending) {
+        this.busy = true;
+        c.pause();
+        pending.then(
+          () => this.resumed(c),
+          (error: unknown) => {
+            this.busy = false;
+            this.abort(error as Error);
+            if (this.ended) this.finish();
+          },
+        );
+      }
+    }
+    if (this.failed()) this.waiting.length = 0;
+  }
+
+  private resumed(c: Dispatcher.DispatchController): void {
+    this.busy = false;
+    this.drain(c);
+    if (this.busy) return;
+    if (this.ended) this.finish();
+    else c.resume();
+  }
+}
+
+/**
+ * One request whose body is handed to a reader piece by piece, never kept whole: `open` picks the reader once the
+ * status and headers are known. While a reader's promise is pending the socket is paused (backpressure) and no
+ * other piece reaches it. Resolves once the body has ended and the reader has taken every piece.
+ */
+export function httpStreamRequest(
+  agent: HttpAgent,
+  url: URL,
+  options: StreamRequestOptions,
+  open: (statusCode: number, headers: HttpHeaders) => BodyReader,
+): Promise<{ statusCode: number; headers: HttpHeaders }> {
+  const { signal, maxBytes } = options;
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortReason(signal));
+      return;
+    }
+    let controller: Dispatcher.DispatchController | undefined;
+    let abortWith: Error | undefined;
+    let statusCode = 0;
+    let headers: HttpHeaders = {};
+    let pump: BodyPump | undefined;
+    let size = 0;
+    const abort = (reason: Error) => {
+      abortWith ??= reason;
+      controller?.abort(reason);
+    };
+    const onAbort = () => abort(abortReason(signal!));
+    let timer = options.headersDeadlineMs ? setTimeout(() => abort(new DeadlineError(options.headersDeadlineMs!)), options.headersDeadlineMs) : undefined;
+    signal?.addEventListener('abort', onAbort, { once: true });
+    let settled = false;
+    const finish = () => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
+      const failure = abortWith;
+      if (failure) reject(failure);
+      else resolve({ statusCode, headers });
+    };
+    agent.dispatch(
+      { origin: url.origin, path: `${url.pathname}${url.search}`, method: options.method, headers: options.headers ?? {}, body: options.body ?? null },
+      {
+        onRequestStart(c) {
+          controller = c;
+          if (abortWith !== undefined) c.abort(abortWith);
+        },
+        onResponseStart(_c, status, responseHeaders) {
+          clearTimeout(timer);
+          timer = undefined;
+          statusCode = status;
+          headers = responseHeaders;
+          try {
+            pump = new BodyPump(open(status, responseHeaders), abort, () => abortWith !== undefined, finish);
+          } catch (error) {
+            abort(error as Error);
+          }
+        },
+        onResponseData(c, chunk) {
+          if (abortWith || !pump) return;
+          size += chunk.length;
+          if (maxBytes !== undefined && size > maxBytes) abort(new BodyTooLargeError(statusCode, maxBytes));
+          else pump.push(c, chunk);
+        },
+        onResponseEnd() {
+          if (pump) pump.end();
+          else finish();
+        },
+        onResponseError(_c, error) {
+          abortWith ??= error;
+          if (pump) pump.end();
+          else finish();
+        },
+      },
+    );
+  });
+}

@@ -5,8 +5,8 @@ import { ApiError, abortReason, truncate } from './errors';
 import { interpret, isRetryable, transportError } from './errorMapping';
 import type { Method, RawResponse } from './errorMapping';
 import { encodeForm } from './formBody';
-import { BodyTooLargeError, DeadlineError, createHttpAgent, httpRequest } from './http';
-import type { HttpAgent } from './http';
+import { BodyTooLargeError, DeadlineError, createHttpAgent, httpRequest, httpStreamRequest } from './http';
+import type { BodyReader, HttpAgent, HttpHeaders } from './http';
 import type { RequestEncoding } from './kinds';
 import { checkProxyConfig, proxyFor } from './proxy';
 import type { ProxyConfig } from './proxy';
@@ -27,7 +27,21 @@ export interface RequestSpec {
   operation: string;
   maxBytes: number;
   attempts?: number;
+  /** The words for a body over maxBytes, when they are the request's own (the prompt list names its setting and flag). */
+  tooLarge?: { summary: string; hint: string };
 }
+
+/** A successful (2xx) body read as it streams in (Transport.stream). */
+export interface StreamedBody<T> extends BodyReader {
+  /** The body has ended: its meaning, or the ApiError saying what is wrong with it. */
+  end(): Promise<T>;
+}
+
+/** Opens the reader of one attempt's successful body; null when it may not be tried again. */
+export type OpenStream<T> = (status: number, headers: HttpHeaders, attempt: number) => StreamedBody<T>;
+
+// What is kept of a failure's body (its envelope says why): enough for any service's message.
+const ERROR_BODY_BYTES = MIB;
 
 export interface TransportOptions {
   base: URL;
@@ -83,11 +97,36 @@ export class Transport {
     }
   }
 
+  /**
+   * Sends a GET whose successful body is read as it arrives (a list of any size), never held whole. A failure's
+   * body is kept (up to 1 MiB) and read as call() reads it. A failed attempt is tried again where the policy and
+   * `mayRetry` (asked with the error) allow: the next attempt's reader is told which attempt it is.
+   */
+  async stream<T>(spec: RequestSpec, signal: AbortSignal | undefined, open: OpenStream<T>, mayRetry: (error: ApiError) => boolean): Promise<T> {
+    const { policy } = this.options;
+    const maxAttempts = spec.attempts ?? policy.maxAttempts;
+    for (let attemptNo = 1; ; attemptNo++) {
+      try {
+        const opened: { body?: StreamedBody<T> } = {};
+        const raw = await this.send(spec, signal, (status, headers) => readerOf((opened.body = open(status, headers, attemptNo))));
+        if (opened.body && raw.status >= 200 && raw.status < 300) return await opened.body.end();
+        interpret(raw, spec.operation, this.options.token);
+        throw new ApiError('The service answered without a body to read', 'Report this with the request code.', { reason: 'format', operation: spec.operation, status: raw.status });
+      } catch (error) {
+        if (!(error instanceof ApiError) || attemptNo >= maxAttempts || !isRetryable(spec.method, error) || !mayRetry(error)) throw error;
+        const delayMs = retryDelay(error.retryAfterMs, attemptNo, policy);
+        if (delayMs === undefined) throw error;
+        this.options.onRetry?.({ operation: spec.operation, attempt: attemptNo, delayMs, error });
+        await sleep(delayMs, signal);
+      }
+    }
+  }
+
   close(): Promise<void> {
     return this.agent.close();
   }
 
-  private async send(spec: RequestSpec, signal: AbortSignal | undefined): Promise<RawResponse> {
+  private async send(spec: RequestSpec, signal: AbortSignal | undefined, streamTo?: (status: number, headers: HttpHeaders) => BodyReader): Promise<RawResponse> {
     // A copy of the base URL with its path and query set: never resolved against it, where a path
     // starting with // would name another host.
     let url = new URL(this.options.base.href);
@@ -95,7 +134,7 @@ export class Transport {
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
     const form = spec.form ? encodeForm(spec.form, this.options.encoding) : undefined;
     for (let hop = 0; ; hop++) {
-      const response = await this.attempt(url, spec, form, signal);
+      const response = await this.attempt(url, spec, form, signal, streamTo);
       if (response.status < 300 || response.status >= 400 || response.status === 304) return response;
       const location = firstHeader(response.headers.location);
       const init = { operation: spec.operation, status: response.status };
@@ -131,6 +170,7 @@ export class Transport {
     spec: RequestSpec,
     form: ReturnType<typeof encodeForm> | undefined,
     callerSignal: AbortSignal | undefined,
+    streamTo?: (status: number, headers: HttpHeaders) => BodyReader,
   ): Promise<RawResponse> {
     if (callerSignal?.aborted) throw abortReason(callerSignal);
     // The last word before the token leaves: whatever built this URL, it goes to the base URL's origin or nowhere.
@@ -143,6 +183,7 @@ export class Transport {
     }
     try {
       const headers: Record<string, string> = form ? { ...this.headersBase, 'content-type': form.contentType } : this.headersBase;
+      if (streamTo) return await this.streamAttempt(url, spec, headers, callerSignal, streamTo);
       const res = await httpRequest(this.agent, url, {
         method: spec.method,
         headers,
@@ -153,17 +194,68 @@ export class Transport {
       });
       return { status: res.statusCode, headers: res.headers, text: res.body.toString('utf8') };
     } catch (error) {
+      // The reader's own failure (the body's meaning, or the caller's sink) is said as it is.
+      if (error instanceof ReaderFailure) throw error.cause;
       if (callerSignal?.aborted) throw abortReason(callerSignal);
       if (error instanceof BodyTooLargeError) {
         throw new ApiError(
-          `The service's answer was larger than ${Math.round(spec.maxBytes / MIB)} MiB`,
-          'Check the base URL; if the evaluation really is this large, raise the response size limit.',
+          spec.tooLarge?.summary ?? `The service's answer was larger than ${Math.round(spec.maxBytes / MIB)} MiB`,
+          spec.tooLarge?.hint ?? 'Check the base URL; the service sent far more than an answer to this request can be.',
           { reason: 'tooLarge', operation: spec.operation, status: error.statusCode },
         );
       }
       throw transportError(error, spec.operation, error instanceof DeadlineError, this.options.base.origin, this.via);
     }
   }
+
+  /** One streamed attempt: a 2xx body goes to the caller's reader; any other is kept (its first MiB) to be read whole. */
+  private async streamAttempt(
+    url: URL,
+    spec: RequestSpec,
+    headers: Record<string, string>,
+    signal: AbortSignal | undefined,
+    streamTo: (status: number, headers: HttpHeaders) => BodyReader,
+  ): Promise<RawResponse> {
+    const kept: Buffer[] = [];
+    let keptBytes = 0;
+    const keep: BodyReader = {
+      data: (chunk) => {
+        if (keptBytes < ERROR_BODY_BYTES) kept.push(chunk.subarray(0, ERROR_BODY_BYTES - keptBytes));
+        keptBytes += chunk.length;
+      },
+    };
+    const res = await httpStreamRequest(
+      this.agent,
+      url,
+      { method: spec.method, headers, ...(signal ? { signal } : {}), headersDeadlineMs: this.options.timeoutMs, maxBytes: spec.maxBytes },
+      (status, responseHeaders) => (status >= 200 && status < 300 ? streamTo(status, responseHeaders) : keep),
+    );
+    return { status: res.statusCode, headers: res.headers, text: Buffer.concat(kept).toString('utf8') };
+  }
+}
+
+/** A failure of a streamed body's reader, told apart from the transport's own on the way out. */
+class ReaderFailure extends Error {
+  constructor(override readonly cause: unknown) {
+    super('reader failed');
+  }
+}
+
+/** The reader with its failures marked as its own. */
+function readerOf(reader: BodyReader): BodyReader {
+  return {
+    data(chunk) {
+      let pending: void | Promise<void>;
+      try {
+        pending = reader.data(chunk);
+      } catch (error) {
+        throw new ReaderFailure(error);
+      }
+      return pending?.catch((error: unknown) => {
+        throw new ReaderFailure(error);
+      });
+    },
+  };
 }
 
 function firstHeader(value: string | string[] | undefined): string | undefined {

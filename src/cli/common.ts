@@ -1,5 +1,5 @@
 import { safeText } from './terminalText';
-import { createApiClient, parseBaseUrl } from '../api/client';
+import { DEFAULT_MAX_LIST_MEGABYTES, MIB, createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError } from '../api/errors';
 import { EVALUATION_KINDS, otherKind } from '../api/kinds';
@@ -13,11 +13,14 @@ export const SERVICE_OPTIONS = {
   'base-url': { type: 'string' },
   evaluation: { type: 'string' },
   kind: { type: 'string' },
+  'max-list-mb': { type: 'string' },
 } as const;
 
 export const SERVICE_HELP = `  --base-url URL              the service (or EVAL_RUNNER_BASE_URL)
   --evaluation ID             the evaluation id (a number)
-  --kind benchmark|robustness the evaluation's kind`;
+  --kind benchmark|robustness the evaluation's kind
+  --max-list-mb N             the largest prompt list to read, in MB (default 4096): a guard against a runaway
+                              answer; the list is read as it streams in, never held whole`;
 
 export const CONFIG_HELP = `  --config FILE               the extension's settings as JSON (comments allowed): baseUrl, evaluations,
                               stateDir, ... without "evalRunner."; relative paths are read from the file's
@@ -29,9 +32,11 @@ export interface ServiceArgs {
   baseUrl: string;
   evaluationId: number;
   kind: EvaluationKind;
+  /** The guard against a runaway prompt list (--max-list-mb); undefined: the client's default. */
+  maxListMegabytes?: number;
 }
 
-export function serviceArgs(v: { 'base-url'?: string; evaluation?: string; kind?: string }, env = process.env): ServiceArgs {
+export function serviceArgs(v: { 'base-url'?: string; evaluation?: string; kind?: string; 'max-list-mb'?: string }, env = process.env): ServiceArgs {
   const baseUrl = v['base-url'] ?? env.EVAL_RUNNER_BASE_URL;
   if (!baseUrl) throw new UsageError('--base-url is required (or set EVAL_RUNNER_BASE_URL).');
   try {
@@ -44,6 +49,7 @@ export function serviceArgs(v: { 'base-url'?: string; evaluation?: string; kind?
     baseUrl,
     evaluationId: intOption(v.evaluation, 'evaluation', 0),
     kind: choiceOption(v.kind, 'kind', EVALUATION_KINDS),
+    ...(v['max-list-mb'] !== undefined ? { maxListMegabytes: intOption(v['max-list-mb'], 'max-list-mb', DEFAULT_MAX_LIST_MEGABYTES, 1, 1024 * 1024) } : {}),
   };
 }
 
@@ -66,6 +72,7 @@ export function clientFor(args: ServiceArgs, token: string, encoding?: RequestEn
       token,
       ...(encoding ? { encoding } : {}),
       ...(connections ? { connections } : {}),
+      ...(args.maxListMegabytes ? { maxListBytes: args.maxListMegabytes * MIB } : {}),
       userAgent: 'eval-runner-cli',
       // Debug lines (a service's own conventions, such as a submit whose data is null) only when asked for.
       ...(process.env.EVAL_RUNNER_DEBUG ? { onDebug: (m: string) => process.stderr.write(`debug: ${safeText(m)}\n`) } : {}),

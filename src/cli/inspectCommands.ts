@@ -1,4 +1,4 @@
-import { describeStats, EvaluationSession, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, renderReport, runStats, skippedNote, STATE_LABELS, windowsText, writeOwnerOnly } from '../core';
+import { describeStats, EvaluationSession, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, runStats, skippedNote, STATE_LABELS, windowsText } from '../core';
 import type { RunInfo, WindowEvents } from '../core';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -268,8 +268,7 @@ export async function reportCommand(argv: string[], out: NodeJS.WritableStream):
   if (!v.out) throw new UsageError('--out FILE is required: where to write the report.');
   await requireJournal(args, v['state-dir']);
   const session = sessionFor(args, v['state-dir']);
-  const html = renderReport(await session.reportData());
-  await writeOwnerOnly(v.out, html);
-  process.stderr.write(`Wrote the report of ${session.store.traces.size} trace(s) and ${session.store.runs.length} run(s) to ${v.out} (${Math.round(Buffer.byteLength(html) / 1024)} KB).\n`);
+  const bytes = await session.writeReport(v.out);
+  process.stderr.write(`Wrote the report of ${session.store.traces.size} trace(s) and ${session.store.runs.length} run(s) to ${v.out} (${Math.round(bytes / 1024)} KB).\n`);
   return EXIT.ok;
 }

@@ -249,7 +249,9 @@ function completedNote(session: EvaluationSession, s: RunSummary, req: RunReques
   if (s.runId === undefined && s.counts.submitted + s.counts.skipped >= s.total && s.total > 0) {
     const run = session.store.currentRun;
     const by = run ? `${run.target} in run ${run.runId} at ${new Date(run.startedAt).toISOString()}` : 'an earlier run';
-    notes.push(`Nothing to do: every trace is already submitted by ${by}; --fresh answers again.`);
+    // A benchmark's list is fixed: with all of it journaled and submitted, the service was not asked again.
+    const asked = session.key.kind === 'benchmark' && session.store.promptsRecorded && s.counts.submitted === s.total ? ' (the journal holds the whole list; the service was not asked)' : '';
+    notes.push(`Nothing to do: every trace is already submitted by ${by}${asked}; --fresh answers again.`);
   }
   if (req.limit !== undefined && s.planned.wanted > s.planned.callTarget) {
     notes.push(

@@ -14,6 +14,7 @@ Options:
   --token TOKEN               the token it accepts (default ${SANDBOX_DEFAULTS.token})
   --benchmark-traces N        prompts of evaluation 1, benchmark (default ${SANDBOX_DEFAULTS.benchmarkTraces})
   --robustness-traces N       prompts of evaluation 2, robustness (default ${SANDBOX_DEFAULTS.robustnessTraces})
+  --prompt-bytes N            pad each prompt with context to about N bytes (default: as seeded)
   --generation-seconds S      until evaluation 2's prompts are generated (default ${SANDBOX_DEFAULTS.generationSeconds})
   --evaluation-seconds S      the simulated evaluator's delay per answer (default ${SANDBOX_DEFAULTS.evaluationSeconds})
   --latency-ms N              delay added to every API answer (default 0)
@@ -38,6 +39,7 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     'generation-seconds': { type: 'string' },
     'evaluation-seconds': { type: 'string' },
     'latency-ms': { type: 'string' },
+    'prompt-bytes': { type: 'string' },
     'fail-rate': { type: 'string' },
     'model-latency-ms': { type: 'string' },
     'max-body-bytes': { type: 'string' },
@@ -57,6 +59,7 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     token: v.token ?? SANDBOX_DEFAULTS.token,
     benchmarkTraces: intOption(v['benchmark-traces'], 'benchmark-traces', SANDBOX_DEFAULTS.benchmarkTraces, 0, 5_000_000),
     robustnessTraces: intOption(v['robustness-traces'], 'robustness-traces', SANDBOX_DEFAULTS.robustnessTraces, 0, 5_000_000),
+    promptBytes: intOption(v['prompt-bytes'], 'prompt-bytes', 0, 0, 1_000_000),
     generationSeconds: numberOption(v['generation-seconds'], 'generation-seconds', SANDBOX_DEFAULTS.generationSeconds, 0, 86_400),
     evaluationSeconds: numberOption(v['evaluation-seconds'], 'evaluation-seconds', SANDBOX_DEFAULTS.evaluationSeconds, 0, 86_400),
     latencyMs: intOption(v['latency-ms'], 'latency-ms', 0, 0, 600_000),

@@ -1,5 +1,6 @@
 import { commit } from './commit';
-import { listPromptsOf } from './promptList';
+import { streamPromptsOf } from './promptList';
+import { JournalWriteError, ListWriter } from './listWriter';
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError, isAbortError } from '../api/errors';
 import type { EvaluationKind } from '../api/kinds';
@@ -57,8 +58,10 @@ export interface EngineOptions {
   shard?: Shard;
   /** Rerun Traces: the `only` traces go to the target again, whatever answers the journal holds for them. */
   rerun?: boolean;
-  /** Use these prompts instead of listing again. */
+  /** Use these prompts instead of listing again (tests). */
   prompts?: readonly PromptItem[];
+  /** Use the prompts the journal holds instead of listing again (Run Trace, Rerun Traces). */
+  journaledPrompts?: boolean;
   /** Aborts in-flight work at once. */
   signal?: AbortSignal;
   /** Stops taking new traces; in-flight work finishes and is saved. */
@@ -119,17 +122,20 @@ export interface RunSummary {
  */
 export async function runEvaluation(options: EngineOptions): Promise<RunSummary> {
   const engine = new EngineRun(options);
-  // 1. The prompts.
-  let prompts: readonly PromptItem[];
+  // 1. The prompts, journaled as they come where they are new or changed.
+  let listed: ReadonlySet<string>;
   try {
-    prompts = await listPrompts(options, engine.run);
+    listed = await listPrompts(options, engine.run);
   } catch (error) {
+    if (error instanceof JournalWriteError) {
+      engine.run.fail(error.cause);
+      return engine.finish();
+    }
     return engine.finish(classifyFatal(error));
   }
   // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
   let queue: TraceInfo[] | undefined;
   try {
-    await registerPrompts(options.store, options.journal, prompts, engine.run);
     engine.plan();
     // 3. The target warmed up, then the run recorded: a run that cannot start leaves the record as it was.
     queue = await engine.begin();
@@ -138,7 +144,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     return engine.finish();
   }
   // 4. Call the target and submit, `concurrency` traces at a time; then the list once more (robustness).
-  if (queue) await engine.work(queue, prompts);
+  if (queue) await engine.work(queue, listed);
   return engine.finish();
 }
 
@@ -216,7 +222,7 @@ class EngineRun {
   }
 
   /** The queue through the target and the service; then, for robustness, what the list gained meanwhile. */
-  async work(queue: readonly TraceInfo[], prompts: readonly PromptItem[]): Promise<void> {
+  async work(queue: readonly TraceInfo[], listed: ReadonlySet<string>): Promise<void> {
     const { options, run } = this;
     const submitter = this.submissions;
     const traces = new TraceHandler(this.caller(), submitter, options.journal, options.store, run, this.concurrency, options.holdAnswers === true, this.recorded, this.changed);
@@ -224,7 +230,7 @@ class EngineRun {
       await drain(queue, traces, run, this.concurrency);
       // Submissions handed over finish (or see the stop) before the run reports.
       await submitter.settled();
-      await this.runAppeared(prompts, traces, submitter);
+      await this.runAppeared(listed, traces, submitter);
     } catch (error) {
       run.fail(error);
       await submitter.settled();
@@ -237,10 +243,10 @@ class EngineRun {
    * The list once more: robustness generation may still have been adding prompts when it was first read; those
    * run in this run. (A benchmark's list is fixed: reading 100,000 prompts again would cost the run for nothing.)
    */
-  private async runAppeared(prompts: readonly PromptItem[], traces: TraceHandler, submitter: Submitter): Promise<void> {
+  private async runAppeared(listed: ReadonlySet<string>, traces: TraceHandler, submitter: Submitter): Promise<void> {
     const { options, run } = this;
-    if (options.kind !== 'robustness' || run.stopping || options.only || options.prompts || options.limit !== undefined) return;
-    this.listChanges = await listAgain(options, options.store, options.journal, run, prompts);
+    if (options.kind !== 'robustness' || run.stopping || options.only || options.prompts || options.journaledPrompts || options.limit !== undefined) return;
+    this.listChanges = await listAgain(options, options.store, options.journal, run, listed);
     if (!this.listChanges?.appeared.length) return;
     if (!this.recorded) {
       this.recorded = await recordRun(options, options.store, options.journal);
@@ -379,7 +385,7 @@ async function listAgain(
   store: TraceStore,
   journal: Journal,
   run: RunState,
-  first: readonly PromptItem[],
+  before: ReadonlySet<string>,
 ): Promise<ListChanges | undefined> {
   let items: PromptItem[];
   try {
@@ -389,12 +395,13 @@ async function listAgain(
     run.log('warn', `The prompt list could not be read again at the end of the run (${error instanceof Error ? error.message : String(error)}); the run's answers stand.`);
     return undefined;
   }
-  const before = new Set(first.map((p) => p.traceId));
   const after = new Set(items.map((p) => p.traceId));
   const changes = { appeared: [...after].filter((id) => !before.has(id)), vanished: [...before].filter((id) => !after.has(id)) };
   if (changes.appeared.length) {
     run.log('info', `The service lists ${changes.appeared.length} trace(s) more than at the start of the run (first: "${changes.appeared[0]}"); they run now.`);
-    await registerPrompts(store, journal, items, run);
+    const list = new ListWriter(store, journal, (m) => run.log('warn', m));
+    await list.add(items);
+    await list.end();
   }
   if (changes.vanished.length) {
     run.log('warn', `${changes.vanished.length} trace(s) listed at the start are no longer listed by the service (first: "${changes.vanished[0]}"); they are reported, not failed.`);
@@ -432,12 +439,27 @@ async function recordRun(options: EngineOptions, store: TraceStore, journal: Jou
   return options.runRecord.run;
 }
 
-/** The service's list; for robustness, after waiting for generation (the wait shows in progress). */
-async function listPrompts(options: EngineOptions, run: RunState): Promise<readonly PromptItem[]> {
-  const { client, kind, evaluationId } = options;
-  if (options.prompts) return options.prompts;
+/**
+ * The service's list (for robustness, after waiting for generation; the wait shows in progress), registered as it
+ * comes; the ids listed. A benchmark's list is fixed: when the journal holds all of it and every trace is submitted,
+ * there is nothing to list it again for (a run with nothing to do reads no 200 MB list).
+ */
+async function listPrompts(options: EngineOptions, run: RunState): Promise<ReadonlySet<string>> {
+  const { client, kind, evaluationId, store } = options;
+  const allDone = kind === 'benchmark' && options.runRecord?.mode !== 'fresh' && store.promptsRecorded && store.counts.submitted === store.total && store.total === store.listedTotal;
+  if (options.journaledPrompts || allDone) {
+    const journaled = new Set([...store.traces.values()].filter((t) => t.hasPrompt).map((t) => t.traceId));
+    // A journal with no prompts yet (Run Trace before any list): listed after all.
+    if (journaled.size > 0) return journaled;
+  }
+  const list = new ListWriter(store, options.journal, (m) => run.log('warn', m));
+  if (options.prompts) {
+    await list.add(options.prompts);
+    return list.end();
+  }
   if (kind === 'robustness') run.phase = 'waiting';
-  const items = await listPromptsOf(client, kind, evaluationId, {
+  // Journaled as it streams in: a 600,000-prompt list is never held whole.
+  await streamPromptsOf(client, kind, evaluationId, (batch) => list.add(batch), {
     waitForGenerationMs: options.waitForGenerationMs ?? 0,
     signal: run.hardSignal,
     onWait: (e) => {
@@ -446,27 +468,7 @@ async function listPrompts(options: EngineOptions, run: RunState): Promise<reado
     },
   });
   run.waitingReason = undefined;
-  return items;
-}
-
-/** Puts the list in the store, and in the journal when it is new or changed (the journal owns the prompts). */
-async function registerPrompts(store: TraceStore, journal: Journal, prompts: readonly PromptItem[], run: RunState): Promise<void> {
-  const duplicates = repeatedIds(prompts);
-  if (duplicates.length) {
-    run.log('warn', `The service listed ${duplicates.length} trace id(s) more than once (first: "${duplicates[0]}"); each is handled once.`);
-  }
-  if (differsFromStore(store, prompts)) await commit(journal, store, { t: 'prompts', at: Date.now(), items: [...prompts] });
-}
-
-/** The trace ids listed more than once (each is handled once: the store keeps the first). */
-function repeatedIds(prompts: readonly PromptItem[]): string[] {
-  const seen = new Set<string>();
-  const repeated: string[] = [];
-  for (const { traceId } of prompts) {
-    if (seen.has(traceId)) repeated.push(traceId);
-    else seen.add(traceId);
-  }
-  return repeated;
+  return list.end();
 }
 
 /**
@@ -515,7 +517,7 @@ class TraceHandler {
 
   /** Gets the trace an answer (unless the journal has one); 'done' when there is nothing to submit now. */
   private async answer(info: TraceInfo, signal: AbortSignal): Promise<'done' | { durable: Promise<void> | undefined }> {
-    if (info.answer !== undefined && (info.state === 'answered' || info.failedStage === 'submit')) return { durable: undefined };
+    if (info.hasAnswer && (info.state === 'answered' || info.failedStage === 'submit')) return { durable: undefined };
     this.store.setTransient(info.traceId, 'running');
     this.changed(info);
     let result: Awaited<ReturnType<TargetCaller['call']>>;
@@ -568,13 +570,6 @@ class TraceHandler {
     }
     return { durable };
   }
-}
-
-/** True when the service's list is not the one the store already has (new, removed or changed prompts). */
-function differsFromStore(store: TraceStore, prompts: readonly PromptItem[]): boolean {
-  if (!store.promptsRecorded || store.listedTotal !== prompts.length) return true;
-  for (const { traceId, content } of prompts) if (store.get(traceId)?.prompt !== content) return true;
-  return false;
 }
 
 function classifyFatal(error: unknown): { outcome: RunOutcome; message: string; error: unknown } {

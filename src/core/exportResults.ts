@@ -102,6 +102,19 @@ async function openOwnerOnly(path: string): Promise<WriteStream> {
   return out;
 }
 
+/** Writes pieces of text (a report, made as it is written) to a file only its owner can read; the bytes written. */
+export async function writePiecesOwnerOnly(path: string, pieces: Iterable<string>): Promise<number> {
+  const out = await openOwnerOnly(path);
+  let bytes = 0;
+  for (const piece of pieces) {
+    bytes += Buffer.byteLength(piece);
+    if (!out.write(piece)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
+  return bytes;
+}
+
 /** Writes text (a report) to a file only its owner can read, as exports are. */
 export async function writeOwnerOnly(path: string, text: string): Promise<void> {
   const out = await openOwnerOnly(path);

@@ -3,7 +3,8 @@
 
 export type { ComparedTrace } from './compareRuns';
 export type { RunSummary } from './engine';
-export { JournalLockedError, journalPath } from './journal';
+export { journalPath } from './journal';
+export { JournalLockedError, isAlive, journalHeld, journalLockPid, lockPathOf } from './journalLock';
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './engine';
 export type { HoldEvent } from './serviceHold';

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
-import { open, readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { EvaluationKind } from '../api/kinds';
+import { acquireLock, releaseLock } from './journalLock';
 import { parseLine } from './journalRecords';
 import type { JournalRecord } from './journalRecords';
 
@@ -47,6 +48,11 @@ export interface Journal {
   readonly path: string | undefined;
   /** Resolves once the record is on disk (fsync'd). */
   append(record: JournalRecord): Promise<void>;
+  /**
+   * append, and where the record's line will be in the file (the order of appends is the file's order); a journal
+   * that keeps nothing gives no place. The store keeps the place instead of the text once `durable` resolves.
+   */
+  place(record: JournalRecord): { durable: Promise<void>; at: RecordLocation | undefined };
   /** Records appended and not yet on disk. */
   readonly backlog: number;
   /** Bytes this journal wrote to its file (a reader that had the file up to where it opened goes on from there). */
@@ -70,41 +76,83 @@ export function journalPath(stateDir: string, key: JournalKey): string {
   return join(stateDir, `${readable}-${hash}`, `${key.kind}-${key.evaluationId}.jsonl`);
 }
 
+/** Where one record's line is in its journal file: its first byte and its length in bytes (newline excluded). */
+export interface RecordLocation {
+  offset: number;
+  length: number;
+}
+
+/** Told each whole record as it is read, with where its line is (the store keeps that, not the text). */
+export type RecordVisitor = (record: JournalRecord, at: RecordLocation) => void;
+/** The visitor for one read, once it is known whether the read goes on from `from` or starts the file again. */
+export type JournalVisitor = (continued: boolean) => RecordVisitor;
+
+// A journal is read in chunks of this size: a 1 GB journal never becomes one string (V8's limit is 512 MB).
+const READ_CHUNK = 4 * 1024 * 1024;
+
 /**
  * Reads a journal; with `from` (where an earlier read of the same file ended) only what was appended since, so a
  * store kept open reads on from its last byte instead of replaying 100,000 records for every action. A file that is
- * not the one `from` names (deleted and begun again), or shorter, is read whole.
+ * not the one `from` names (deleted and begun again), or shorter, is read whole. With `visit`, each record goes to
+ * it as it is read (with where its line is) and `records` stays empty: nothing but one chunk is held at a time.
  */
-export async function readJournal(path: string, from?: JournalPosition): Promise<JournalReadResult> {
+export async function readJournal(path: string, from?: JournalPosition, visit?: JournalVisitor): Promise<JournalReadResult> {
   let file: FileHandle;
   try {
     file = await open(path, 'r');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], tornTail: false, corruptLines: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      visit?.(false);
+      return { records: [], tornTail: false, corruptLines: 0 };
+    }
     throw error;
   }
   try {
     const { dev, ino, size } = await file.stat();
     const continued = from !== undefined && from.dev === dev && from.ino === ino && from.bytes <= size && (await sameFile(file, from));
     const start = continued ? from.bytes : 0;
-    const bytes = Buffer.alloc(size - start);
-    let got = 0;
-    while (got < bytes.length) {
-      const { bytesRead } = await file.read(bytes, got, bytes.length - got, start + got);
-      if (bytesRead === 0) break;
-      got += bytesRead;
-    }
-    // Only whole lines are taken: a line being written (or cut short by a crash) is read again next time.
-    const whole = bytes.lastIndexOf(0x0a, got - 1) + 1;
-    const parsed = parseJournal(bytes.toString('utf8', 0, whole));
-    const end = start + whole;
+    const records: JournalRecord[] = [];
+    const scan = await scanLines(file, start, size, visit ? visit(continued) : (record) => records.push(record));
+    const end = scan.end;
     const position = { dev, ino, bytes: end, head: await slice(file, 0, Math.min(CHECKED, end)), before: await slice(file, Math.max(0, end - CHECKED), end) };
-    return { ...parsed, tornTail: whole < got, position, ...(continued ? { continued: true } : {}) };
+    return { records, corruptLines: scan.corruptLines, tornTail: scan.tornTail, position, ...(continued ? { continued: true } : {}) };
   } finally {
     await file.close();
   }
 }
 
+/**
+ * The whole lines from `start` to `size`, chunk by chunk: each parsed and visited with its place. Only whole lines are
+ * taken: a line being written (or cut short by a crash) is read again next time. `end`: after the last whole line.
+ */
+async function scanLines(file: FileHandle, start: number, size: number, visit: RecordVisitor): Promise<{ end: number; corruptLines: number; tornTail: boolean }> {
+  let corruptLines = 0;
+  // The part of a line begun in the previous chunk, and where it starts in the file.
+  let carry: Buffer = Buffer.alloc(0);
+  let lineStart = start;
+  let pos = start;
+  const chunk = Buffer.alloc(Math.min(READ_CHUNK, Math.max(1, size - start)));
+  while (pos < size) {
+    const { bytesRead } = await file.read(chunk, 0, Math.min(chunk.length, size - pos), pos);
+    if (bytesRead === 0) break;
+    const bytes = carry.length ? Buffer.concat([carry, chunk.subarray(0, bytesRead)]) : chunk.subarray(0, bytesRead);
+    const base = lineStart;
+    let from = 0;
+    for (let nl = bytes.indexOf(0x0a, from); nl !== -1; nl = bytes.indexOf(0x0a, from)) {
+      if (nl > from) {
+        const record = parseLine(bytes.toString('utf8', from, nl));
+        if (record) visit(record, { offset: base + from, length: nl - from });
+        else corruptLines++;
+      }
+      from = nl + 1;
+    }
+    // A copy: the chunk's buffer is read into again.
+    carry = Buffer.from(bytes.subarray(from));
+    lineStart = base + from;
+    pos += bytesRead;
+  }
+  return { end: lineStart, corruptLines, tornTail: carry.length > 0 };
+}
 /** Whether the open file is the one a position was taken in: the same first bytes, the same bytes before it. */
 async function sameFile(file: FileHandle, from: JournalPosition): Promise<boolean> {
   return (await slice(file, 0, Math.min(CHECKED, from.bytes))) === from.head && (await slice(file, Math.max(0, from.bytes - CHECKED), from.bytes)) === from.before;
@@ -116,6 +164,7 @@ async function slice(file: FileHandle, start: number, end: number): Promise<stri
   return bytes.subarray(0, bytesRead).toString('base64');
 }
 
+/** A journal's text as records (tests, and small files read whole). */
 export function parseJournal(text: string): JournalReadResult {
   const lines = text.split('\n');
   const last = lines.pop() ?? '';
@@ -138,6 +187,8 @@ export interface OpenJournalOptions {
   from?: JournalPosition;
   /** The file operations (Node's; tests put a fault-injecting layer here). */
   fs?: JournalFs;
+  /** Each replayed record, with where its line is, instead of collecting them (see readJournal). */
+  visit?: JournalVisitor;
 }
 
 /**
@@ -147,19 +198,20 @@ export interface OpenJournalOptions {
  */
 export async function openJournal(path: string, options: OpenJournalOptions = {}): Promise<{ journal: Journal; replay: JournalReadResult }> {
   const fs = options.fs ?? NODE_FS;
-  const { handle, replay } = await openForAppend(fs, path, options.from);
-  return { journal: new GroupCommitJournal(fs, path, handle, options.maxBatch ?? 512), replay };
+  const { handle, replay } = await openForAppend(fs, path, options.from, options.visit);
+  // After a torn tail is cut, the file ends where the read did: the first record appended goes there.
+  return { journal: new GroupCommitJournal(fs, path, handle, options.maxBatch ?? 512, replay.position?.bytes ?? 0), replay };
 }
 
 /** Locks the journal, replays it, cuts a torn tail and opens it for appending; the lock is released on failure. */
-async function openForAppend(fs: JournalFs, path: string, from: JournalPosition | undefined): Promise<{ handle: JournalFileHandle; replay: JournalReadResult }> {
+async function openForAppend(fs: JournalFs, path: string, from: JournalPosition | undefined, visit: JournalVisitor | undefined): Promise<{ handle: JournalFileHandle; replay: JournalReadResult }> {
   let locked = false;
   try {
     // Owner-only: the journal holds prompts and answers, which can be confidential.
     await fs.mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
     await acquireLock(fs, `${path}.lock`);
     locked = true;
-    const replay = await readJournal(path, from);
+    const replay = await readJournal(path, from, visit);
     // Appending after a torn line would glue the next record onto it: cut it first (after the last whole line).
     if (replay.tornTail && replay.position) await fs.truncate(path, replay.position.bytes);
     // With O_DSYNC a write returns once its bytes are on disk: one thread-pool job per batch instead of a write
@@ -191,6 +243,8 @@ class GroupCommitJournal implements Journal {
     readonly path: string,
     private readonly handle: JournalFileHandle,
     private readonly maxBatch: number,
+    /** Where the next record goes: the file's length, and the lines queued since. */
+    private nextOffset: number,
   ) {}
 
   get backlog(): number {
@@ -210,12 +264,22 @@ class GroupCommitJournal implements Journal {
   }
 
   append(record: JournalRecord): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line: `${JSON.stringify(record)}\n`, resolve, reject });
+    return this.place(record).durable;
+  }
+
+  place(record: JournalRecord): { durable: Promise<void>; at: RecordLocation } {
+    const line = `${JSON.stringify(record)}\n`;
+    const length = Buffer.byteLength(line) - 1;
+    const at = { offset: this.nextOffset, length };
+    // A failed journal writes nothing more: nothing is placed after its failure either.
+    if (!this.firstFailure) this.nextOffset += length + 1;
+    const durable = new Promise<void>((resolve, reject) => {
+      this.queue.push({ line, resolve, reject });
       // Records of the same turn of the event loop share a flush; a busy flusher picks them up when it ends.
       if (this.queue.length >= this.maxBatch) this.kick();
       else this.timer ??= setImmediate(() => this.kick());
     });
+    return { durable, at };
   }
 
   async flush(): Promise<void> {
@@ -269,128 +333,17 @@ class GroupCommitJournal implements Journal {
 
 /** A journal that keeps nothing: for benchmarking the journal's own cost. */
 export function nullJournal(): Journal {
-  return { path: undefined, backlog: 0, bytesWritten: 0, lastWritten: Buffer.alloc(0), failure: undefined, append: () => Promise.resolve(), flush: () => Promise.resolve(), close: () => Promise.resolve() };
+  return {
+    path: undefined,
+    backlog: 0,
+    bytesWritten: 0,
+    lastWritten: Buffer.alloc(0),
+    failure: undefined,
+    append: () => Promise.resolve(),
+    place: () => ({ durable: Promise.resolve(), at: undefined }),
+    flush: () => Promise.resolve(),
+    close: () => Promise.resolve(),
+  };
 }
 
-function releaseLock(fs: JournalFs, lockPath: string): void {
-  try {
-    fs.rmSync(lockPath, { force: true });
-  } catch {
-    // A lock left behind names a dead pid: the next run takes it over.
-  }
-  heldLocks.delete(lockPath);
-}
-
-// Locks this process holds: a second writer in the same process (an editor window running and
-// submitting at once) must be refused as surely as one in another process.
-const heldLocks = new Set<string>();
-
-async function acquireLock(fs: JournalFs, lockPath: string): Promise<void> {
-  if (heldLocks.has(lockPath)) {
-    throw new JournalLockedError('This evaluation is already running in this process; wait for it to finish or cancel it.');
-  }
-  for (let attempt = 0; attempt < 50; attempt++) {
-    try {
-      writeNewFile(fs, lockPath, String(process.pid));
-      heldLocks.add(lockPath);
-      return;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const holder = await lockHolder(lockPath);
-    if (holder === undefined) continue; // released meanwhile: create it again
-    if (holder && holder !== process.pid && isAlive(holder)) {
-      throw new JournalLockedError(`Another Eval Runner process (pid ${holder}) is running this evaluation; wait for it to finish or stop it.`);
-    }
-    // The holder died (a crash or SIGKILL): the lock is stale. Taking it over must be atomic, or two runs
-    // started together would both delete it and both go on.
-    if (await takeOverStaleLock(fs, lockPath, holder)) {
-      heldLocks.add(lockPath);
-      return;
-    }
-    // Another process is taking over: it will hold the lock (and the check above refuses) in a moment.
-    await new Promise((resolve) => setTimeout(resolve, 20 + Math.random() * 30));
-  }
-  throw new JournalLockedError('Could not lock the journal; try again.');
-}
-
-/**
- * Takes over a lock whose holder is dead. Takeovers are serialised by a second lock file created exclusively;
- * inside it, the lock is replaced by a rename (so it never disappears, and a plain exclusive create elsewhere
- * keeps failing) only if it still names the dead holder seen before. Then ownership is read back.
- */
-async function takeOverStaleLock(fs: JournalFs, lockPath: string, staleHolder: number): Promise<boolean> {
-  const mutex = `${lockPath}.takeover`;
-  try {
-    writeNewFile(fs, mutex, String(process.pid));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    // A takeover mutex left by a process that died inside its few milliseconds: clear it for the next try.
-    // (Two processes clearing the same dead mutex at once could both get in; that needs a crash inside the
-    // takeover itself to begin with.)
-    const owner = await lockHolder(mutex);
-    if (owner !== undefined && (owner === 0 || !isAlive(owner))) fs.rmSync(mutex, { force: true });
-    return false;
-  }
-  try {
-    if ((await lockHolder(lockPath)) !== staleHolder) return false;
-    fs.renameSync(writeAside(fs, lockPath, String(process.pid)), lockPath);
-    return (await lockHolder(lockPath)) === process.pid;
-  } finally {
-    fs.rmSync(mutex, { force: true });
-  }
-}
-
-/**
- * Creates a file with its whole text at once: written aside, then hard-linked into place, which fails with
- * EEXIST when the name is taken. A reader never sees the file empty, so an empty lock is never "a holder
- * mid-write" that another process could mistake for a dead one.
- */
-function writeNewFile(fs: JournalFs, path: string, text: string): void {
-  const aside = writeAside(fs, path, text);
-  try {
-    fs.linkSync(aside, path);
-  } finally {
-    fs.rmSync(aside, { force: true });
-  }
-}
-
-function writeAside(fs: JournalFs, path: string, text: string): string {
-  const aside = `${path}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  const fd = fs.openSync(aside, 'w', 0o600);
-  try {
-    fs.writeSync(fd, text);
-  } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(aside, { force: true });
-    throw error;
-  }
-  fs.closeSync(fd);
-  return aside;
-}
-
-/** The pid a lock file names; 0 when it holds no pid (hand-edited), undefined when there is no such file. */
-async function lockHolder(path: string): Promise<number | undefined> {
-  let text: string;
-  try {
-    text = await readFile(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw error;
-  }
-  const pid = Number(text.trim());
-  return Number.isInteger(pid) && pid > 0 ? pid : 0;
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-export class JournalLockedError extends Error {
-  override name = 'JournalLockedError';
-}
+export { JournalLockedError } from './journalLock';

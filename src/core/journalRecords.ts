@@ -50,9 +50,15 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
    * opened later), or let go of it. Only the run's history; never acted on. Older journals have none.
    */
   z.object({ t: z.literal('window'), run: z.string(), at, ev: z.enum(['attached', 'detached']) }),
-  /** The service's prompt list, when it differs from the one the journal holds. */
+  /** The service's prompt list, whole in one line (written before 0.4; read, never written now). */
   z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
-  z.object({ t: z.literal('list'), at, total: z.number() }),
+  /**
+   * One listed prompt, new or changed since the journal's last list (the list is journaled as it streams in, a line
+   * per prompt, so a 600,000-prompt list is never one line); `list` follows with the list's size.
+   */
+  z.object({ t: z.literal('item'), id, p: z.string(), at }),
+  /** The list's size; `full`: the items journaled before it are the whole list (a store holding a list since knows it). */
+  z.object({ t: z.literal('list'), at, total: z.number(), full: z.optional(z.boolean()) }),
   /**
    * An answer from the target (or a reviewer) in run `run`: `ms` the target's latency (its own time), `qw` the wait
    * for a free worker or slot before the call started (kept apart from `ms`), `ft` the time to the first
@@ -107,7 +113,7 @@ export function parseLine(line: string): JournalRecord | undefined {
  * nothing the schema refuses.
  */
 export function isFastRecord(value: unknown): value is JournalRecord {
-  return isPlainAnswer(value) || isPlainSubmitted(value) || isPlainPrompts(value);
+  return isPlainAnswer(value) || isPlainSubmitted(value) || isPlainItem(value) || isPlainPrompts(value);
 }
 
 type Loose = Record<string, unknown>;
@@ -120,6 +126,11 @@ export function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'ans
     typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.qw, 'number') && optional(r.bs, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
     optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
   );
+}
+
+export function isPlainItem(v: unknown): v is Extract<JournalRecord, { t: 'item' }> {
+  const r = v as Loose;
+  return typeof v === 'object' && v !== null && r.t === 'item' && typeof r.id === 'string' && r.id !== '' && typeof r.p === 'string' && typeof r.at === 'number';
 }
 
 export function isPlainPrompts(v: unknown): v is Extract<JournalRecord, { t: 'prompts' }> {

@@ -9,12 +9,12 @@ export const RERUN_SUBSETS = ['failed', 'bad', 'noted'] as const;
 export function selectTraces(store: TraceStore, subset: RerunSubset): { ids: string[]; unknown: number } {
   if (typeof subset === 'object') {
     const wanted = new Set(subset.ids.map((id) => id.trim()).filter(Boolean));
-    const ids = [...store.traces.values()].filter((t) => wanted.has(t.traceId) && t.prompt !== undefined).map((t) => t.traceId);
+    const ids = [...store.traces.values()].filter((t) => wanted.has(t.traceId) && t.hasPrompt).map((t) => t.traceId);
     return { ids, unknown: wanted.size - ids.length };
   }
   const ids: string[] = [];
   for (const t of store.traces.values()) {
-    if (t.prompt === undefined) continue;
+    if (!t.hasPrompt) continue;
     if (subset === 'failed' ? t.state === 'failed' : subset === 'bad' ? t.rating === 'bad' : t.note !== undefined) ids.push(t.traceId);
   }
   return { ids, unknown: 0 };

@@ -27,6 +27,8 @@ const configSchema = z.strictObject({
   requestEncoding: z.optional(z.enum(['urlencoded', 'multipart'])),
   waitForGenerationSeconds: z.optional(z.int()),
   stateDir: z.optional(z.string()),
+  /** The guard against a runaway prompt list, in MB (--max-list-mb). */
+  maxListMegabytes: z.optional(z.int()),
   /** The text submitted for a skipped trace with --submit-skipped ({reason} filled in). */
   skippedAnswer: z.optional(z.string()),
   /** Editor-only: accepted so a settings block can be pasted whole, and ignored. */
@@ -118,6 +120,7 @@ export function configToArgs(config: RunConfig, argv: readonly string[], scope: 
     const matching = evaluations.filter((e) => String(e.evaluationId) === given);
     if (matching.length === 1 && flagValue(argv, 'kind') === undefined) flag('kind', matching[0]!.kind);
   }
+  flag('max-list-mb', config.maxListMegabytes);
   if (scope === 'service') return out;
   flag('state-dir', config.stateDir);
   if (scope === 'journal') return out;

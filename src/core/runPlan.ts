@@ -36,7 +36,7 @@ export function planQueue(store: TraceStore, options: PlanOptions = {}): RunPlan
   for (const info of store.traces.values()) {
     if (options.only && !options.only.has(info.traceId)) continue;
     if (options.shard && !inShard(info.traceId, options.shard)) continue;
-    if (info.prompt === undefined || info.state === 'skipped') continue;
+    if (!info.hasPrompt || info.state === 'skipped') continue;
     if (!options.ignoreAnswers && info.state === 'submitted') continue;
     if (!options.ignoreAnswers && hasAnswerToSubmit(info)) {
       if (!options.holdAnswers) submitFirst.push(info);
@@ -48,7 +48,7 @@ export function planQueue(store: TraceStore, options: PlanOptions = {}): RunPlan
 }
 
 export function hasAnswerToSubmit(info: TraceInfo): boolean {
-  return info.answer !== undefined && (info.state === 'answered' || info.failedStage === 'submit');
+  return info.hasAnswer && (info.state === 'answered' || info.failedStage === 'submit');
 }
 
 /** Journaled answers that another target gave: who gave them, and how many are submitted. */
@@ -69,7 +69,7 @@ export function targetConflict(store: TraceStore, requested: TargetIdentity, mod
   if (mode !== 'continue' || !current || same(current)) return undefined;
   const byRun = new Map<string | undefined, { run: RunInfo | undefined; target: string; traces: number; submitted: number }>();
   for (const info of store.traces.values()) {
-    if (info.answer === undefined || info.answeredBy === 'user') continue;
+    if (!info.hasAnswer || info.answeredBy === 'user') continue;
     const run = store.runById(info.answerRun);
     let entry = byRun.get(info.answerRun);
     if (!entry) byRun.set(info.answerRun, (entry = { run, target: run?.target ?? 'an unrecorded target', traces: 0, submitted: 0 }));

@@ -1,4 +1,6 @@
-import { reportData } from './report/reportData';
+import { reportData, reportRows, reportSummary } from './report/reportData';
+import { reportChunks } from './report/renderReport';
+import type { ReportPage } from './report/renderReport';
 import type { ReportData } from './report/reportTypes';
 import { formatShard } from './shards';
 import { randomBytes } from 'node:crypto';
@@ -8,13 +10,17 @@ import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
 import type { EngineOptions, RunSummary } from './engine';
 import { commit } from './commit';
+import { ListWriter } from './listWriter';
 import { compareRuns } from './compareRuns';
 import type { ComparedTrace } from './compareRuns';
-import { exportLines, exportToFile } from './exportResults';
-import { listPromptsOf } from './promptList';
+import { exportLines, exportToFile, writePiecesOwnerOnly } from './exportResults';
+import { streamPromptsOf } from './promptList';
+import type { PromptSink } from '../api/client';
 import type { ExportFormat, ExportOptions } from './exportResults';
 import { CHECKED, journalPath, nullJournal, openJournal, readJournal } from './journal';
-import type { Journal, JournalKey, JournalPosition, JournalReadResult } from './journal';
+import type { Journal, JournalKey, JournalPosition, JournalReadResult, JournalVisitor } from './journal';
+import { JournalText } from './journalText';
+import { readIndex, writeIndex } from './storeIndex';
 import type { JournalFs } from './storage';
 import { describeConflict, targetConflict } from './runPlan';
 import { previousRun, selectTraces } from './rerun';
@@ -28,6 +34,9 @@ import { TraceStore } from './traceStore';
 import type { RunInfo, StateCounts } from './traceStore';
 
 export type SessionKey = JournalKey;
+
+/** Journals shorter than this are read whole (milliseconds); the index is kept only past it. */
+const INDEX_MIN_GROWTH = 1024 * 1024;
 
 /** A reviewer's note is a line or two, not a document. */
 export const MAX_NOTE_LENGTH = 2000;
@@ -100,6 +109,10 @@ export class EvaluationSession {
   private position: JournalPosition | undefined;
   /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
   private legacyPrompts: PromptItem[] | undefined;
+  /** The store a whole read of the journal is building; it replaces `store` once the read ends. */
+  private building: TraceStore | undefined;
+  /** The journal's length when its index was last read or written (see storeIndex.ts). */
+  private indexedAt = 0;
 
   constructor(
     readonly key: SessionKey,
@@ -179,13 +192,45 @@ export class EvaluationSession {
    */
   async load(): Promise<void> {
     if (this.running) return;
+    await this.openIndex();
     this.absorb(await this.readAll());
+    await this.keepIndex();
     this.changed();
+  }
+
+  /**
+   * Before the first read: the store as the index beside the journal has it, and the position it was taken at, so the
+   * read goes on from there. An index that no longer fits the journal (another file, cut short) makes that read a
+   * whole one, which builds the store afresh; none at all, likewise.
+   */
+  private async openIndex(): Promise<void> {
+    if (!this.journaled || this.position || this.alsoFrom.length) return;
+    const index = await readIndex(this.journalFile, sessionId(this.key));
+    if (!index || this.position) return;
+    this.store.close();
+    this.store = TraceStore.fromImage(index.image, new JournalText(this.journalFile));
+    this.position = index.position;
+    this.invalidLines = index.invalidLines;
+    this.indexedAt = index.position.bytes;
+  }
+
+  /**
+   * Writes the index again once the journal has grown past it by a quarter (at least 1 MB): a 100,000-trace journal is
+   * opened by reading its index and what follows it; a store that follows a run in another process rewrites it a
+   * few dozen times over the run, not at every read.
+   */
+  private async keepIndex(force = false): Promise<void> {
+    const position = this.position;
+    if (!this.journaled || !position || this.alsoFrom.length || !this.store.placed) return;
+    const grown = position.bytes - this.indexedAt;
+    if (grown < INDEX_MIN_GROWTH || (!force && grown < this.indexedAt / 4)) return;
+    this.indexedAt = position.bytes;
+    await writeIndex(this.journalFile, sessionId(this.key), { position, invalidLines: this.invalidLines, image: this.store.image() });
   }
 
   /** The journal, and the other folders' after it: each shard's records are about its own traces. */
   private async readAll(): Promise<JournalReadResult> {
-    if (this.alsoFrom.length === 0) return readJournal(this.journalFile, this.position);
+    if (this.alsoFrom.length === 0) return readJournal(this.journalFile, this.position, this.visitor());
     const first = await readJournal(this.journalFile);
     const all = [first, ...(await Promise.all(this.alsoFrom.map((dir) => readJournal(journalPath(dir, this.key)))))];
     return { records: all.flatMap((r) => r.records), tornTail: all.some((r) => r.tornTail), corruptLines: all.reduce((n, r) => n + r.corruptLines, 0) };
@@ -193,12 +238,14 @@ export class EvaluationSession {
 
   /** Loads an evaluation shown before any run in this window, prompts of older versions included. */
   async restore(): Promise<void> {
-    const replay = await readJournal(this.journalFile);
-    if (!replay.records.some((r) => r.t === 'prompts')) {
+    await this.openIndex();
+    const replay = await readJournal(this.journalFile, this.position, this.visitor());
+    if (!(this.building ?? this.store).promptsRecorded) {
       const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
       this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
     }
     this.absorb(replay);
+    await this.keepIndex();
     this.changed();
   }
 
@@ -207,13 +254,14 @@ export class EvaluationSession {
     client: ApiClient,
     options: { signal?: AbortSignal; waitForGenerationMs?: number; onWait?: (reason: string) => void } = {},
   ): Promise<number> {
-    const items = await listPromptsOf(client, this.key.kind, this.key.evaluationId, { ...options, onWait: (e) => options.onWait?.(e.reason) });
+    const stream = (sink: PromptSink) => streamPromptsOf(client, this.key.kind, this.key.evaluationId, sink, { ...options, onWait: (e) => options.onWait?.(e.reason) });
     // A run in progress journals the list itself.
-    if (this.isRunning) return items.length;
-    await this.withJournal(async (journal) => {
-      await commit(journal, this.store, { t: 'prompts', at: Date.now(), items });
+    if (this.isRunning) return (await stream(() => Promise.resolve())).count;
+    return this.withJournal(async (journal) => {
+      const list = new ListWriter(this.store, journal, () => undefined);
+      await stream((batch) => list.add(batch));
+      return (await list.end()).size;
     });
-    return items.length;
   }
 
   /**
@@ -235,7 +283,6 @@ export class EvaluationSession {
         const what = `${this.key.kind} evaluation ${this.key.evaluationId}`;
         return { outcome: 'targetChanged' as const, conflict, message: describeConflict(conflict, what) };
       }
-      const prompts = reuseFetchedPrompts ? this.journaledPrompts() : rest.prompts;
       return runEvaluation({
         ...rest,
         client,
@@ -245,7 +292,7 @@ export class EvaluationSession {
         store: this.store,
         signal: hard.signal,
         drainSignal: drain.signal,
-        ...(prompts?.length ? { prompts } : {}),
+        ...(reuseFetchedPrompts ? { journaledPrompts: true } : {}),
         runRecord: {
           t: 'run',
           at: Date.now(),
@@ -376,12 +423,12 @@ export class EvaluationSession {
     });
   }
 
-  /** Every trace's answers in two runs, from the journal (no service call). */
+  /** Every trace's answers in two runs, from the journal (no service call); texts are read back as they are shown. */
   async compare(runA: string, runB: string): Promise<ComparedTrace[]> {
-    const replay = await readJournal(this.journalFile);
-    this.absorb(replay);
-    this.changed();
-    return compareRuns(replay.records, runA, runB);
+    await this.load();
+    // A store that holds its texts (nothing journaled) gets a reader of its own, kept with it.
+    if (!this.store.textSource) this.store.readFrom(new JournalText(this.journalFile));
+    return compareRuns(this.journalFile, this.store, this.store.textSource!, runA, runB);
   }
 
   /**
@@ -439,6 +486,13 @@ export class EvaluationSession {
   }
 
   /** What the HTML report shows (report/renderReport.ts writes the page); reads the journal first. */
+  /** The report written to a file as it is made, its rows' texts read from the journal one by one; the bytes written. */
+  async writeReport(path: string, page?: ReportPage, now = new Date()): Promise<number> {
+    await this.load();
+    const summary = reportSummary(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now);
+    return writePiecesOwnerOnly(path, reportChunks(summary, reportRows(this.store), page));
+  }
+
   async reportData(now = new Date()): Promise<ReportData> {
     await this.load();
     return reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now);
@@ -461,7 +515,8 @@ export class EvaluationSession {
       this.absorb(replay);
       return fn(nullJournal(), replay);
     }
-    const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}) });
+    await this.openIndex();
+    const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}), visit: this.visitor() });
     try {
       this.absorb(replay);
       return await fn(journal, replay);
@@ -469,29 +524,45 @@ export class EvaluationSession {
       await journal.close();
       // The lock was held: the file is what it was plus what this journal wrote (unless a write failed).
       this.position = this.position && journal.failure === undefined ? positionAfter(this.position, journal) : undefined;
+      // What a run wrote is indexed when it ends (a run writes a journal's worth; a verdict waits for more).
+      await this.keepIndex(journal.bytesWritten >= INDEX_MIN_GROWTH);
       this.changed();
     }
+  }
+
+  /**
+   * Where a read of the journal puts its records: the store, for a read that goes on from the last; a new store that
+   * reads its texts back from the journal, for a whole read (absorb puts it in place once the read ends).
+   */
+  private visitor(): JournalVisitor {
+    return (continued) => {
+      if (continued) return (record, at) => this.store.apply(record, at);
+      const store = new TraceStore().readFrom(new JournalText(this.journalFile));
+      this.building?.close();
+      this.building = store;
+      return (record, at) => store.apply(record, at);
+    };
   }
 
   /** A read of the journal into the store: what was appended since the last read, or the whole of it. */
   private absorb(replay: JournalReadResult): void {
     this.tornTail = replay.tornTail;
     this.position = replay.position;
+    const built = this.building;
+    this.building = undefined;
     if (replay.continued) {
       this.invalidLines += replay.corruptLines;
       for (const record of replay.records) this.store.apply(record);
       return;
     }
     this.invalidLines = replay.corruptLines;
-    const store = TraceStore.fromRecords(replay.records);
+    // Read whole: an index there was is not of this store.
+    this.indexedAt = 0;
+    // Records read without places (the shards' other folders) make a store that holds its texts.
+    const store = built && replay.records.length === 0 ? built : TraceStore.fromRecords(replay.records);
     if (!store.promptsRecorded && this.legacyPrompts) store.setListed(this.legacyPrompts);
+    if (store !== this.store) this.store.close();
     this.store = store;
-  }
-
-  private journaledPrompts(): PromptItem[] {
-    const items: PromptItem[] = [];
-    for (const t of this.store.traces.values()) if (t.prompt !== undefined) items.push({ traceId: t.traceId, content: t.prompt });
-    return items;
   }
 }
 

@@ -1,4 +1,4 @@
-import { closeSync, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, linkSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, readFile, rm, truncate } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { dirname, sep } from 'node:path';
@@ -11,6 +11,7 @@ export interface JournalFs {
   mkdir(path: string, options: { recursive: true; mode: number }): Promise<unknown>;
   open(path: string, flags: string | number, mode: number): Promise<JournalFileHandle>;
   readFile(path: string): Promise<Buffer>;
+  readFileSync(path: string): Buffer;
   truncate(path: string, length: number): Promise<void>;
   rm(path: string, options: { force: true }): Promise<void>;
   openSync(path: string, flags: string, mode: number): number;
@@ -31,6 +32,7 @@ export const NODE_FS: JournalFs = {
   mkdir: (path, options) => mkdir(path, options),
   open: (path, flags, mode) => open(path, flags, mode),
   readFile: (path) => readFile(path),
+  readFileSync: (path) => readFileSync(path),
   truncate: (path, length) => truncate(path, length),
   rm: (path, options) => rm(path, options),
   openSync: (path, flags, mode) => openSync(path, flags, mode),

@@ -1,5 +1,7 @@
 import type { PromptItem } from '../api/schemas';
 import type { JournalRecord } from './journalRecords';
+import type { RecordLocation } from './journal';
+import type { TextSource } from './journalText';
 import { errorGroup } from './errorGroups';
 import { legacyFingerprint } from './targets/targetSpec';
 
@@ -20,9 +22,14 @@ export type StateCounts = Record<LocalTraceState, number>;
 
 export interface TraceInfo {
   readonly traceId: string;
-  prompt: string | undefined;
+  /** The prompt's text, read from the journal when asked for (a small cache keeps the last ones read). */
+  readonly prompt: string | undefined;
   state: LocalTraceState;
-  answer: string | undefined;
+  /** The answer's text, read like the prompt's. */
+  readonly answer: string | undefined;
+  /** Whether there is a prompt or an answer, without reading it. */
+  readonly hasPrompt: boolean;
+  readonly hasAnswer: boolean;
   /** The answer is the target's refusal or error text (onTargetError: submit). */
   errorAnswer: boolean;
   /** The answer is the not-answered text of a skipped trace (Submit as Not Answered). */
@@ -46,6 +53,182 @@ export interface TraceInfo {
   /** A reviewer's verdict on the current answer and note (local only); cleared when the answer changes. */
   rating: 'good' | 'bad' | undefined;
   note: string | undefined;
+}
+
+/**
+ * A trace as the store keeps it: its state and figures, and where its prompt and answer are in the journal, not the
+ * texts (100,000 traces of 2 KB prompts and answers would be 400 MB of text). A text is held only until its record is
+ * on disk, or when the journal keeps nothing.
+ */
+class Trace implements TraceInfo {
+  state: LocalTraceState = 'pending';
+  errorAnswer = false;
+  notAnswered = false;
+  answeredBy: 'target' | 'user' | undefined = undefined;
+  error: string | undefined = undefined;
+  failedStage: 'target' | 'submit' | undefined = undefined;
+  latencyMs: number | undefined = undefined;
+  ttftMs: number | undefined = undefined;
+  answeredAt: number | undefined = undefined;
+  submittedAt: number | undefined = undefined;
+  alreadyAtService = false;
+  answerRun: string | undefined = undefined;
+  promptTokens: number | undefined = undefined;
+  completionTokens: number | undefined = undefined;
+  rating: 'good' | 'bad' | undefined = undefined;
+  note: string | undefined = undefined;
+  // A text held, or where it is: offset -1 is "nowhere".
+  private p: string | undefined = undefined;
+  private pAt = -1;
+  private pLength = 0;
+  private a: string | undefined = undefined;
+  private aAt = -1;
+  private aLength = 0;
+
+  constructor(
+    readonly traceId: string,
+    private readonly store: TraceStore,
+  ) {}
+
+  get prompt(): string | undefined {
+    return this.p ?? (this.pAt >= 0 ? this.store.text(this.pAt, this.pLength, 'p') : undefined);
+  }
+
+  get answer(): string | undefined {
+    return this.a ?? (this.aAt >= 0 ? this.store.text(this.aAt, this.aLength, 'a') : undefined);
+  }
+
+  get hasPrompt(): boolean {
+    return this.p !== undefined || this.pAt >= 0;
+  }
+
+  get hasAnswer(): boolean {
+    return this.a !== undefined || this.aAt >= 0;
+  }
+
+  /** The prompt: its place in the journal when it is there (and a store reads from it), else the text itself. */
+  setPrompt(text: string, at: RecordLocation | undefined): void {
+    if (at && this.store.placed) {
+      this.p = undefined;
+      this.pAt = at.offset;
+      this.pLength = at.length;
+    } else {
+      this.p = text;
+      this.pAt = -1;
+    }
+  }
+
+  setAnswer(text: string | undefined, at: RecordLocation | undefined): void {
+    if (text !== undefined && at && this.store.placed) {
+      this.a = undefined;
+      this.aAt = at.offset;
+      this.aLength = at.length;
+    } else {
+      this.a = text;
+      this.aAt = -1;
+    }
+  }
+
+  /** A record written with these texts is on disk now: the texts it holds are dropped for its place. */
+  settle(record: JournalRecord, at: RecordLocation, source: TextSource): void {
+    if ('a' in record && this.a === record.a) {
+      this.setAnswer(record.a, at);
+      source.remember(at.offset, 'a', record.a);
+    }
+    if ('p' in record && record.p !== undefined && this.p === record.p) this.setPrompt(record.p, at);
+  }
+
+  /** The trace into row `i` of the index's columns (see TraceColumns): its texts as places, or held texts. */
+  writeTo(c: TraceColumns, i: number, runName: (run: string) => number): void {
+    c.id[i] = this.traceId;
+    // A trace in flight when the index is written is waiting again for whoever opens it next.
+    c.state[i] = STATE_CODES[this.state === 'running' ? 'pending' : this.state];
+    c.p[i] = this.p ?? this.pAt;
+    c.pl[i] = this.pLength;
+    c.a[i] = this.a ?? this.aAt;
+    c.al[i] = this.aLength;
+    c.flags[i] =
+      (this.errorAnswer ? 1 : 0) |
+      (this.notAnswered ? 2 : 0) |
+      (this.alreadyAtService ? 4 : 0) |
+      (this.answeredBy === 'user' ? 8 : this.answeredBy === 'target' ? 16 : 0) |
+      (this.failedStage === 'target' ? 32 : this.failedStage === 'submit' ? 64 : 0) |
+      (this.rating === 'good' ? 128 : this.rating === 'bad' ? 256 : 0);
+    c.run[i] = this.answerRun === undefined ? -1 : runName(this.answerRun);
+    c.ms[i] = this.latencyMs ?? null;
+    c.ft[i] = this.ttftMs ?? null;
+    c.answeredAt[i] = this.answeredAt ?? null;
+    c.submittedAt[i] = this.submittedAt ?? null;
+    c.tp[i] = this.promptTokens ?? null;
+    c.tc[i] = this.completionTokens ?? null;
+    c.error[i] = this.error ?? null;
+    c.note[i] = this.note ?? null;
+  }
+
+  /** Back from row `i` of the index's columns. */
+  readFrom(c: TraceColumns, i: number): void {
+    this.state = LOCAL_STATES[c.state[i]!]!;
+    const p = c.p[i]!;
+    if (typeof p === 'string') this.p = p;
+    else [this.pAt, this.pLength] = [p, c.pl[i]!];
+    const a = c.a[i]!;
+    if (typeof a === 'string') this.a = a;
+    else [this.aAt, this.aLength] = [a, c.al[i]!];
+    const flags = c.flags[i]!;
+    this.errorAnswer = (flags & 1) !== 0;
+    this.notAnswered = (flags & 2) !== 0;
+    this.alreadyAtService = (flags & 4) !== 0;
+    this.answeredBy = flags & 8 ? 'user' : flags & 16 ? 'target' : undefined;
+    this.failedStage = flags & 32 ? 'target' : flags & 64 ? 'submit' : undefined;
+    this.rating = flags & 128 ? 'good' : flags & 256 ? 'bad' : undefined;
+    const run = c.run[i]!;
+    this.answerRun = run >= 0 ? c.runNames[run] : undefined;
+    this.latencyMs = c.ms[i] ?? undefined;
+    this.ttftMs = c.ft[i] ?? undefined;
+    this.answeredAt = c.answeredAt[i] ?? undefined;
+    this.submittedAt = c.submittedAt[i] ?? undefined;
+    this.promptTokens = c.tp[i] ?? undefined;
+    this.completionTokens = c.tc[i] ?? undefined;
+    this.error = c.error[i] ?? undefined;
+    this.note = c.note[i] ?? undefined;
+  }
+}
+
+/**
+ * Every trace of the store's index, a column per field (a 100,000-trace index parses as a few dozen arrays, not
+ * 100,000 objects): a text is a place (offset; -1: none) or, rarely, the text itself; `flags` packs the booleans and
+ * small choices (see Trace.writeTo); `run` indexes `runNames`.
+ */
+export interface TraceColumns {
+  id: string[];
+  state: number[];
+  p: Array<number | string>;
+  pl: number[];
+  a: Array<number | string>;
+  al: number[];
+  flags: number[];
+  run: number[];
+  runNames: string[];
+  ms: Array<number | null>;
+  ft: Array<number | null>;
+  answeredAt: Array<number | null>;
+  submittedAt: Array<number | null>;
+  tp: Array<number | null>;
+  tc: Array<number | null>;
+  error: Array<string | null>;
+  note: Array<string | null>;
+}
+
+export const TRACE_COLUMNS = ['id', 'state', 'p', 'pl', 'a', 'al', 'flags', 'run', 'ms', 'ft', 'answeredAt', 'submittedAt', 'tp', 'tc', 'error', 'note'] as const;
+
+const STATE_CODES = Object.fromEntries(LOCAL_STATES.map((s, i) => [s, i])) as Record<LocalTraceState, number>;
+
+/** What the store is, as of some place in its journal: written beside the journal so opening reads only what follows. */
+export interface StoreImage {
+  listedTotal: number | null;
+  promptsRecorded: boolean;
+  runs: RunInfo[];
+  traces: TraceColumns;
 }
 
 /** One run as the journal tells it: who answered, when, and what came of it. */
@@ -115,7 +298,7 @@ export function emptyCounts(): StateCounts {
  */
 export class TraceStore {
   private readonly watchers = new Set<(trace: TraceInfo | undefined) => void>();
-  readonly traces = new Map<string, TraceInfo>();
+  readonly traces = new Map<string, Trace>();
   /** Traces in the service's last list, when known. */
   listedTotal: number | undefined;
   /** The journal holds the service's prompt list (a prompts record), not only the prompts of answered traces. */
@@ -125,6 +308,68 @@ export class TraceStore {
   // Answers name their run: looked up once per replayed answer, so by key, not by scanning every run.
   private readonly runIndex = new Map<string, RunInfo>();
   private readonly tally = emptyCounts();
+  /** Where texts are read back from; none: the store holds every text (records applied without places). */
+  private source: TextSource | undefined;
+
+  /** Reads texts back from this journal: records applied with their places keep the places, not the texts. */
+  readFrom(source: TextSource): this {
+    this.source = source;
+    return this;
+  }
+
+  get placed(): boolean {
+    return this.source !== undefined;
+  }
+
+  /** Where this store reads texts back from (undefined: it holds them). */
+  get textSource(): TextSource | undefined {
+    return this.source;
+  }
+
+  /** A text at its place in the journal. */
+  text(offset: number, length: number, field: 'p' | 'a'): string {
+    return this.source!.read(offset, length, field);
+  }
+
+  /** Stops reading texts back (the journal is closed with the session, or the store replaced). */
+  close(): void {
+    this.source?.close();
+  }
+
+  /** The store as an image for its index (see storeIndex.ts). */
+  image(): StoreImage {
+    const n = this.traces.size;
+    const columns = Object.fromEntries(TRACE_COLUMNS.map((k) => [k, new Array(n)])) as unknown as TraceColumns;
+    columns.runNames = [];
+    const names = new Map<string, number>();
+    const runName = (run: string) => {
+      let at = names.get(run);
+      if (at === undefined) names.set(run, (at = columns.runNames.push(run) - 1));
+      return at;
+    };
+    let i = 0;
+    for (const trace of this.traces.values()) trace.writeTo(columns, i++, runName);
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: columns };
+  }
+
+  /** A store back from its image, reading its texts from `source`. */
+  static fromImage(image: StoreImage, source: TextSource): TraceStore {
+    const store = new TraceStore().readFrom(source);
+    store.listedTotal = image.listedTotal ?? undefined;
+    store.promptsRecorded = image.promptsRecorded;
+    for (const run of image.runs) {
+      store.runs.push(run);
+      store.runIndex.set(run.runId, run);
+    }
+    const columns = image.traces;
+    for (let i = 0; i < columns.id.length; i++) {
+      const trace = store.ensure(columns.id[i]!);
+      trace.readFrom(columns, i);
+      store.tally.pending--;
+      store.tally[trace.state]++;
+    }
+    return store;
+  }
 
   static fromRecords(records: Iterable<JournalRecord>): TraceStore {
     const store = new TraceStore();
@@ -141,7 +386,7 @@ export class TraceStore {
     return Math.max(this.listedTotal ?? 0, this.traces.size);
   }
 
-  get(traceId: string): TraceInfo | undefined {
+  get(traceId: string): Trace | undefined {
     return this.traces.get(traceId);
   }
 
@@ -155,8 +400,7 @@ export class TraceStore {
         continue;
       }
       seen.add(traceId);
-      const info = this.ensure(traceId);
-      info.prompt = content;
+      this.ensure(traceId).setPrompt(content, undefined);
     }
     this.listedTotal = seen.size;
     return duplicates;
@@ -180,13 +424,19 @@ export class TraceStore {
     return () => this.watchers.delete(watcher);
   }
 
-  /** One journal record replayed (or just written): the last record about a trace decides its state. */
-  apply(record: JournalRecord): void {
-    this.applyRecord(record);
+  /**
+   * One journal record replayed (or just written): the last record about a trace decides its state. `at`: where the
+   * record is on disk (a replay): its texts are kept as that place. A record just written is applied with its texts,
+   * then settled once it is on disk.
+   */
+  apply(record: JournalRecord, at?: RecordLocation): void {
+    this.applyRecord(record, at);
     if (this.watchers.size === 0) return;
-    let changed: TraceInfo | undefined | null = null;
+    let changed: Trace | undefined | null = null;
+    // A list's items are told once, by the list's record after them.
+    if (record.t === 'item') return;
     if ('id' in record) changed = this.traces.get(record.id) ?? null;
-    else if (record.t === 'prompts' || (record.t === 'run' && record.mode === 'fresh')) changed = undefined;
+    else if (record.t === 'prompts' || record.t === 'list' || (record.t === 'run' && record.mode === 'fresh')) changed = undefined;
     if (changed !== null) this.tell(changed);
   }
 
@@ -194,7 +444,13 @@ export class TraceStore {
     for (const watcher of this.watchers) watcher(changed);
   }
 
-  private applyRecord(record: JournalRecord): void {
+  /** A record written with its texts is on disk at `at`: the store keeps the place instead of the texts. */
+  settle(record: JournalRecord, at: RecordLocation | undefined): void {
+    if (!at || !this.source || !('id' in record)) return;
+    this.traces.get(record.id)?.settle(record, at, this.source);
+  }
+
+  private applyRecord(record: JournalRecord, at: RecordLocation | undefined): void {
     switch (record.t) {
       case 'run':
         return this.applyRun(record);
@@ -206,11 +462,15 @@ export class TraceStore {
         this.setListed(record.items);
         this.promptsRecorded = true;
         return;
+      case 'item':
+        this.ensure(record.id).setPrompt(record.p, at);
+        return;
       case 'list':
         this.listedTotal = record.total;
+        if (record.full) this.promptsRecorded = true;
         return;
       case 'answer':
-        return this.applyAnswer(record);
+        return this.applyAnswer(record, at);
       case 'verdict': {
         const info = this.traces.get(record.id);
         if (!info) return;
@@ -221,7 +481,7 @@ export class TraceStore {
       case 'submitted':
         return this.applySubmitted(record);
       case 'failed':
-        return this.applyFailed(record);
+        return this.applyFailed(record, at);
       case 'skipped': {
         const info = this.ensure(record.id);
         info.error = record.reason;
@@ -289,15 +549,15 @@ export class TraceStore {
     }
   }
 
-  private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>): void {
+  private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>, at: RecordLocation | undefined): void {
     const info = this.ensure(record.id);
-    info.prompt ??= record.p;
-    // A verdict is about one answer: a changed answer needs a new one.
-    if (info.answer !== record.a) {
+    if (!info.hasPrompt && record.p !== undefined) info.setPrompt(record.p, at);
+    // A verdict is about one answer: a changed answer needs a new one (the old text is read only when there is one).
+    if ((info.rating !== undefined || info.note !== undefined) && info.answer !== record.a) {
       info.rating = undefined;
       info.note = undefined;
     }
-    info.answer = record.a;
+    info.setAnswer(record.a, at);
     info.promptTokens = record.tp;
     info.completionTokens = record.tc;
     info.errorAnswer = record.err ?? false;
@@ -325,9 +585,9 @@ export class TraceStore {
     this.move(info, 'submitted');
   }
 
-  private applyFailed(record: Extract<JournalRecord, { t: 'failed' }>): void {
+  private applyFailed(record: Extract<JournalRecord, { t: 'failed' }>, at: RecordLocation | undefined): void {
     const info = this.ensure(record.id);
-    if (record.p !== undefined) info.prompt ??= record.p;
+    if (!info.hasPrompt && record.p !== undefined) info.setPrompt(record.p, at);
     info.error = record.reason;
     info.failedStage = record.stage;
     if (this.currentRun) {
@@ -361,7 +621,7 @@ export class TraceStore {
   private setAsideAnswers(): void {
     for (const info of this.traces.values()) {
       if (info.state === 'skipped') continue;
-      info.answer = undefined;
+      info.setAnswer(undefined, undefined);
       info.errorAnswer = false;
       info.notAnswered = false;
       info.answeredBy = undefined;
@@ -389,37 +649,17 @@ export class TraceStore {
     if (this.watchers.size) this.tell(info);
   }
 
-  private ensure(traceId: string): TraceInfo {
+  private ensure(traceId: string): Trace {
     let info = this.traces.get(traceId);
     if (!info) {
-      info = {
-        traceId,
-        prompt: undefined,
-        state: 'pending',
-        answer: undefined,
-        errorAnswer: false,
-        notAnswered: false,
-        answeredBy: undefined,
-        error: undefined,
-        failedStage: undefined,
-        latencyMs: undefined,
-        ttftMs: undefined,
-        answeredAt: undefined,
-        submittedAt: undefined,
-        alreadyAtService: false,
-        answerRun: undefined,
-        promptTokens: undefined,
-        completionTokens: undefined,
-        rating: undefined,
-        note: undefined,
-      };
+      info = new Trace(traceId, this);
       this.traces.set(traceId, info);
       this.tally.pending++;
     }
     return info;
   }
 
-  private move(info: TraceInfo, state: LocalTraceState): void {
+  private move(info: Trace, state: LocalTraceState): void {
     this.tally[info.state]--;
     info.state = state;
     this.tally[state]++;

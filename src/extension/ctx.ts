@@ -3,7 +3,7 @@ import { Disposable } from './lifecycle';
 import { PythonWatcher, absolutePythonFile, pythonInterpreter } from './pythonFiles';
 import type { Restartable } from './pythonFiles';
 import { BUTTON } from './buttons';
-import { createApiClient, parseBaseUrl } from '../api/client';
+import { MIB, createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { createTarget, kindOf, migrateJournals, sentHeaders, specOf, targetIdentity } from '../core';
 import type { SecretSources, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
@@ -110,6 +110,7 @@ export class Ctx extends Disposable {
       token,
       encoding: this.settings.requestEncoding,
       connections: this.settings.concurrency,
+      maxListBytes: this.settings.maxListMegabytes * MIB,
       userAgent: this.userAgent,
       proxy: readProxy(),
       onRetry: (e) => this.log.warn(`Retrying in ${e.delayMs} ms (attempt ${e.attempt}): ${e.error.message}`),

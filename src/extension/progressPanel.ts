@@ -110,7 +110,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       case 'rendered':
         return this.ctx.log.debug(`Process Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
       case 'verdict':
-        if (known && known.answer !== undefined) void this.judge(message.traceId, message.rating ?? undefined, known.note);
+        if (known && known.hasAnswer) void this.judge(message.traceId, message.rating ?? undefined, known.note);
         return;
       case 'note':
         if (known) run('evalRunner.editNote', message.traceId);

@@ -144,7 +144,7 @@ export class ReviewCodeLens extends Disposable implements vscode.CodeLensProvide
       lenses.push(lens(approve ? '$(check) Approve and Submit' : '$(cloud-upload) Submit Response', 'evalRunner.submitResponse', document.uri));
       lenses.push(lens('Skip Trace', 'evalRunner.skipTrace', document.uri));
     }
-    if (trace.answer !== undefined) {
+    if (trace.hasAnswer) {
       lenses.push(lens(trace.rating === 'good' ? '$(thumbsup) Good ✓' : '$(thumbsup) Good', 'evalRunner.markGood', document.uri));
       lenses.push(lens(trace.rating === 'bad' ? '$(thumbsdown) Bad ✓' : '$(thumbsdown) Bad', 'evalRunner.markBad', document.uri));
       lenses.push(lens(trace.note ? `$(note) Note: ${oneLine(trace.note, 60)}` : '$(note) Add Note', 'evalRunner.editNote', document.uri));

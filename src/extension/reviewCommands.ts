@@ -18,7 +18,7 @@ async function pickAnswered(ctx: Ctx, arg: unknown, traceArg: unknown) {
   if (!picked) return undefined;
   const session = ctx.registry.session(picked.ref);
   const trace = session.store.get(picked.traceId);
-  if (trace?.answer === undefined) {
+  if (!trace?.hasAnswer) {
     void vscode.window.showInformationMessage(vscode.l10n.t('Trace {0} has no answer to judge yet.', picked.traceId));
     return undefined;
   }

@@ -52,7 +52,7 @@ export async function submitResponse(ctx: Ctx, _f: Features, arg: unknown, trace
     return t?.part === 'answer' && t.ref.id === picked.ref.id && t.traceId === picked.traceId;
   });
   if (open?.isDirty) await open.save();
-  if (session.store.get(picked.traceId)?.answer === undefined) {
+  if (!session.store.get(picked.traceId)?.hasAnswer) {
     void vscode.window.showWarningMessage(vscode.l10n.t('Trace {0} has no answer yet: open it and write one, or run it.', picked.traceId));
     return;
   }

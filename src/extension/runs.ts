@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
 import { BUTTON } from './buttons';
+import { MIB } from '../api/client';
 import { holdProgressText, progressText, runBasics, WAITING_FOR_WINDOW } from '../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity } from '../core';
 import { interruptedRun, journalHeld, liveRunner } from '../protocol/runnerFiles';
@@ -141,6 +142,7 @@ export class RunController extends Disposable {
       encoding: settings.requestEncoding,
       proxy: readProxy(),
       userAgent: this.ctx.userAgent,
+      maxListBytes: settings.maxListMegabytes * MIB,
       target: { spec: plan.spec, secrets: plan.secrets, ...(plan.options.cwd ? { cwd: plan.options.cwd } : {}), ...(plan.options.authHint ? { authHint: plan.options.authHint } : {}) },
       identity: plan.identity,
       run: {

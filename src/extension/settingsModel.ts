@@ -1,6 +1,7 @@
 import { proxyFromEnv } from '../api/proxy';
 import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, isOpenAiApi, kindOf, settingsTarget } from '../core';
 import type { OnTargetError, RunConfig, TargetConfig } from '../core';
+import { DEFAULT_MAX_LIST_MEGABYTES } from '../api/client';
 import type { ProxyConfig } from '../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../api/kinds';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
@@ -38,6 +39,8 @@ export interface Settings {
   skippedAnswer: string;
   /** A cap on target requests per minute; undefined: learned from the endpoint. */
   maxRequestsPerMinute: number | undefined;
+  /** The guard against a runaway prompt list, in MB (the CLI's --max-list-mb). */
+  maxListMegabytes: number;
 }
 
 /**
@@ -94,6 +97,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
     stateDir: str('stateDir', '').trim() || defaultStateDir,
     skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),
     maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,
+    maxListMegabytes: clamp(Math.floor(num('maxListMegabytes', DEFAULT_MAX_LIST_MEGABYTES)), 1, 1024 * 1024),
   };
 }
 
@@ -192,6 +196,7 @@ export function runConfigFor(
     target,
     ...(settings.concurrency !== RUN_OPTIONS.concurrency.default ? { concurrency: settings.concurrency } : {}),
     ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
+    ...(settings.maxListMegabytes !== DEFAULT_MAX_LIST_MEGABYTES ? { maxListMegabytes: settings.maxListMegabytes } : {}),
     ...(settings.reviewBeforeSubmit ? { reviewBeforeSubmit: true } : {}),
     ...(settings.onTargetError !== 'fail' ? { onTargetError: settings.onTargetError } : {}),
     ...(settings.requestEncoding !== 'urlencoded' ? { requestEncoding: settings.requestEncoding } : {}),

@@ -38,7 +38,7 @@ export function contextValue(node: TreeNode, session: EvaluationSession | undefi
     case 'page':
       return `page:${node.state}`;
     case 'trace':
-      return [`trace:${node.trace.state}`, node.trace.answer !== undefined ? 'hasAnswer' : 'noAnswer', node.trace.rating ?? 'unrated'].join(':');
+      return [`trace:${node.trace.state}`, node.trace.hasAnswer ? 'hasAnswer' : 'noAnswer', node.trace.rating ?? 'unrated'].join(':');
   }
 }
 

@@ -4,6 +4,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { isAlive, journalLockPid } from '../core';
+
+export { isAlive, journalHeld } from '../core';
 
 /** Bumped when a message changes shape: a window attaches only to a runner that speaks its version. */
 // 2: the runner asks a window for a chat model's answers (lmSend); a window of version 1 could not serve them.
@@ -44,39 +47,16 @@ export function liveRunner(journalFile: string): RunnerFile | undefined {
  * process that is gone. A run that ended removed both.
  */
 export function interruptedRun(journalFile: string): boolean {
-  const pidIn = (path: string): number | undefined => {
+  const runnerPid = (): number | undefined => {
     try {
-      const text = readFileSync(path, 'utf8');
-      const pid = Number(text.startsWith('{') ? (JSON.parse(text) as { pid?: unknown }).pid : text.trim());
+      const pid = Number((JSON.parse(readFileSync(runnerFilePath(journalFile), 'utf8')) as { pid?: unknown }).pid);
       return Number.isInteger(pid) && pid > 0 ? pid : undefined;
     } catch {
       return undefined;
     }
   };
-  return [runnerFilePath(journalFile), `${journalFile}.lock`].some((path) => {
-    const pid = pidIn(path);
-    return pid !== undefined && !isAlive(pid);
-  });
-}
-
-/** Whether a live process holds the journal's lock (a CLI run, another window's run): it is not interrupted. */
-export function journalHeld(journalFile: string): boolean {
-  try {
-    const pid = Number(readFileSync(`${journalFile}.lock`, 'utf8').trim());
-    return pid > 0 && isAlive(pid);
-  } catch {
-    return false;
-  }
-}
-
-/** Whether a process of this pid exists (signal 0 checks without signalling; EPERM: it exists, another user's). */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+  // The lock is read by the journal's own lock module, through the file layer the journal writes through.
+  return [runnerPid(), journalLockPid(journalFile)].some((pid) => pid !== undefined && !isAlive(pid));
 }
 
 /**

@@ -20,6 +20,8 @@ export interface StartParams {
   encoding: RequestEncoding;
   proxy: ProxyConfig | null;
   userAgent: string;
+  /** The guard against a runaway prompt list (evalRunner.maxListMegabytes), in bytes. */
+  maxListBytes?: number;
   target: { spec: TargetSpec; secrets: TargetSecrets; cwd?: string; authHint?: string };
   identity: TargetIdentity;
   /** The run's options (the core's RunBasics, as the CLI's), and what this run is. */

@@ -107,7 +107,7 @@ export class RunnerRun {
 
   private client(token: string): ApiClient {
     const p = this.params;
-    const client = createApiClient({ baseUrl: p.baseUrl, token, encoding: p.encoding, connections: p.run.concurrency, userAgent: p.userAgent, proxy: p.proxy });
+    const client = createApiClient({ baseUrl: p.baseUrl, token, encoding: p.encoding, connections: p.run.concurrency, userAgent: p.userAgent, proxy: p.proxy, ...(p.maxListBytes ? { maxListBytes: p.maxListBytes } : {}) });
     this.clients.push(client);
     return client;
   }

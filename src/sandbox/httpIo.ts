@@ -8,9 +8,12 @@ export interface Reply {
   /** The body already serialised (then `body` is unused). */
   text?: string;
   headers?: Record<string, string>;
+  /** A body sent piece by piece as the client reads it (then `body` and `text` are unused). */
+  pieces?: Iterable<string>;
 }
 
 export function sendJson(res: ServerResponse, reply: Reply): void {
+  if (reply.pieces) return sendPieces(res, reply, reply.pieces[Symbol.iterator]());
   const text = reply.text ?? JSON.stringify(reply.body);
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=utf-8',
@@ -18,6 +21,26 @@ export function sendJson(res: ServerResponse, reply: Reply): void {
     ...reply.headers,
   });
   res.end(text);
+}
+
+/** Writes the pieces as the socket takes them (chunked), waiting for 'drain' whenever its buffer is full. */
+function sendPieces(res: ServerResponse, reply: Reply, pieces: Iterator<string>): void {
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', ...reply.headers });
+  const pump = () => {
+    for (;;) {
+      const next = pieces.next();
+      if (next.done) {
+        res.end();
+        return;
+      }
+      if (!res.write(next.value)) {
+        res.once('drain', pump);
+        return;
+      }
+    }
+  };
+  res.on('close', () => pieces.return?.());
+  pump();
 }
 
 export function sendHtml(res: ServerResponse, status: number, html: string): void {

@@ -8,6 +8,8 @@ export interface SandboxOptions {
   token?: string;
   benchmarkTraces?: number;
   robustnessTraces?: number;
+  /** Prompts padded with context to about this many bytes (0: as seeded). */
+  promptBytes?: number;
   /** Robustness prompts become listable this long after start. */
   generationSeconds?: number;
   /** The simulated evaluator's delay between an answer and Evaluated. */
@@ -30,6 +32,11 @@ export interface SandboxOptions {
    * keeps the first answer (the spec leaves repeats open).
    */
   rejectRepeats?: boolean;
+  /**
+   * A benchmark evaluation of this id whose prompt list is made up as it is sent (generatedPrompt), never built
+   * whole: a list of 600,000 prompts without the sandbox holding 600 MB. It lists only; submissions get 404.
+   */
+  generatedList?: { evaluationId: number; traces: number; promptBytes: number };
   /** Business errors (a wrong token, an unknown trace…) as HTTP 200 with success: false (`--errors-as-200`). */
   errorsAs200?: boolean;
   /**

@@ -62,16 +62,23 @@ function robustnessSpecial(i: number): PromptItem | undefined {
   }
 }
 
-/** Every prompt is distinct (each template embeds its index), as in a real evaluation. */
-export function seedPrompts(kind: 'benchmark' | 'robustness', count: number): PromptItem[] {
+// A realistic context to pad prompts with (retrieved passages, a few-shot preamble): prose, not one repeated letter.
+const CONTEXT = 'Context: the quarterly report lists revenue by region, costs by department and a forecast for the next two quarters. ';
+
+/**
+ * Every prompt is distinct (each template embeds its index), as in a real evaluation. `bytes`: each prompt is given
+ * context before it up to about that size (the bench's 2 KB prompts); the tricky ones are left as they are.
+ */
+export function seedPrompts(kind: 'benchmark' | 'robustness', count: number, bytes = 0): PromptItem[] {
   const items = new Array<PromptItem>(count);
   const templates = kind === 'benchmark' ? BENCHMARK_TEMPLATES : ROBUSTNESS_TEMPLATES;
   const prefix = kind === 'benchmark' ? 'bench' : 'adv';
   for (let i = 0; i < count; i++) {
     const special = kind === 'benchmark' ? benchmarkSpecial(i) : robustnessSpecial(i);
+    const content = templates[i % templates.length]!(i);
     items[i] = special ?? {
       traceId: `${prefix}-${String(i).padStart(4, '0')}`,
-      content: templates[i % templates.length]!(i),
+      content: bytes > content.length ? `${CONTEXT.repeat(Math.ceil((bytes - content.length) / CONTEXT.length)).slice(0, bytes - content.length - 1)}\n${content}` : content,
     };
   }
   return items;

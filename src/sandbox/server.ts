@@ -105,9 +105,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 function serve(options: SandboxOptions): Served {
   const started = Date.now();
   const evaluations = new Map<number, SandboxEvaluation>();
-  evaluations.set(1, createEvaluation(1, 'benchmark', seedPrompts('benchmark', options.benchmarkTraces ?? SANDBOX_DEFAULTS.benchmarkTraces), started));
+  evaluations.set(1, createEvaluation(1, 'benchmark', seedPrompts('benchmark', options.benchmarkTraces ?? SANDBOX_DEFAULTS.benchmarkTraces, options.promptBytes), started));
   const generationMs = (options.generationSeconds ?? SANDBOX_DEFAULTS.generationSeconds) * 1000;
-  evaluations.set(2, createEvaluation(2, 'robustness', seedPrompts('robustness', options.robustnessTraces ?? SANDBOX_DEFAULTS.robustnessTraces), started + generationMs));
+  evaluations.set(2, createEvaluation(2, 'robustness', seedPrompts('robustness', options.robustnessTraces ?? SANDBOX_DEFAULTS.robustnessTraces, options.promptBytes), started + generationMs));
   const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
   const api = new SandboxApi(options, options.token ?? SANDBOX_DEFAULTS.token, evaluations, stats, maxBodyBytes);

@@ -57,6 +57,8 @@ export class SandboxApi {
   private listPrompts(kind: EvaluationKind, url: URL): Reply {
     const id = parseId(url.searchParams.get('evaluationId'));
     if (id === undefined) return this.fail(400, 'Query parameter evaluationId is required and must be a number.');
+    const generated = this.options.generatedList;
+    if (generated && kind === 'benchmark' && id === generated.evaluationId) return { status: 200, body: undefined, pieces: generatedList(generated.traces, generated.promptBytes) };
     const evaluation = this.evaluations.get(id);
     if (!evaluation || evaluation.kind !== kind) return this.fail(404, `No ${kind} evaluation with id ${id}.`);
     const now = Date.now();
@@ -123,4 +125,22 @@ function envelope(success: boolean, message: string, data: unknown) {
 function parseId(text: string | null | undefined): number | undefined {
   if (text === null || text === undefined || !/^\d{1,15}$/.test(text.trim())) return undefined;
   return Number(text.trim());
+}
+
+/** Prompt i of a generated list (SandboxOptions.generatedList): about `bytes` long, with text a JSON writer escapes. */
+export function generatedPrompt(i: number, bytes: number): string {
+  const head = `Prompt ${i}: "quoted", a tab\t, é, 中, 😀, \\ `;
+  return (head + 'lorem ipsum dolor sit amet '.repeat(Math.ceil(bytes / 27))).slice(0, Math.max(head.length, bytes));
+}
+
+/** The envelope of a generated list, piece by piece (64 items a piece): success last, as the sandbox always sends it. */
+function* generatedList(traces: number, bytes: number): Generator<string> {
+  const { code, message } = envelope(true, 'Prompts retrieved successfully', null);
+  yield `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"data":[`;
+  for (let i = 0; i < traces; i += 64) {
+    let piece = '';
+    for (let j = i; j < Math.min(traces, i + 64); j++) piece += `${j > 0 ? ',' : ''}${JSON.stringify({ traceId: `g${j}`, content: generatedPrompt(j, bytes) })}`;
+    yield piece;
+  }
+  yield '],"success":true}';
 }

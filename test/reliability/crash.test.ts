@@ -51,6 +51,7 @@ describe('crash: SIGKILL at 20 random moments of a 5,000-trace run', function ()
         const promptOf = new Map<string, string>();
         for (const rec of records) {
           if (rec.t === 'prompts') for (const item of rec.items) promptOf.set(item.traceId, item.content);
+          if (rec.t === 'item') promptOf.set(rec.id, rec.p);
           const prompt = rec.t === 'answer' ? rec.p ?? promptOf.get(rec.id) : undefined;
           if (prompt !== undefined) frozen.set(prompt, sandbox.stats.modelCallsByPrompt.get(prompt) ?? 0);
         }

@@ -51,7 +51,7 @@ function assertNothingSubmittedUnjournaled(sandbox: Sandbox, stateDir: string, i
 }
 
 const CASES: Array<{ name: string; fails: () => (kind: WriteKind, text: string) => boolean }> = [
-  { name: 'at the prompt list', fails: () => (kind, text) => kind === 'journal' && text.includes('{"t":"prompts"') },
+  { name: 'at the prompt list', fails: () => (kind, text) => kind === 'journal' && text.includes('{"t":"item"') },
   { name: 'at the 40th answer', fails: () => atNth('answer', 40) },
   { name: 'at the 25th submitted record', fails: () => atNth('submitted', 25) },
   { name: 'at the lock', fails: () => (kind) => kind === 'lock' },

@@ -30,7 +30,8 @@ describe('secrets: a recognisable token and target key never leave their header'
       outputs.push(await cli(['status', ...svc], env));
       outputs.push(await cli(['export', ...svc, '--format', 'jsonl', '--out', exportFile], env));
       outputs.push(await cli(['export', ...svc, '--format', 'csv'], env));
-      outputs.push(await cli(['run', ...svc, ...target], { ...env, EVAL_RUNNER_TOKEN: `${TOKEN}-wrong` }));
+      // --fresh: with every trace submitted and the list journaled, a plain run would not ask the service anything.
+      outputs.push(await cli(['run', ...svc, ...target, '--fresh'], { ...env, EVAL_RUNNER_TOKEN: `${TOKEN}-wrong` }));
 
       assert.deepEqual(peers.echoed, { token: 1, key: 2 }, 'both peers did quote the secrets back');
       assert.equal(outputs[0]!.code, 1, 'the first run has the failed submission');

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { journalPath } from '../../src/core/journal';
 import { startSandbox } from '../../src/sandbox/server';
@@ -113,7 +113,16 @@ describe('CLI contract', function () {
     const calls = join(stateDir, 'calls.log');
     const command = `echo x >> ${calls}; sleep 0.15; cat`;
     const args = ['run', ...svc(1, 'benchmark'), '--target', 'command', '--command', command, '--state-dir', stateDir, '--concurrency', '2'];
-    const r = await cli(args, env, (child) => setTimeout(() => child.kill('SIGINT'), 700));
+    // Ctrl-C once the target has been called (a fixed delay would fire before a slow start has its handler).
+    const r = await cli(args, env, (child) => {
+      const poll = setInterval(() => {
+        if (existsSync(calls)) {
+          clearInterval(poll);
+          setTimeout(() => child.kill('SIGINT'), 200);
+        }
+      }, 20);
+      child.once('exit', () => clearInterval(poll));
+    });
     assert.equal(r.code, 130, r.stderr);
     assert.match(r.stderr, /Finishing the traces in flight/);
     const first = readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;

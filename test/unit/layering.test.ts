@@ -145,12 +145,16 @@ describe('architecture rules', () => {
   // batch and curl targets' picks (the curl reader itself is dist/curlReader.js) took 6 KB more: 450 KB. Debug Trace
   // left main at 455 KB (fcfc815, over that budget); one descriptor per target kind (issue 29: each key's words, for
   // the CLI's help and the settings' schema, beside the factories the editor bundled already) took 8 KB: 464 KB. The engine,
-  // which now runs in the runner except for a VS Code chat model's runs (~40 KB with the targets), is the next thing
-  // to load lazily.
-  it('keeps dist/extension.js within 464 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // which now runs in the runner for every target (a chat model's too; ~40 KB with the targets), is the next thing
+  // to load lazily. Issue 28's prompt list read as it streams in took 4 KB (its parser, 9 KB, is dist/listReader.js,
+  // loaded on the first list); the text kept on disk (the journal's places, the index beside it) and the report written
+  // as it is made took 18 KB: 482 KB. Loading the engine and the target kinds (52 KB) only when a run starts here is
+  // what would win the most back.
+  it('keeps dist/extension.js within 482 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 464 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 482 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(bundle.includes('"./listReader.js"') && !bundle.includes('a field name is larger than 64 KiB'), 'the list parser is a file of its own');
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });

@@ -111,6 +111,8 @@ describe('proxies: the CLI through a real forward proxy on loopback', function (
     } finally {
       await proxy.close();
     }
+    // A new folder: with every trace submitted and the list journaled, a run has nothing to ask the service.
+    stateDir = tempDir();
     const down = await run({ HTTP_PROXY: proxy.url });
     assert.equal(down.code, 4);
     assert.match(`${down.stdout}${down.stderr}`, new RegExp(`the proxy http://127\\.0\\.0\\.1:${proxy.port} could not be reached`));

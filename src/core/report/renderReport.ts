@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ReportData } from './reportTypes';
+import type { ReportData, ReportRow } from './reportTypes';
 
 // The page's script (src/webview/app/report.ts) and style (media/progress.css and media/report.css), inlined by
 // scripts/build.mjs into the CLI bundle; code compiled by tsc for the tests has neither.
@@ -17,21 +17,38 @@ export interface ReportPage {
 }
 
 export function renderReport(data: ReportData, page: ReportPage = bundledPage()): string {
+  const { rows, ...summary } = data;
+  return [...reportChunks(summary, rows, page)].join('');
+}
+
+/**
+ * The page piece by piece, its rows one at a time: a report of 100,000 traces of 2 KB is written to its file as it
+ * is made, never held as one 400 MB string.
+ */
+export function* reportChunks(summary: Omit<ReportData, 'rows'>, rows: Iterable<ReportRow>, page: ReportPage = bundledPage()): Generator<string> {
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
   const csp = `default-src 'none'; script-src ${hash(page.script)}; style-src ${hash(page.style)}; img-src data:`;
-  return `<!DOCTYPE html>
+  yield `<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${csp}">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <meta name="color-scheme" content="light dark">
-<title>${escapeHtml(`Eval Runner report: ${data.title}`)}</title>
+<title>${escapeHtml(`Eval Runner report: ${summary.title}`)}</title>
 <style>${page.style}</style>
 </head>
 <body class="report">
 <div id="app"></div>
-<script type="application/json" id="report-data">${jsonForHtml(data)}</script>
+<script type="application/json" id="report-data">`;
+  // The summary's object, opened again for its rows (the escaping is per character, so it holds piece by piece).
+  yield `${jsonForHtml(summary).slice(0, -1)},"rows":[`;
+  let first = true;
+  for (const row of rows) {
+    yield `${first ? '' : ','}${jsonForHtml(row)}`;
+    first = false;
+  }
+  yield `]}</script>
 <script>${page.script}</script>
 </body>
 </html>

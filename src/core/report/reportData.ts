@@ -10,6 +10,16 @@ const TIMELINE_BINS = 60;
 
 /** Everything the report shows, from the journal's store alone (the same figures as `status --json`). */
 export function reportData(store: TraceStore, evaluation: ReportData['evaluation'], now = new Date()): ReportData {
+  return { ...reportSummary(store, evaluation, now), rows: [...reportRows(store)] };
+}
+
+/** The report's rows one by one: each trace's texts are read from the journal as its row is written. */
+export function* reportRows(store: TraceStore): Generator<ReportRow> {
+  for (const t of store.traces.values()) yield [t.traceId, t.state, t.prompt ?? '', t.answer ?? null, t.latencyMs ?? null, t.error ?? null, t.rating ?? null, t.note ?? null, t.answerRun ?? null];
+}
+
+/** Everything the report shows but its rows. */
+export function reportSummary(store: TraceStore, evaluation: ReportData['evaluation'], now = new Date()): Omit<ReportData, 'rows'> {
   return {
     title: `${evaluation.kind} evaluation ${evaluation.evaluationId}`,
     generatedAt: now.toISOString(),
@@ -21,9 +31,6 @@ export function reportData(store: TraceStore, evaluation: ReportData['evaluation
     states: [...LOCAL_STATES],
     labels: { ...STATE_LABELS },
     runs: store.runs.map(reportRun),
-    rows: [...store.traces.values()].map(
-      (t): ReportRow => [t.traceId, t.state, t.prompt ?? '', t.answer ?? null, t.latencyMs ?? null, t.error ?? null, t.rating ?? null, t.note ?? null, t.answerRun ?? null],
-    ),
   };
 }
 

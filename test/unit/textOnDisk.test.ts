@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { journalPath, readJournal } from '../../src/core/journal';
+import type { JournalRecord } from '../../src/core/journalRecords';
+import { EvaluationSession } from '../../src/core/session';
+import { indexPath } from '../../src/core/storeIndex';
+import { TraceStore } from '../../src/core/traceStore';
+import { tempDir } from './helpers/runs';
+
+const KEY = { origin: 'http://127.0.0.1:9', kind: 'benchmark' as const, evaluationId: 7 };
+// Text that must come back exactly: multi-byte characters (some split across the reader's chunks), NUL, CRLF,
+// a lone line separator, and 200 KB.
+const TRICKY = ['Traduis : « Bonjour » 🌍 مرحبا', 'nul\u0000byte', 'line\r\nbreak\u2028', `${'x'.repeat(200_000)}€`, '"quoted" \\ back'];
+
+/** A journal as this version writes it: the list a prompt per line, a run, an answer per trace (some submitted). */
+function seed(stateDir: string, traces: number, pad = 0): string {
+  const path = journalPath(stateDir, KEY);
+  mkdirSync(dirname(path), { recursive: true });
+  const text = (i: number) => `${TRICKY[i % TRICKY.length]!}${'·'.repeat(pad)}`;
+  const lines: JournalRecord[] = [];
+  for (let i = 0; i < traces; i++) lines.push({ t: 'item', id: `t${i}`, p: text(i), at: 1 });
+  lines.push({ t: 'list', at: 1, total: traces, full: true }, { t: 'run', at: 2, run: 'r1', target: 'echo' });
+  for (let i = 0; i < traces; i++) lines.push({ t: 'answer', id: `t${i}`, a: `answer ${text(i)}`, at: 3, ms: i, run: 'r1' });
+  for (let i = 0; i < traces; i += 2) lines.push({ t: 'submitted', id: `t${i}`, at: 4 });
+  writeFileSync(path, lines.map((r) => `${JSON.stringify(r)}\n`).join(''), { mode: 0o600 });
+  return path;
+}
+
+/** What each trace shows, texts read back: the same whichever way the store was built. */
+function shown(store: TraceStore) {
+  return [...store.traces.values()].map((t) => [t.traceId, t.state, t.prompt, t.answer, t.latencyMs, t.rating ?? null, t.note ?? null, t.submittedAt ?? null]);
+}
+
+async function whole(path: string) {
+  return shown(TraceStore.fromRecords((await readJournal(path)).records));
+}
+
+describe('text stays on disk: the store keeps places, an index beside the journal opens it', function () {
+  this.timeout(60_000);
+
+  it('keeps where each text is, not the text, and reads every tricky text back exactly', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 25);
+    const session = new EvaluationSession(KEY, stateDir);
+    await session.load();
+    const columns = session.store.image().traces;
+    assert.equal(columns.id.length, 25);
+    columns.id.forEach((id, i) => assert.equal(typeof columns.p[i], 'number', `the prompt of ${id} is a place, not a text`));
+    columns.id.forEach((id, i) => assert.equal(typeof columns.a[i], 'number', `the answer of ${id} is a place, not a text`));
+    for (let i = 0; i < 25; i++) {
+      const t = session.store.get(`t${i}`)!;
+      assert.equal(t.prompt, TRICKY[i % TRICKY.length]);
+      assert.equal(t.answer, `answer ${TRICKY[i % TRICKY.length]}`);
+    }
+    assert.deepEqual(shown(session.store), await whole(path));
+  });
+
+  it('a text written by an action is read back from its place once it is on disk', async () => {
+    const stateDir = tempDir();
+    seed(stateDir, 5);
+    const session = new EvaluationSession(KEY, stateDir);
+    await session.saveAnswer('t1', 'edited: 🌍\u0000 done');
+    const columns = session.store.image().traces;
+    assert.equal(typeof columns.a[columns.id.indexOf('t1')], 'number', 'the edited answer is a place once written');
+    assert.equal(session.store.get('t1')!.answer, 'edited: 🌍\u0000 done');
+    assert.equal(new EvaluationSession(KEY, stateDir).store.get('t1'), undefined);
+    const other = new EvaluationSession(KEY, stateDir);
+    await other.load();
+    assert.equal(other.store.get('t1')!.answer, 'edited: 🌍\u0000 done');
+  });
+
+  it('writes an index past 1 MB; a journal that grew after it (a crash before the index was written) is read on from it', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 60, 2000);
+    const first = new EvaluationSession(KEY, stateDir);
+    await first.load();
+    assert.ok(existsSync(indexPath(path)), 'an index beside the journal');
+    // Records another process wrote after the index (it died before writing its own).
+    appendFileSync(path, `${JSON.stringify({ t: 'verdict', id: 't3', at: 9, rating: 'bad', note: 'after the index' })}\n${JSON.stringify({ t: 'submitted', id: 't5', at: 9 })}\n`);
+    // A byte changed inside the indexed part, where only a whole read would see it: it proves the index was used.
+    const bytes = readFileSync(path);
+    const inside = bytes.indexOf(Buffer.from('"id":"t40"'));
+    bytes.write('"id":"u40"', inside);
+    writeFileSync(path, bytes);
+    const second = new EvaluationSession(KEY, stateDir);
+    await second.load();
+    assert.equal(second.store.get('t3')!.note, 'after the index');
+    assert.equal(second.store.get('t5')!.state, 'submitted');
+    assert.equal(second.store.get('u40'), undefined, 'the indexed part was not read again');
+    assert.equal(second.store.get('t40')!.answer, `answer ${TRICKY[0]}${'·'.repeat(2000)}`);
+  });
+
+  it('an index deleted, cut short, or of another file is rebuilt from the journal, and written again', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 60, 2000);
+    await new EvaluationSession(KEY, stateDir).load();
+    const good = readFileSync(indexPath(path), 'utf8');
+    const cases: Array<[string, () => void]> = [
+      ['deleted', () => rmSync(indexPath(path))],
+      ['cut short', () => writeFileSync(indexPath(path), good.slice(0, good.length / 2))],
+      ['garbage', () => writeFileSync(indexPath(path), '{"v":1,"key":"x"}')],
+      ['a column that does not fit', () => writeFileSync(indexPath(path), good.replace('"state":[', '"state":["sent-to-mars",'))],
+      [
+        'of a journal begun again',
+        () => {
+          writeFileSync(indexPath(path), good);
+          rmSync(path);
+          seed(stateDir, 61, 2000);
+        },
+      ],
+    ];
+    for (const [what, spoil] of cases) {
+      spoil();
+      const session = new EvaluationSession(KEY, stateDir);
+      await session.load();
+      assert.deepEqual(shown(session.store), await whole(path), what);
+      const again = JSON.parse(readFileSync(indexPath(path), 'utf8')) as { image: { traces: { id: unknown[] } } };
+      assert.equal(again.image.traces.id.length, session.store.traces.size, `${what}: a new index was written`);
+    }
+  });
+
+  it('a torn tail after the index is left for the next read; then the whole record is taken', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 60, 2000);
+    await new EvaluationSession(KEY, stateDir).load();
+    const line = Buffer.from(`${JSON.stringify({ t: 'answer', id: 't9', a: 'new 🌍 answer', at: 10, by: 'user' })}\n`);
+    const cut = line.indexOf(Buffer.from('🌍')) + 1;
+    appendFileSync(path, line.subarray(0, cut));
+    const reader = new EvaluationSession(KEY, stateDir);
+    await reader.load();
+    assert.equal(reader.store.get('t9')!.answer, `answer ${TRICKY[4]}${'·'.repeat(2000)}`);
+    appendFileSync(path, line.subarray(cut));
+    await reader.load();
+    assert.equal(reader.store.get('t9')!.answer, 'new 🌍 answer');
+    assert.deepEqual(shown(reader.store), await whole(path));
+  });
+});
