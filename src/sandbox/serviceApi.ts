@@ -1,3 +1,4 @@
+import type { PromptItem } from '../api/schemas';
 // The sandbox's service API: the spec's four endpoints over an in-memory store, with its rules (auth, fields,
 // generation, repeats) and the conventions another implementation may have (--submit-data, --errors-as-200).
 import { randomUUID } from 'node:crypto';
@@ -69,10 +70,13 @@ export class SandboxApi {
       });
     }
     for (const trace of evaluation.traces.values()) trace.listed = true;
+    const { code, message } = envelope(true, 'Prompts retrieved successfully', null);
+    const head = `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"data":`;
+    // A list past a few hundred megabytes is longer than a string may be: sent a thousand items at a time instead.
+    if (evaluation.items.length > STREAMED_LIST) return { status: 200, body: undefined, pieces: listPieces(head, evaluation.items) };
     const data = this.listJson.get(id) ?? JSON.stringify(evaluation.items);
     this.listJson.set(id, data);
-    const { code, message } = envelope(true, 'Prompts retrieved successfully', null);
-    return { status: 200, body: undefined, text: `{"code":${JSON.stringify(code)},"message":${JSON.stringify(message)},"data":${data},"success":true}` };
+    return { status: 200, body: undefined, text: `${head}${data},"success":true}` };
   }
 
   private submit(kind: EvaluationKind, fields: Map<string, string>): Reply {
@@ -120,6 +124,14 @@ export class SandboxApi {
 
 function envelope(success: boolean, message: string, data: unknown) {
   return { code: `req_${randomUUID().replace(/-/g, '').slice(0, 20)}`, message, data, success };
+}
+
+const STREAMED_LIST = 100_000;
+
+function* listPieces(head: string, items: readonly PromptItem[]): Generator<string> {
+  yield `${head}[`;
+  for (let i = 0; i < items.length; i += 1000) yield `${i ? ',' : ''}${JSON.stringify(items.slice(i, i + 1000)).slice(1, -1)}`;
+  yield '],"success":true}';
 }
 
 function parseId(text: string | null | undefined): number | undefined {
