@@ -52,7 +52,7 @@ describe('runs with an identity: a new target never inherits old answers (CLI)',
     const r = await cli(['run', ...svc(), ...echo], env);
     assert.equal(r.code, 0, r.stderr);
     assert.ok(
-      r.stdout.includes(`Nothing to do: every trace is already submitted by echo in run ${runs[0]!.runId} at ${runs[0]!.startedAt}; --fresh answers again.`),
+      r.stdout.includes(`Nothing to do: every trace is already submitted by echo in run ${runs[0]!.runId} at ${runs[0]!.startedAt} (the journal holds the whole list; the service was not asked); --fresh answers again.`),
       r.stdout,
     );
     assert.equal(sandbox.stats.submissions, before);

@@ -111,7 +111,8 @@ describe('a vscode-lm run in its runner process: the chat model answers through 
     assert.equal(sandbox.stats.submissions, 25);
     assert.ok(second.seen.calls > 0, 'the attached window answered the rest');
     assert.ok(second.seen.logs.some((l) => /^The chat model's calls waited \d+ s for a VS Code window/.test(l)), `the window that came is told how long the calls waited (${JSON.stringify(second.seen.logs)})`);
-    const prompts = (journaled('prompts') as unknown as Array<{ items: Array<{ traceId: string; content: string }> }>)[0]!.items;
+    // The list is journaled a prompt per line (item records).
+    const prompts = (journaled('item') as unknown as Array<{ id: string; p: string }>).map((r) => ({ traceId: r.id, content: r.p }));
     assert.equal(prompts.length, 25);
     for (const { traceId, content } of prompts) {
       assert.equal(sandbox.submissionsOf(1, traceId), 1, `${traceId} submitted once`);
