@@ -164,7 +164,9 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
       if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'progress', ...p }))}\n`);
       else reporter!.update(p);
     },
-    onLog: (level, message) => {
+    onLog: (level, message, final) => {
+      // The reason the run stopped is said once, by the summary (or the fatal line) at the end.
+      if (final && !req.json) return;
       if (level !== 'info' || !req.json) {
         reporter?.end();
         io.stderr.write(`${level === 'info' ? '' : `${level}: `}${safeText(message)}\n`);

@@ -13,6 +13,7 @@ import { inShard } from './shards';
 import type { Shard } from './shards';
 import type { RunPlan } from './runPlan';
 import { RunState } from './runState';
+import type { Log } from './runState';
 import type { RunOutcome, RunProgress } from './runState';
 import { ServiceHold } from './serviceHold';
 import type { HoldEvent } from './serviceHold';
@@ -68,7 +69,7 @@ export interface EngineOptions {
   drainSignal?: AbortSignal;
   onProgress?: (progress: RunProgress) => void;
   progressIntervalMs?: number;
-  onLog?: (level: 'info' | 'warn' | 'error', message: string) => void;
+  onLog?: Log;
   onTraceChange?: (trace: TraceInfo) => void;
   /** A target Retry-After longer than this stops the run (a quota that will not recover soon). */
   maxTargetRetryAfterMs?: number;

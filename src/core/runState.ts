@@ -34,7 +34,8 @@ export interface RunProgress {
   serviceRateLimit?: number;
 }
 
-export type Log = (level: 'info' | 'warn' | 'error', message: string) => void;
+/** `final`: the reason the run stopped, which its summary says again (a terminal need not print it twice). */
+export type Log = (level: 'info' | 'warn' | 'error', message: string, final?: boolean) => void;
 
 // Each failed trace's reason goes to the log up to this many per run; past it the log would drown, and the
 // traces keep their reasons (Process Details, status, exports).
@@ -92,7 +93,7 @@ export class RunState {
   halt(outcome: RunOutcome, message: string, error?: unknown): void {
     if (this.reason) return;
     this.reason = { outcome, message, ...(error !== undefined ? { error } : {}) };
-    if (outcome !== 'cancelled') this.log('error', message);
+    if (outcome !== 'cancelled') this.log('error', message, true);
     this.tellStopping();
   }
 

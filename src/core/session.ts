@@ -4,6 +4,7 @@ import type { ReportPage } from './report/renderReport';
 import type { ReportData } from './report/reportTypes';
 import { formatShard } from './shards';
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { ApiClient, SubmitResult } from '../api/client';
 import type { PromptItem } from '../api/schemas';
@@ -473,7 +474,8 @@ export class EvaluationSession {
     const failed = [...this.store.traces.values()].filter((t) => t.state === 'failed').map((t) => ({ traceId: t.traceId, reason: t.error }));
     return {
       journal: this.journalFile,
-      ...(this.alsoFrom.length ? { journals: [this.journalFile, ...this.alsoFrom.map((dir) => journalPath(dir, this.key))], notDone: notDoneIds(this.store, 1000) } : {}),
+      // Only the folders that hold a journal are named (a shard that never ran has none).
+      ...(this.alsoFrom.length ? { journals: [this.journalFile, ...this.alsoFrom.map((dir) => journalPath(dir, this.key))].filter((f) => existsSync(f)), notDone: notDoneIds(this.store, 1000) } : {}),
       total: this.store.total,
       counts: this.store.snapshotCounts(),
       failed,

@@ -1,6 +1,6 @@
 import { createReadStream } from 'node:fs';
 import { homedir } from 'node:os';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { EvaluationKind } from '../api/kinds';
@@ -80,7 +80,8 @@ export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
   const found: JournalEntry[] = [];
   for (const path of await journalFiles(stateDir)) {
     const match = JOURNAL_NAME.exec(basename(path));
-    if (!match || relative(stateDir, path).split(sep).length !== 2) continue;
+    // An empty journal is one a run opened and never wrote to (a wrong kind, a refused token): nothing to name.
+    if (!match || relative(stateDir, path).split(sep).length !== 2 || (await stat(path).then((s) => s.size, () => 0)) === 0) continue;
     const key = { kind: match[1] as EvaluationKind, evaluationId: Number(match[2]) };
     const origin = originFromFolder(path, key) ?? (await originFromRecords(path, key)) ?? basename(dirname(path));
     found.push({ ...key, origin, path });

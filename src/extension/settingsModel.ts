@@ -59,6 +59,12 @@ export const RESTRICTED_SETTINGS = [
   'stateDir',
   'maxRequestsPerMinute',
   'skippedAnswer',
+  // How long a run waits and retries, whether it outlives the window, and the list's guard: a workspace's own
+  // settings could otherwise keep a run going, multiply its calls or lift the guard.
+  'keepRunsAlive',
+  'targetRetries',
+  'servicePatience',
+  'maxListMegabytes',
 ] as const;
 
 /** What settings.ts reads from VS Code: the effective value, and the user's own (global) value. */

@@ -94,6 +94,26 @@ describe('CLI mistakes get words, on stderr, with a next step', function () {
     }
   });
 
+  it('says once, on stderr, why a run could not start (a Python import that fails)', async () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'model.py'), 'import module_that_is_not_there\ndef answer(prompt):\n    return prompt\n');
+    const r = await cli(['run', ...svc(), '--target', 'python', '--python-file', join(dir, 'model.py')], env);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr.match(/cannot start: ModuleNotFoundError/g)?.length, 1, r.stderr);
+  });
+
+  it('names only the journals there are: not an empty one a refused run left, nor a shard folder never run', async () => {
+    await runEcho();
+    const wrongKind = await cli(['run', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'robustness', '--state-dir', stateDir, '--target', 'echo'], env);
+    assert.equal(wrongKind.code, 2);
+    assert.deepEqual((await listJournals(stateDir)).map((j) => `${j.kind} ${j.evaluationId}`), ['benchmark 1']);
+    const never = tempDir();
+    const status = await cli(['status', ...svc(), '--state-dir', never, '--json'], env);
+    const journals = (JSON.parse(status.stdout) as { journals: string[] }).journals;
+    assert.equal(journals.length, 1, `${journals.join(', ')}`);
+  });
+
   it('help COMMAND prints the command\'s own help, as COMMAND --help does', async () => {
     for (const command of COMMANDS) {
       const own = await cli([command, '--help']);

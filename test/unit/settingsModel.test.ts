@@ -44,6 +44,12 @@ describe('settings in an untrusted workspace', () => {
     assert.equal(s.reviewBeforeSubmit, false);
   });
 
+  it('are every setting but the list of evaluations and the request encoding, as the README says', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { contributes: { configuration: { properties: Record<string, unknown> } } };
+    const declared = Object.keys(pkg.contributes.configuration.properties).map((k) => k.replace(/^evalRunner\./, ''));
+    assert.deepEqual(declared.filter((k) => k !== 'evaluations' && k !== 'requestEncoding').sort(), [...RESTRICTED_SETTINGS].sort());
+  });
+
   it('are the same keys package.json declares as restrictedConfigurations', () => {
     const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
       capabilities: { untrustedWorkspaces: { restrictedConfigurations: string[] } };
