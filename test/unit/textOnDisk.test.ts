@@ -91,6 +91,30 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     assert.equal(second.store.get('t40')!.answer, `answer ${TRICKY[0]}${'·'.repeat(2000)}`);
   });
 
+  it('an index gives back every field of every trace as a whole read does (sparse columns, times, runs)', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 60, 2000);
+    const extra: JournalRecord[] = [
+      { t: 'failed', id: 't1', reason: 'HTTP 500 from the model', stage: 'target', at: 20 },
+      { t: 'verdict', id: 't2', at: 21, rating: 'good', note: 'fine 🌍' },
+      { t: 'answer', id: 't3', a: 'with tokens', at: 22, ms: 7, ft: 3, tp: 11, tc: 12, run: 'r1' },
+      { t: 'submitted', id: 't3', at: 23, dup: true },
+      { t: 'skipped', id: 't4', reason: 'not for this model', at: 24 },
+      { t: 'answer', id: 't6', a: 'edited', at: 25, by: 'user' },
+    ];
+    appendFileSync(path, extra.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    const first = new EvaluationSession(KEY, stateDir);
+    await first.load();
+    const second = new EvaluationSession(KEY, stateDir);
+    await second.load();
+    const every = (store: TraceStore) =>
+      [...store.traces.values()].map((t) => ({ ...t, prompt: t.prompt, answer: t.answer, p: undefined, pAt: undefined, pLength: undefined, a: undefined, aAt: undefined, aLength: undefined, store: undefined }));
+    assert.deepEqual(every(second.store), every(TraceStore.fromRecords((await readJournal(path)).records)));
+    // A run's unset fields (endedAt of a run still open…) are absent from the index rather than undefined.
+    assert.deepEqual(JSON.parse(JSON.stringify(second.store.runs)), JSON.parse(JSON.stringify(first.store.runs)));
+    assert.deepEqual(second.store.counts, first.store.counts);
+  });
+
   it('an index deleted, cut short, or of another file is rebuilt from the journal, and written again', async () => {
     const stateDir = tempDir();
     const path = seed(stateDir, 60, 2000);
