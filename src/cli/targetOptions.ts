@@ -5,6 +5,7 @@ import {
   TargetConfigError,
   cliKindOf,
   configFromFlags,
+  createBatchTarget,
   createTarget,
   fieldList,
   flagSecretVariables,
@@ -17,7 +18,7 @@ import {
   targetIdentity,
   withPromptAt,
 } from '../core';
-import type { CurlRequest, FlagValues, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
+import type { BatchTarget, CurlRequest, FlagValues, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { intOption } from './args';
 import { UsageError } from './exitCodes';
 
@@ -36,6 +37,8 @@ export const TARGET_HELP = `${targetFlagsHelp()}
 
 export interface CliTarget {
   target: Target;
+  /** The Batch API side of an openai target run with --batch. */
+  batch?: BatchTarget;
   identity: TargetIdentity;
   timeoutMs: number;
   /** Said once before the run: a credential about to cross a network in plain http. */
@@ -65,7 +68,8 @@ export function targetFromArgs(v: FlagValues, concurrency: number, env = process
   }
   const warnings = [...parts.warnings, ...(kind.warnings?.(parts.spec, parts.secrets) ?? [])];
   const target = usage(() => createTarget(parts.spec, parts.secrets, options));
-  return { target, identity: targetIdentity(parts.spec, options.cwd), timeoutMs, warnings };
+  const batch = usage(() => createBatchTarget(parts.spec, parts.secrets, options));
+  return { target, ...(batch ? { batch } : {}), identity: targetIdentity(parts.spec, options.cwd), timeoutMs, warnings };
 }
 
 /** What the flags of one kind of target make: its spec, its secrets, and warnings to print. */
