@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { EvaluationSession } from '../../src/core/session';
-import { journalPath, parseJournal } from '../../src/core/journal';
+import { journalPath, openJournal, parseJournal } from '../../src/core/journal';
 import type { RunProgress } from '../../src/core/runState';
 import { createBatchTarget } from '../../src/core/targets/openaiBatch';
 import { createTarget } from '../../src/core/targets/targetSpec';
@@ -127,6 +128,30 @@ describe('the Batch API target against the sandbox', function () {
     assert.equal(batchesCreated(s), 1);
     assert.equal(s.stats.modelCalls, 1);
     assert.equal(s.stats.modelCallsByPrompt.get(prompts[3]!), 1);
+  });
+
+  it('a run stopped between creating a batch and journaling its id finds that batch by its file, and creates none', async () => {
+    const s = await start();
+    const stateDir = tempDir();
+    // What the stopped run did: the file uploaded and journaled with its traces, the batch created, its id not journaled.
+    const batch = createBatchTarget({ type: 'openai', baseUrl: `${s.baseUrl}/v1`, model: 'gpt-4o-mini', batch: true }, {}, { connections: 1 })!;
+    const signal = new AbortController().signal;
+    const items = seedPrompts('benchmark', TRACES);
+    try {
+      const file = await batch.api.upload(Buffer.from(items.map((p, i) => `${batch.api.line(`t${i}`, p.content)}\n`).join('')), signal);
+      await batch.api.create(file, signal);
+      mkdirSync(dirname(journalPath(stateDir, { origin: s.baseUrl, kind: 'benchmark', evaluationId: 1 })), { recursive: true });
+      const { journal } = await openJournal(journalPath(stateDir, { origin: s.baseUrl, kind: 'benchmark', evaluationId: 1 }));
+      await journal.append({ t: 'batch', at: Date.now(), file, ids: items.map((p) => p.traceId) });
+      await journal.close();
+    } finally {
+      await batch.close();
+    }
+    assert.equal(batchesCreated(s), 1);
+    const { summary } = await batchRun(s, stateDir);
+    assert.equal(summary.outcome, 'completed', summary.message);
+    assert.equal(batchesCreated(s), 1, 'the batch was found by its input file, not created again');
+    assertAllAnswered(s);
   });
 
   it('abandons an open batch at the provider: cancelled there, and the next run sends its traces in a new batch', async () => {
