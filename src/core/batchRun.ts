@@ -4,7 +4,7 @@ import { commit } from './commit';
 import type { Journal } from './journal';
 import type { BatchProgress, RunState } from './runState';
 import type { OnTargetError, TargetResult } from './targetCalls';
-import { FINAL_BATCH_STATES, apiWords, batchSaving } from './targets/openaiBatch';
+import { FINAL_BATCH_STATES, batchSaving } from './targets/openaiBatch';
 import type { BatchState, BatchStatus, BatchTarget } from './targets/openaiBatch';
 import { answerOf } from './targets/openaiTarget';
 import { TargetError, readUsage } from './targets/target';
@@ -203,6 +203,8 @@ export class BatchRun {
     await commit(parts.journal, parts.store, { t: 'batch', at: Date.now(), file: record.file, batch: status.id });
     this.followed.set(record.file, { record, status });
     this.count++;
+    // Each request of a batch is a call of the model (the run's summary counts them).
+    parts.run.targetCalls += record.ids.length;
     for (const id of record.ids) if (awaitsAnswer(parts.store.get(id))) parts.store.setTransient(id, 'running');
     parts.run.log('info', `Batch ${status.id} created: ${record.ids.length} request(s) (file ${record.file}).`);
   }
@@ -282,7 +284,7 @@ export class BatchRun {
       results.set(info.traceId, this.answer(value.response?.body));
       return;
     }
-    const words = apiWords(JSON.stringify(value.response?.body ?? { error: value.error ?? {} }), []);
+    const words = this.parts.batch.api.words(JSON.stringify(value.response?.body ?? { error: value.error ?? {} }));
     const passing = status === undefined ? typeof value.error?.code === 'string' && PASSING_CODES.has(value.error.code) : status === 408 || status === 429 || status >= 500;
     const said = `the Batch API ${status !== undefined ? `answered HTTP ${status}` : `said ${typeof value.error?.code === 'string' ? value.error.code.slice(0, 60) : 'error'}`}: ${words}`;
     results.set(info.traceId, passing ? { info, reason: said } : this.refused(said, status));

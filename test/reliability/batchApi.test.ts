@@ -86,7 +86,7 @@ describe('the Batch API target against the sandbox', function () {
       batchFaults: {
         line: (prompt, batch) =>
           prompt === prompts[3] && batch === 1 ? { status: 500, message: 'The server had an error.' }
-          : prompt === prompts[5] ? { status: 400, message: "Invalid 'messages[0].content': string too long." }
+          : prompt === prompts[5] ? { status: 400, message: "Invalid 'messages[0].content': string too long (with key sk-batch-test)." }
           : undefined,
       },
     });
@@ -94,7 +94,7 @@ describe('the Batch API target against the sandbox', function () {
     assert.equal(summary.outcome, 'failedTraces');
     assert.equal(batchesCreated(s), 2, 'the 5xx line went again in a second batch (the 4xx one did not)');
     assert.equal(summary.failed.length, 1);
-    assert.match(summary.failed[0]!.reason, /HTTP 400.*string too long/);
+    assert.match(summary.failed[0]!.reason, /HTTP 400.*string too long \(with key \[redacted\]\)/);
     const refusedId = summary.failed[0]!.traceId;
     assert.equal(store.get(refusedId)?.prompt, prompts[5]);
     assertAllAnswered(s, [refusedId]);

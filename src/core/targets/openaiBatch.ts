@@ -23,6 +23,8 @@ export interface BatchApi {
   /** A file's text (an output or error file: JSON lines). */
   content(fileId: string, signal: AbortSignal): Promise<string>;
   cancel(batchId: string, signal: AbortSignal): Promise<void>;
+  /** What an error body says, on one line, with this target's key and header values redacted (see apiWords). */
+  words(text: string): string;
 }
 
 export const BATCH_STATES = ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'] as const;
@@ -92,6 +94,7 @@ export function createBatchApi(parts: BatchApiParts): BatchApi {
     async cancel(batchId, signal) {
       await call('POST', `/batches/${encodeURIComponent(batchId)}/cancel`, signal);
     },
+    words: (text) => apiWords(text, parts.secrets),
   };
 }
 
