@@ -59,6 +59,8 @@ function usage<T>(read: () => T): T {
 export function targetFromArgs(v: FlagValues, concurrency: number, env = process.env, onLog?: (level: 'info' | 'warn', message: string) => void): CliTarget {
   const kind = usage(() => cliKindOf(typeof v.target === 'string' ? v.target : undefined));
   const timeoutMs = intOption(v['target-timeout'] as string | undefined, 'target-timeout', TIMEOUT.default, TIMEOUT.min, TIMEOUT.max) * 1000;
+  // Half the price is the Batch API's, which only the openai kind speaks: said, rather than a live run at full price.
+  if ((v.batch !== undefined || v['batch-fallback'] !== undefined) && kind.type !== 'openai') throw new UsageError('--batch and --batch-fallback go with --target openai (the Batch API).');
   const parts = v['from-curl'] !== undefined && kind.type === 'http' ? curlParts(v, env) : flagParts(kind, v, env);
   const options: TargetOptions = { connections: concurrency, ...(parts.authHint ? { authHint: parts.authHint } : {}), ...(onLog ? { onLog } : {}) };
   if (kind.localProcess) {

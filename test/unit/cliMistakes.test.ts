@@ -131,7 +131,7 @@ describe('CLI mistakes get words, on stderr, with a next step', function () {
     const cases: Array<[string[], RegExp]> = [
       [['--target', 'echo', '--batch'], /--batch and --batch-fallback go with --target openai/],
       [[...openai, '--batch', '--stream'], /A batch is not streamed/],
-      [[...openai, '--batch-fallback', 'live'], /--batch-fallback goes with --batch/],
+      [[...openai, '--batch-fallback', 'live'], /batchFallback \(--batch-fallback\) is batch or live, and goes with batch \(--batch\)/],
       [[...openai, '--batch', '--batch-fallback', 'later'], /--batch-fallback/],
     ];
     for (const [args, words] of cases) {
