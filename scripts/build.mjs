@@ -85,6 +85,15 @@ const reportPageAside = {
   },
 };
 
+// The Batch API's run path (the openai target with batch: true) likewise: dist/batchRun.js, required when such a run
+// starts (src/core/batchLoader.ts).
+const batchRunAside = {
+  name: 'batch-run-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/batchRun$/ }, (args) => (args.kind === 'require-call' ? { path: './batchRun.js', external: true } : undefined));
+  },
+};
+
 // The runner process (src/runner/, dist/runner.js) hosts the core for the editor's runs; the window's client of it,
 // with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs.ts), not at activation.
 const runnerClientAside = {
@@ -95,8 +104,9 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, batchRunAside, reportPageAside, runnerClientAside] }),
   build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listReader.js' }),
+  build({ ...common, entryPoints: ['src/core/batchRun.ts'], outfile: 'dist/batchRun.js' }),
   build({ ...common, entryPoints: ['src/core/targets/curlRequest.ts'], outfile: 'dist/curlReader.js' }),
   build({ ...common, entryPoints: ['src/extension/remoteRun.ts'], outfile: 'dist/runnerClient.js' }),
   build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),

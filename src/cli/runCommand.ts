@@ -1,5 +1,5 @@
 import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, runBasics, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import type { BatchTarget, JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
@@ -72,6 +72,8 @@ export interface RunRequest extends RunBasics {
   args: ServiceArgs;
   token: string;
   target: Target;
+  /** --batch: the traces to answer go through the Batch API. */
+  batch?: BatchTarget;
   identity: TargetIdentity;
   stateDir: string;
   encoding: RequestEncoding;
@@ -138,6 +140,7 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
     return { summary, code };
   } finally {
     await req.target.close?.();
+    await req.batch?.close();
     await client.close();
   }
 }
@@ -147,6 +150,7 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
   return {
     client,
     target: req.target,
+    ...(req.batch ? { batch: req.batch } : {}),
     identity: req.identity,
     tool: `eval-runner-cli ${TOOL_VERSION}`,
     ...(req.mode ? { mode: req.mode } : {}),
@@ -367,12 +371,12 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   const workerLog = (level: 'info' | 'warn', message: string) => {
     if (!request.json || level !== 'info') process.stderr.write(`${level === 'warn' ? 'warning: ' : ''}${safeText(message)}\n`);
   };
-  const { target, identity, timeoutMs, warnings } = targetFromArgs(v, request.concurrency, process.env, workerLog);
+  const { target, batch, identity, timeoutMs, warnings } = targetFromArgs(v, request.concurrency, process.env, workerLog);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
   try {
     const { code } = await executeRun(
-      { ...request, target, identity, targetTimeoutMs: timeoutMs },
+      { ...request, target, ...(batch ? { batch } : {}), identity, targetTimeoutMs: timeoutMs },
       { stdout, stderr: process.stderr, drainSignal: signals.drain.signal, signal: signals.hard.signal },
     );
     return code;

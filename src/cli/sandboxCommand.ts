@@ -20,6 +20,7 @@ Options:
   --latency-ms N              delay added to every API answer (default 0)
   --fail-rate F               fraction of API requests answered 503, 0 to 1 (default 0)
   --model-latency-ms N        delay of the echo model at /v1/chat/completions (default 0)
+  --batch-delay-ms N          how long a Batch API batch (/v1/batches) takes to complete (default 2000)
   --max-body-bytes N          largest accepted request body (default ${SANDBOX_DEFAULTS.maxBodyBytes}); larger: 413
   --submit-data text|null|object|absent
                               what a successful submit carries in data (default text, as the spec shows);
@@ -42,6 +43,7 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     'prompt-bytes': { type: 'string' },
     'fail-rate': { type: 'string' },
     'model-latency-ms': { type: 'string' },
+    'batch-delay-ms': { type: 'string' },
     'max-body-bytes': { type: 'string' },
     'submit-data': { type: 'string' },
     'errors-as-200': { type: 'boolean' },
@@ -65,6 +67,7 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     latencyMs: intOption(v['latency-ms'], 'latency-ms', 0, 0, 600_000),
     failRate: numberOption(v['fail-rate'], 'fail-rate', 0, 0, 1),
     modelLatencyMs: intOption(v['model-latency-ms'], 'model-latency-ms', 0, 0, 600_000),
+    batchDelayMs: intOption(v['batch-delay-ms'], 'batch-delay-ms', 2000, 0, 86_400_000),
     maxBodyBytes: intOption(v['max-body-bytes'], 'max-body-bytes', SANDBOX_DEFAULTS.maxBodyBytes, 1024),
     submitData: choiceOption(v['submit-data'], 'submit-data', SUBMIT_DATA_CONVENTIONS, 'text'),
     errorsAs200: v['errors-as-200'] === true,

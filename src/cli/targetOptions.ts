@@ -5,6 +5,7 @@ import {
   TargetConfigError,
   cliKindOf,
   configFromFlags,
+  createBatchTarget,
   createTarget,
   fieldList,
   flagSecretVariables,
@@ -17,7 +18,7 @@ import {
   targetIdentity,
   withPromptAt,
 } from '../core';
-import type { CurlRequest, FlagValues, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
+import type { BatchTarget, CurlRequest, FlagValues, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { intOption } from './args';
 import { UsageError } from './exitCodes';
 
@@ -36,6 +37,8 @@ export const TARGET_HELP = `${targetFlagsHelp()}
 
 export interface CliTarget {
   target: Target;
+  /** The Batch API side of an openai target run with --batch. */
+  batch?: BatchTarget;
   identity: TargetIdentity;
   timeoutMs: number;
   /** Said once before the run: a credential about to cross a network in plain http. */
@@ -56,6 +59,8 @@ function usage<T>(read: () => T): T {
 export function targetFromArgs(v: FlagValues, concurrency: number, env = process.env, onLog?: (level: 'info' | 'warn', message: string) => void): CliTarget {
   const kind = usage(() => cliKindOf(typeof v.target === 'string' ? v.target : undefined));
   const timeoutMs = intOption(v['target-timeout'] as string | undefined, 'target-timeout', TIMEOUT.default, TIMEOUT.min, TIMEOUT.max) * 1000;
+  // Half the price is the Batch API's, which only the openai kind speaks: said, rather than a live run at full price.
+  if ((v.batch !== undefined || v['batch-fallback'] !== undefined) && kind.type !== 'openai') throw new UsageError('--batch and --batch-fallback go with --target openai (the Batch API).');
   const parts = v['from-curl'] !== undefined && kind.type === 'http' ? curlParts(v, env) : flagParts(kind, v, env);
   const options: TargetOptions = { connections: concurrency, ...(parts.authHint ? { authHint: parts.authHint } : {}), ...(onLog ? { onLog } : {}) };
   if (kind.localProcess) {
@@ -65,7 +70,8 @@ export function targetFromArgs(v: FlagValues, concurrency: number, env = process
   }
   const warnings = [...parts.warnings, ...(kind.warnings?.(parts.spec, parts.secrets) ?? [])];
   const target = usage(() => createTarget(parts.spec, parts.secrets, options));
-  return { target, identity: targetIdentity(parts.spec, options.cwd), timeoutMs, warnings };
+  const batch = usage(() => createBatchTarget(parts.spec, parts.secrets, options));
+  return { target, ...(batch ? { batch } : {}), identity: targetIdentity(parts.spec, options.cwd), timeoutMs, warnings };
 }
 
 /** What the flags of one kind of target make: its spec, its secrets, and warnings to print. */

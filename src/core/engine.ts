@@ -19,8 +19,11 @@ import { ServiceHold } from './serviceHold';
 import type { HoldEvent } from './serviceHold';
 import { Submitter } from './submissions';
 import { TargetCaller } from './targetCalls';
-import type { OnTargetError } from './targetCalls';
+import type { OnTargetError, TargetResult } from './targetCalls';
 import type { Target } from './targets/target';
+import { batchRunModule } from './batchLoader';
+import type { BatchRun, BatchSummary } from './batchRun';
+import type { BatchTarget } from './targets/openaiBatch';
 import type { StateCounts, TraceInfo, TraceStore } from './traceStore';
 
 export interface EngineOptions {
@@ -88,6 +91,11 @@ export interface EngineOptions {
   newClient?: (signal: AbortSignal) => Promise<ApiClient | undefined>;
   /** Rounds of a submission that keeps failing for a passing reason (each with the API module's retries). */
   submitRounds?: number;
+  /**
+   * The traces to answer go through the Batch API (the openai target with batch: true); `target` stays the live
+   * target, for --batch-fallback live.
+   */
+  batch?: BatchTarget;
 }
 
 export interface RunSummary {
@@ -113,6 +121,8 @@ export interface RunSummary {
   listChanges?: ListChanges;
   /** When submissions were held: the service down, or a token refused until a new one came. */
   holds: HoldEvent[];
+  /** The Batch API's part (batch: true). */
+  batch?: BatchSummary;
 }
 
 /**
@@ -166,6 +176,7 @@ class EngineRun {
   private recorded: string | undefined;
   private runPlan: RunPlan | undefined;
   private listChanges: ListChanges | undefined;
+  private batchRun: BatchRun | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.concurrency = Math.max(1, options.concurrency ?? 8);
@@ -228,7 +239,7 @@ class EngineRun {
     const submitter = this.submissions;
     const traces = new TraceHandler(this.caller(), submitter, options.journal, options.store, run, this.concurrency, options.holdAnswers === true, this.recorded, this.changed);
     try {
-      await drain(queue, traces, run, this.concurrency);
+      await this.dispatch(queue, traces);
       // Submissions handed over finish (or see the stop) before the run reports.
       await submitter.settled();
       await this.runAppeared(listed, traces, submitter);
@@ -258,8 +269,29 @@ class EngineRun {
     const next = [...more.submitFirst, ...more.callTarget];
     run.queued += next.length;
     if (more.callTarget.length > 0 && !(await this.warmUp())) return;
-    await drain(next, traces, run, this.concurrency);
+    await this.dispatch(next, traces);
     await submitter.settled();
+  }
+
+  /** The queue through the target: live calls, or (batch: true) journaled answers live and the rest in batches. */
+  private async dispatch(queue: readonly TraceInfo[], traces: TraceHandler): Promise<void> {
+    const { options, run } = this;
+    if (!options.batch) return drain(queue, traces, run, this.concurrency);
+    const journaled = queue.filter(hasJournaledAnswer);
+    const toAnswer = queue.filter((t) => !hasJournaledAnswer(t));
+    this.batchRun = new (batchRunModule().BatchRun)({
+      batch: options.batch,
+      journal: options.journal,
+      store: options.store,
+      run,
+      runId: traces.runId,
+      concurrency: this.concurrency,
+      retries: options.targetRetries ?? 2,
+      onError: options.onTargetError ?? 'fail',
+      deliver: (info, result) => traces.handle(info, result),
+      live: (info) => traces.handle(info),
+    });
+    await Promise.all([drain(journaled, traces, run, this.concurrency), this.batchRun.run(toAnswer)]);
   }
 
   /** The run's rate limits, seen live by views of the store (journaled with the run's end). */
@@ -295,7 +327,7 @@ class EngineRun {
   private reportProgress(): void {
     const state = this.hold.state;
     const hold = state ? { ...state, waiting: this.submissions.waiting } : undefined;
-    const pacing = { concurrency: this.concurrency, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack, hold };
+    const pacing = { concurrency: this.concurrency, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack, hold, batch: this.batchRun?.progress() };
     this.options.onProgress?.(this.run.progress(this.options.store, pacing));
   }
 
@@ -339,6 +371,7 @@ class EngineRun {
       planned: { callTarget: this.runPlan?.callTarget.length ?? 0, wanted: this.runPlan?.wanted ?? 0, submitFirst: this.runPlan?.submitFirst.length ?? 0 },
       ...(changes ? { listChanges: changes } : {}),
       holds: this.hold.events,
+      ...(this.batchRun ? { batch: this.batchRun.summary() } : {}),
     };
   }
 
@@ -501,13 +534,14 @@ class TraceHandler {
     this.run.hardSignal.removeEventListener('abort', this.onHardAbort);
   }
 
-  async handle(info: TraceInfo): Promise<void> {
+  /** One trace to the target and the service; with `given`, an answer (or failure) that came otherwise (a batch's). */
+  async handle(info: TraceInfo, given?: TargetResult): Promise<void> {
     const controller = new AbortController();
     if (this.run.hardSignal.aborted) controller.abort(this.run.hardSignal.reason);
     this.inflight.add(controller);
     let handedOver = false;
     try {
-      const answer = await this.answer(info, controller.signal);
+      const answer = given === undefined ? await this.answer(info, controller.signal) : await this.record(info, given);
       if (answer === 'done' || this.run.halted || controller.signal.aborted) return;
       handedOver = true;
       await this.submitter.handOver(info, answer.durable, controller.signal, () => this.inflight.delete(controller));
@@ -518,16 +552,21 @@ class TraceHandler {
 
   /** Gets the trace an answer (unless the journal has one); 'done' when there is nothing to submit now. */
   private async answer(info: TraceInfo, signal: AbortSignal): Promise<'done' | { durable: Promise<void> | undefined }> {
-    if (info.hasAnswer && (info.state === 'answered' || info.failedStage === 'submit')) return { durable: undefined };
+    if (hasJournaledAnswer(info)) return { durable: undefined };
     this.store.setTransient(info.traceId, 'running');
     this.changed(info);
-    let result: Awaited<ReturnType<TargetCaller['call']>>;
+    let result: TargetResult;
     try {
       result = await this.caller.call(info, signal);
     } catch (error) {
       if (!isAbortError(error) && !signal.aborted) throw error;
       result = 'stopped';
     }
+    return this.record(info, result);
+  }
+
+  /** Journals the target's answer (or failure); 'done' when there is nothing to submit now. */
+  private async record(info: TraceInfo, result: TargetResult): Promise<'done' | { durable: Promise<void> | undefined }> {
     if (result === 'stopped') {
       this.store.setTransient(info.traceId, 'pending');
       this.changed(info);
@@ -571,6 +610,11 @@ class TraceHandler {
     }
     return { durable };
   }
+}
+
+/** The journal holds an answer to submit for this trace: it is never sent to the target again. */
+function hasJournaledAnswer(info: TraceInfo): boolean {
+  return info.hasAnswer && (info.state === 'answered' || info.failedStage === 'submit');
 }
 
 function classifyFatal(error: unknown): { outcome: RunOutcome; message: string; error: unknown } {

@@ -44,6 +44,8 @@ export { configTargetSchema, configTypesText, settingsTarget, targetSettingsSche
 export { flagSecretVariables, headerVariable, isOpenAiApi, secretVariables, secretsFromEnv, sentHeaders } from './targets/kinds/secretSources';
 export { ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, clampRunOption, runBasics } from './runOptions';
 export type { RunBasics, RunChoices, RunOptionName } from './runOptions';
+export { createBatchTarget } from './targets/openaiBatch';
+export type { BatchTarget } from './targets/openaiBatch';
 export { LOCAL_STATES, STATE_LABELS } from './traceStore';
 export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore, WindowEvents } from './traceStore';
 export { TOOL_VERSION } from './version';

@@ -89,6 +89,21 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(['good', 'bad'])), note: z.optional(z.string()) }),
   z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
   z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
+  /**
+   * A Batch API batch (the openai target with batch: true), keyed by its input file: written once the file is
+   * uploaded (`ids`: the traces of its lines in order, custom_id "t<i>" being line i), again once the batch exists
+   * (`batch`, before any wait), and once its results are all journaled or it was given up (`end`: its final status, or
+   * "abandoned"). A run takes up a batch without an end instead of sending its traces again.
+   */
+  z.object({
+    t: z.literal('batch'),
+    at,
+    file: id,
+    ids: z.optional(z.array(z.string())),
+    batch: z.optional(z.string()),
+    end: z.optional(z.string()),
+    run: z.optional(z.string()),
+  }),
 ]);
 
 export type JournalRecord = z.infer<typeof journalRecordSchema>;

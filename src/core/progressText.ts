@@ -1,5 +1,6 @@
+import type { BatchSummary } from './batchRun';
 import type { RunSummary } from './engine';
-import type { RunProgress } from './runState';
+import type { BatchProgress, RunProgress } from './runState';
 import { clockTime } from './serviceHold';
 import type { HoldEvent } from './serviceHold';
 import { skippedNote } from './skipped';
@@ -22,6 +23,7 @@ export function progressText(label: string, p: RunProgress): string {
   if (c.failed) parts.push(`${c.failed} failed`);
   if (c.skipped) parts.push(`${c.skipped} skipped`);
   if (p.hold) return `${label}: ${parts.join(' · ')} · ${holdProgressText(p.hold)}`;
+  if (p.batch) return `${label}: ${parts.join(' · ')} · ${batchProgressText(p.batch)}`;
   parts.push(`${p.ratePerSecond.toFixed(1)}/s`, `ETA ${formatDuration(p.etaSeconds)}`);
   const held = heldBack(p);
   return `${label}: ${parts.join(' · ')}${held ? ` · ${held}` : ''}`;
@@ -68,6 +70,40 @@ export function windowsText(w: WindowEvents | undefined): string | undefined {
   return parts.length ? parts.join(' · ') : undefined;
 }
 
+const BATCH_STATE_WORDS: Readonly<Record<BatchProgress['state'], string>> = {
+  uploading: 'uploading',
+  validating: 'validating',
+  in_progress: 'in progress',
+  finalizing: 'finalizing',
+  cancelling: 'cancelling',
+  completed: 'completed',
+  failed: 'failed',
+  expired: 'expired',
+  cancelled: 'cancelled',
+};
+
+/** The Batch API's part of a run's progress: "batch in progress 120 of 500 · saved $0.42" (tokens where no price is known). */
+export function batchProgressText(b: BatchProgress): string {
+  const what = b.batches > 1 ? `${b.batches} batches` : 'batch';
+  const count = b.state === 'in_progress' || b.state === 'finalizing' ? ` ${b.completed} of ${b.total}` : '';
+  const tokens = b.promptTokens + b.completionTokens;
+  const saved = tokens === 0 ? '' : b.savedUsd !== undefined ? ` · saved ${dollars(b.savedUsd)}` : ` · ${tokens} token(s) at half price`;
+  return `${what} ${BATCH_STATE_WORDS[b.state]}${count}${saved}`;
+}
+
+/** "Batch API: 2 batch(es), 1,234 tokens at half price (saved $0.01); still open at the provider: batch_…". */
+export function batchSummaryText(b: BatchSummary): string {
+  const tokens = b.promptTokens + b.completionTokens;
+  const saved = b.savedUsd !== undefined ? ` (saved ${dollars(b.savedUsd)})` : '';
+  const open = b.open.length ? `; still open at the provider, taken up by the next run: ${b.open.join(', ')}` : '';
+  return `Batch API: ${b.batches} batch(es), ${tokens} token(s) at half price${saved}${open}`;
+}
+
+/** Dollars, with cents once there are some: small runs save fractions of a cent. */
+function dollars(usd: number): string {
+  return `$${usd >= 1 ? usd.toFixed(2) : usd.toFixed(4)}`;
+}
+
 function formatRate(perSecond: number): string {
   return perSecond >= 10 ? perSecond.toFixed(0) : perSecond.toFixed(1);
 }
@@ -88,6 +124,7 @@ export function summaryText(label: string, s: RunSummary): string {
     lines.push(`  ${s.listChanges.vanished.length} trace(s) are no longer listed by the service (${first}${s.listChanges.vanished.length > 5 ? ', …' : ''}): reported, not failed`);
   }
   for (const h of s.holds ?? []) lines.push(`  ${holdText(h)}`);
+  if (s.batch) lines.push(`  ${batchSummaryText(s.batch)}`);
   if (s.failed.length > 20) lines.push(`  …and ${s.failed.length - 20} more (see "status" or "export")`);
   if (s.message) lines.push(s.message);
   const skipped = skippedNote(c.skipped);

@@ -32,6 +32,20 @@ export interface RunProgress {
   targetRateLimit?: number;
   /** The same for submissions held back by the service's rate limit. */
   serviceRateLimit?: number;
+  /** The Batch API's batches this run follows (the openai target with batch: true). */
+  batch?: BatchProgress;
+}
+
+/** What a run following Batch API batches shows: the least advanced batch's state, the requests done of all. */
+export interface BatchProgress {
+  state: 'uploading' | 'validating' | 'in_progress' | 'finalizing' | 'cancelling' | 'completed' | 'failed' | 'expired' | 'cancelled';
+  batches: number;
+  completed: number;
+  total: number;
+  /** Tokens answered through batches in this run, and half their live price where the model's price is known. */
+  promptTokens: number;
+  completionTokens: number;
+  savedUsd?: number;
 }
 
 /** `final`: the reason the run stopped, which its summary says again (a terminal need not print it twice). */
@@ -138,7 +152,7 @@ export class RunState {
 
   progress(
     store: TraceStore,
-    pacing: { concurrency: number; target?: number | undefined; service?: number | undefined; hold?: RunProgress['hold'] | undefined },
+    pacing: { concurrency: number; target?: number | undefined; service?: number | undefined; hold?: RunProgress['hold'] | undefined; batch?: BatchProgress | undefined },
   ): RunProgress {
     const elapsedMs = Date.now() - this.started;
     // The rate counts from the first trace, not from the wait for generation.
@@ -158,6 +172,7 @@ export class RunState {
       ...(pacing.target !== undefined ? { targetRateLimit: pacing.target } : {}),
       ...(pacing.service !== undefined ? { serviceRateLimit: pacing.service } : {}),
       ...(pacing.hold ? { hold: pacing.hold } : {}),
+      ...(pacing.batch ? { batch: pacing.batch } : {}),
     };
   }
 }

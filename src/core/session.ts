@@ -9,6 +9,8 @@ import { readFile } from 'node:fs/promises';
 import type { ApiClient, SubmitResult } from '../api/client';
 import type { PromptItem } from '../api/schemas';
 import { runEvaluation } from './engine';
+import { batchRunModule } from './batchLoader';
+import type { BatchTarget } from './targets/openaiBatch';
 import type { EngineOptions, RunSummary } from './engine';
 import { commit } from './commit';
 import { ListWriter } from './listWriter';
@@ -422,6 +424,14 @@ export class EvaluationSession {
       const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}) };
       await commit(journal, this.store, record);
     });
+  }
+
+  /**
+   * Gives up the evaluation's open Batch API batches (the editor's Cancel, when the user chose to abandon them rather
+   * than only stop following): each cancelled at the provider and journaled as abandoned. Their ids.
+   */
+  async abandonBatches(batch: BatchTarget, signal: AbortSignal): Promise<string[]> {
+    return this.withJournal((journal) => batchRunModule().abandonBatches(batch, journal, this.store, signal));
   }
 
   /** Every trace's answers in two runs, from the journal (no service call); texts are read back as they are shown. */

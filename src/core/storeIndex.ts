@@ -117,6 +117,7 @@ function isImage(v: unknown): v is StoreImage {
   const image = v as Record<string, unknown> | undefined;
   if (!image || !Array.isArray(image.runs) || typeof image.promptsRecorded !== 'boolean') return false;
   if (image.listedTotal !== null && typeof image.listedTotal !== 'number') return false;
+  if (!Array.isArray(image.batches) || !(image.batches as Array<Record<string, unknown>>).every((b) => b && typeof b.file === 'string' && Array.isArray(b.ids))) return false;
   for (const run of image.runs as Array<Record<string, unknown>>) {
     if (!run || typeof run.runId !== 'string' || !Array.isArray(run.latencies) || !Array.isArray(run.answerTimes) || typeof run.errors !== 'object') return false;
   }

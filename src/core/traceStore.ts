@@ -229,6 +229,8 @@ export interface StoreImage {
   promptsRecorded: boolean;
   runs: RunInfo[];
   traces: TraceColumns;
+  /** The Batch API batches the journal tells of (open ones are taken up by the next run). */
+  batches: BatchInfo[];
 }
 
 /** One run as the journal tells it: who answered, when, and what came of it. */
@@ -288,6 +290,19 @@ export interface WindowEvents {
   lastDetachedAt?: number;
 }
 
+/** One Batch API batch as the journal tells it. */
+export interface BatchInfo {
+  /** The uploaded input file's id (the key). */
+  file: string;
+  /** The traces of the file's lines, in order: custom_id "t<i>" is ids[i]. */
+  ids: string[];
+  /** The batch's id, once it was created. */
+  batch: string | undefined;
+  /** Its final status once its results are all journaled, or "abandoned"; undefined: open (a run takes it up). */
+  end: string | undefined;
+  at: number;
+}
+
 export function emptyCounts(): StateCounts {
   return { pending: 0, running: 0, answered: 0, submitted: 0, failed: 0, skipped: 0 };
 }
@@ -308,6 +323,9 @@ export class TraceStore {
   // Answers name their run: looked up once per replayed answer, so by key, not by scanning every run.
   private readonly runIndex = new Map<string, RunInfo>();
   private readonly tally = emptyCounts();
+  /** Batch API batches by input file id, oldest first (see the journal's batch record). */
+  readonly batches = new Map<string, BatchInfo>();
+
   /** Where texts are read back from; none: the store holds every text (records applied without places). */
   private source: TextSource | undefined;
 
@@ -349,7 +367,7 @@ export class TraceStore {
     };
     let i = 0;
     for (const trace of this.traces.values()) trace.writeTo(columns, i++, runName);
-    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: columns };
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: columns, batches: [...this.batches.values()] };
   }
 
   /** A store back from its image, reading its texts from `source`. */
@@ -357,6 +375,7 @@ export class TraceStore {
     const store = new TraceStore().readFrom(source);
     store.listedTotal = image.listedTotal ?? undefined;
     store.promptsRecorded = image.promptsRecorded;
+    for (const batch of image.batches) store.batches.set(batch.file, batch);
     for (const run of image.runs) {
       store.runs.push(run);
       store.runIndex.set(run.runId, run);
@@ -488,7 +507,21 @@ export class TraceStore {
         this.move(info, 'skipped');
         return;
       }
+      case 'batch':
+        return this.applyBatch(record);
     }
+  }
+
+  /** A Batch API batch's records, merged by input file: the first holds the traces, later ones the id and the end. */
+  private applyBatch(record: Extract<JournalRecord, { t: 'batch' }>): void {
+    const known = this.batches.get(record.file);
+    if (!known) {
+      if (!record.ids) return; // a later record whose first was lost: nothing to take up
+      this.batches.set(record.file, { file: record.file, ids: record.ids, batch: record.batch, end: record.end, at: record.at });
+      return;
+    }
+    if (record.batch) known.batch = record.batch;
+    if (record.end) known.end = record.end;
   }
 
   private applyRun(record: Extract<JournalRecord, { t: 'run' }>): void {

@@ -112,10 +112,11 @@ export class RemoteRun {
     return run;
   }
 
-  cancel(hard: boolean): void {
+  /** abandonBatches: its open Batch API batches are cancelled at the provider too. */
+  cancel(hard: boolean, abandonBatches = false): void {
     // A window going away cancels its toasts too: that must never reach a run it has let go of.
     if (this.detached) return;
-    void this.connection.sendRequest(cancel, { hard }).catch(() => undefined);
+    void this.connection.sendRequest(cancel, { hard, ...(abandonBatches ? { abandonBatches } : {}) }).catch(() => undefined);
   }
 
   /** A file was saved in the editor (the runner decides whether its target cares). */

@@ -27,6 +27,22 @@ export interface RunRequest {
 
 const UI_PROGRESS_MS = 1000;
 
+/**
+ * Cancel of a run following Batch API batches: abandon them at the provider (cancelled there; their traces go to the
+ * target again next time), or only stop following (they go on, and the next run takes them up). Dismissed: follow.
+ */
+async function askBatchCancel(): Promise<boolean> {
+  const abandon = vscode.l10n.t('Abandon the Batches');
+  const follow = vscode.l10n.t('Only Stop Following');
+  const picked = await vscode.window.showWarningMessage(
+    vscode.l10n.t('Stop this run. Its batches are still running at the provider: abandon them there, or only stop following them (the next run takes them up and nothing is sent twice)?'),
+    { modal: true },
+    abandon,
+    follow,
+  );
+  return picked === abandon;
+}
+
 /** Runs through the core engine with a cancellable progress notification and a status bar item. */
 export class RunController extends Disposable {
   private readonly status = this._register(vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50));
@@ -193,10 +209,13 @@ export class RunController extends Disposable {
     const ended = new AbortController();
     try {
       summary = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: ref.label, cancellable: true }, async (progress, token) => {
-        token.onCancellationRequested(() => session.cancel());
+        // A run following Batch API batches asks what Cancel means for them; any other run stops at once.
+        let batches = false;
+        token.onCancellationRequested(() => (batches && remote ? void askBatchCancel().then((abandon) => remote?.cancel(false, abandon)) : session.cancel()));
         const shown = this.progressShown(ref, progress);
         remote = await open({
           progress: (p) => {
+            batches = p.batch !== undefined;
             handle.progress(p);
             shown(p);
           },

@@ -18,6 +18,10 @@ const ASK: Readonly<Record<string, Ask>> = {
   echo: () => Promise.resolve({ type: 'echo' }),
   manual: () => Promise.resolve({ type: 'manual' }),
   openai: askOpenAi,
+  'openai-batch': async (ctx) => {
+    const target = await askOpenAi(ctx);
+    return target && { ...target, batch: true };
+  },
   'vscode-lm': askChatModel,
   http: askHttp,
   curl: askCurl,

@@ -51,7 +51,8 @@ export const start = new RequestType<StartParams, void, void>('evalRunner/start'
 /** What the runner is doing now: for a window that attaches after a reload. */
 export const state = new RequestType0<RunnerState, void>('evalRunner/state');
 /** Cancel: drain (finish in-flight traces) or hard (abort them). */
-export const cancel = new RequestType<{ hard: boolean }, void, void>('evalRunner/cancel');
+/** abandonBatches: the run's open Batch API batches are cancelled at the provider too (else they are only no longer followed). */
+export const cancel = new RequestType<{ hard: boolean; abandonBatches?: boolean }, void, void>('evalRunner/cancel');
 export const progress = new NotificationType<RunProgress>('evalRunner/progress');
 export const log = new NotificationType<{ level: 'info' | 'warn' | 'error'; message: string }>('evalRunner/log');
 export const finished = new NotificationType<RunFinished>('evalRunner/finished');

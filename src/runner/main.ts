@@ -74,9 +74,9 @@ class RunnerHost {
       owner();
       return this.run?.state() ?? { label: '', key: undefined, progress: undefined, finished: undefined };
     });
-    connection.onRequest(cancel, ({ hard }) => {
+    connection.onRequest(cancel, ({ hard, abandonBatches }) => {
       owner();
-      this.run?.cancel(hard);
+      this.run?.cancel(hard, abandonBatches === true);
     });
     connection.onNotification(saved, ({ path }) => {
       if (proven) this.run?.saved(path);

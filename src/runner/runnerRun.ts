@@ -2,8 +2,8 @@ import { basename, dirname } from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { createApiClient } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createTarget, EvaluationSession } from '../core';
-import type { RunProgress, Target } from '../core';
+import { createBatchTarget, createTarget, EvaluationSession } from '../core';
+import type { BatchTarget, RunProgress, Target } from '../core';
 import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
 import { WindowLm } from './windowLm';
@@ -21,6 +21,9 @@ export class RunnerRun {
   private target: Target | undefined;
   /** A chat model of the editor: its calls go to an attached window. */
   private readonly lm: WindowLm;
+  private batch: BatchTarget | undefined;
+  /** The user chose to abandon the run's batches at the provider when cancelling it. */
+  private abandon = false;
 
   constructor(
     private readonly params: StartParams,
@@ -35,7 +38,8 @@ export class RunnerRun {
     return { label: this.params.label, key: this.params.key, progress: this.last && this.shown(this.last), finished: this.done };
   }
 
-  cancel(hard: boolean): void {
+  cancel(hard: boolean, abandonBatches = false): void {
+    this.abandon ||= abandonBatches;
     // Calls waiting for a window have nothing in flight to finish: a cancel stops them at once, leaving their traces
     // pending (a drain would wait for a window that may never come).
     this.session.cancel(hard || this.lm.waitingForWindow);
@@ -71,19 +75,22 @@ export class RunnerRun {
     let outcome: RunFinished;
     try {
       const client = this.client(p.token);
-      const target = (this.target = createTarget(p.target.spec, p.target.secrets, {
+      const targetOptions = {
         connections: p.run.concurrency,
         proxy: p.proxy,
         ...(p.target.cwd ? { cwd: p.target.cwd } : {}),
         ...(p.target.authHint ? { authHint: p.target.authHint } : {}),
-        onLog: (level, message) => this.tell(level, message),
-        lm: (model) => this.lm.target(model),
-      }));
+        onLog: (level: 'info' | 'warn', message: string) => this.tell(level, message),
+        lm: (model: string | undefined) => this.lm.target(model),
+      };
+      const target = (this.target = createTarget(p.target.spec, p.target.secrets, targetOptions));
+      const batch = (this.batch = createBatchTarget(p.target.spec, p.target.secrets, targetOptions));
       // The run's options as the window read them (RunBasics, mode, tool); only the trace lists change form.
       const { only, rerun, reuseFetchedPrompts, ...options } = p.run;
       const result = await this.session.run({
         client,
         target,
+        ...(batch ? { batch } : {}),
         identity: p.identity,
         ...options,
         progressIntervalMs: PROGRESS_MS,
@@ -95,14 +102,26 @@ export class RunnerRun {
         newClient: (signal) => this.newClient(signal),
       });
       outcome = 'error' in result ? withoutError(result) : result;
+      if (this.abandon && batch) await this.abandonBatches(batch);
     } catch (error) {
       outcome = failedToStart(error);
     }
     await this.target?.close?.().catch(() => undefined);
+    await this.batch?.close().catch(() => undefined);
     for (const c of this.clients) await c.close().catch(() => undefined);
     this.done = outcome;
     for (const w of this.windows) void w.sendNotification(finished, outcome).catch(() => undefined);
     this.ended(0);
+  }
+
+  /** Cancels the evaluation's open batches at the provider (the editor's Cancel, when the user chose so). */
+  private async abandonBatches(batch: BatchTarget): Promise<void> {
+    try {
+      const ids = await this.session.abandonBatches(batch, new AbortController().signal);
+      if (ids.length) this.tell('info', `Abandoned ${ids.length} batch(es) at the provider (${ids.join(', ')}): their traces go to the target again on the next run.`);
+    } catch (error) {
+      this.tell('warn', `The batches could not be abandoned at the provider (${error instanceof Error ? error.message : String(error)}); they stay open and the next run takes them up.`);
+    }
   }
 
   private client(token: string): ApiClient {

@@ -32,17 +32,26 @@ export async function answerEcho(req: IncomingMessage, res: ServerResponse, stat
     return undefined;
   }
   if (latencyMs) await delay(latencyMs);
+  return { status: 200, body: echoCompletion(prompt) };
+}
+
+/** The echo model's chat completion for a prompt: the live answer's body, and each line's of a batch's output. */
+export function echoCompletion(prompt: string): unknown {
   return {
-    status: 200,
-    body: {
-      id: `chatcmpl-${randomUUID()}`,
-      object: 'chat.completion',
-      model: 'sandbox-echo',
-      choices: [{ index: 0, message: { role: 'assistant', content: prompt }, finish_reason: 'stop' }],
-      // Tokens as a real endpoint reports them; here one per word, so tests can check the sums.
-      usage: { prompt_tokens: wordCount(prompt), completion_tokens: wordCount(prompt), total_tokens: 2 * wordCount(prompt) },
-    },
+    id: `chatcmpl-${randomUUID()}`,
+    object: 'chat.completion',
+    model: 'sandbox-echo',
+    choices: [{ index: 0, message: { role: 'assistant', content: prompt }, finish_reason: 'stop' }],
+    // Tokens as a real endpoint reports them; here one per word, so tests can check the sums.
+    usage: { prompt_tokens: wordCount(prompt), completion_tokens: wordCount(prompt), total_tokens: 2 * wordCount(prompt) },
   };
+}
+
+/** The last user message of a chat request's body ('' when there is none). */
+export function lastUserMessage(body: unknown): string {
+  const messages = (body as { messages?: Array<{ role?: string; content?: unknown }> } | null)?.messages;
+  const last = Array.isArray(messages) ? [...messages].reverse().find((m) => m?.role === 'user') : undefined;
+  return typeof last?.content === 'string' ? last.content : '';
 }
 
 /**

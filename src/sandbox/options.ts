@@ -39,6 +39,15 @@ export interface SandboxOptions {
   generatedList?: { evaluationId: number; traces: number; promptBytes: number };
   /** Business errors (a wrong token, an unknown trace…) as HTTP 200 with success: false (`--errors-as-200`). */
   errorsAs200?: boolean;
+  /** How long a Batch API batch takes from its creation to completed (default 2,000 ms). */
+  batchDelayMs?: number;
+  /** Test hooks of the Batch API: a request's line in the error file instead of its answer; a batch that expires. */
+  batchFaults?: {
+    /** An error-file line (HTTP status and message) instead of the answer to this prompt in batch number `batch` (1-based). */
+    line?: (prompt: string, batch: number) => { status: number; message: string } | undefined;
+    /** Batch number `batch` expires after answering this many of its requests (undefined: it completes). */
+    expire?: (batch: number) => number | undefined;
+  };
   /**
    * Test hook: sees every request first and may answer it itself (return true). Lets tests inject faults
    * into a faithful service without a second implementation.

@@ -2,6 +2,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { EvaluationKind } from '../api/kinds';
+import { SandboxBatches, isBatchApiPath } from './batchApi';
 import { answerEcho } from './echoModel';
 import { sendHtml, sendJson } from './httpIo';
 import { renderIndexPage, renderProcessDetailsPage } from './processDetailsPage';
@@ -51,6 +52,7 @@ interface Served {
   evaluations: Map<number, SandboxEvaluation>;
   stats: SandboxStats;
   api: SandboxApi;
+  batches: SandboxBatches;
   evaluationDelayMs: number;
   maxBodyBytes: number;
 }
@@ -63,6 +65,7 @@ interface Route {
 /** Every page and endpoint of the sandbox, tried in order. */
 const ROUTES: readonly Route[] = [
   { matches: (_m, path) => path.startsWith('/api/'), handle: async (s, req, res, url) => sendJson(res, await s.api.handle(req, url)) },
+  { matches: (_m, path) => isBatchApiPath(path), handle: (s, req, res, url) => s.batches.handle(req, res, url) },
   {
     matches: (method, path) => method === 'POST' && path === '/v1/chat/completions',
     handle: async (s, req, res) => {
@@ -111,7 +114,7 @@ function serve(options: SandboxOptions): Served {
   const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
   const api = new SandboxApi(options, options.token ?? SANDBOX_DEFAULTS.token, evaluations, stats, maxBodyBytes);
-  return { options, evaluations, stats, api, maxBodyBytes, evaluationDelayMs: (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000 };
+  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs: (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000 };
 }
 
 async function route(served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {

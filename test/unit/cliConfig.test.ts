@@ -84,6 +84,14 @@ describe('the CLI from CI: --version and --config FILE', function () {
     assert.match(missing.stderr, /Cannot read --config .*nope\.json: ENOENT/);
   });
 
+  it('turns an openai target with batch and batchFallback into --batch and --batch-fallback', () => {
+    const target = { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o-mini', batch: true, batchFallback: 'live' };
+    const config = parseRunConfig({ baseUrl: 'https://evals.example.com', evaluations: [{ evaluationId: 3, kind: 'benchmark' }], target }, 'test');
+    const args = configToArgs(config, [], 'run');
+    assert.ok(args.includes('--batch'));
+    assert.deepEqual(args.slice(args.indexOf('--batch-fallback'), args.indexOf('--batch-fallback') + 2), ['--batch-fallback', 'live']);
+  });
+
   it('turns an HTTP target with secret headers into --header-env, the variable named or derived', () => {
     const config = parseRunConfig(
       {

@@ -126,6 +126,22 @@ describe('CLI mistakes get words, on stderr, with a next step', function () {
     assert.match(unknown.stderr, /unknown command "frobnicate"/);
   });
 
+  it('says what --batch goes with: the openai target, not streamed; --batch-fallback with --batch', async () => {
+    const openai = ['--target', 'openai', '--openai-base-url', `${sandbox.baseUrl}/v1`, '--model', 'm'];
+    const cases: Array<[string[], RegExp]> = [
+      [['--target', 'echo', '--batch'], /--batch and --batch-fallback go with --target openai/],
+      [[...openai, '--batch', '--stream'], /A batch is not streamed/],
+      [[...openai, '--batch-fallback', 'live'], /batchFallback \(--batch-fallback\) is batch or live, and goes with batch \(--batch\)/],
+      [[...openai, '--batch', '--batch-fallback', 'later'], /--batch-fallback/],
+    ];
+    for (const [args, words] of cases) {
+      const r = await cli(['run', ...svc(), ...args], env);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, words);
+    }
+    assert.equal(sandbox.stats.requests.get('POST /v1/files'), undefined, 'nothing was sent');
+  });
+
   it('gives a negative number the option\'s own message, not the argument parser\'s', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['run', ...svc(), '--target', 'echo', '--concurrency', '-3'], /--concurrency must be a whole number of at least 1 \(got -3\)\./],

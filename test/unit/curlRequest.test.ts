@@ -244,3 +244,14 @@ describe('the curl reader in the extension', () => {
     assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlReader.js'), 'and the VSIX carries it');
   });
 });
+
+describe('the Batch API run path in the extension', () => {
+  it('is out of what activation loads: dist/batchRun.js, required when a batch run starts, and in the VSIX', () => {
+    const root = join(__dirname, '..', '..', '..');
+    const extension = readFileSync(join(root, 'dist', 'extension.js'), 'utf8');
+    assert.ok(extension.includes('"./batchRun.js"'), 'the extension requires it from beside itself');
+    assert.ok(!extension.includes('Stopped following'), 'the run path (its messages) is not in the extension bundle');
+    assert.ok(readFileSync(join(root, 'dist', 'batchRun.js'), 'utf8').includes('Stopped following'));
+    assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/batchRun.js'), 'and the VSIX carries it');
+  });
+});

@@ -104,4 +104,45 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     assert.equal(interruptedRun(journal), false, 'a run that ended is not an interrupted one');
     assert.ok(!readFileSync(journal, 'utf8').includes(sandbox.token), 'the token is not in the journal');
   });
+
+  it('runs an openai target with batch: true through the Batch API, and a Cancel that abandons its batch cancels it at the provider', async () => {
+    const slow = await startSandbox({ port: 0, evaluationSeconds: 0, batchDelayMs: 30_000 });
+    try {
+      const stateDir = tempDir();
+      const key = { origin: new URL(slow.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+      const journal = journalPath(stateDir, key);
+      const params: StartParams = {
+        key,
+        baseUrl: slow.baseUrl,
+        stateDir,
+        label: 'test',
+        token: slow.token,
+        encoding: 'urlencoded',
+        proxy: null,
+        userAgent: 'eval-runner-test',
+        target: { spec: { type: 'openai', baseUrl: `${slow.baseUrl}/v1`, model: 'gpt-4o-mini', batch: true }, secrets: {} },
+        identity: { description: 'openai batch', fingerprint: 'test:batch', facts: {} },
+        run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
+      };
+      let following = false;
+      const logs: string[] = [];
+      const run = await RemoteRun.start(RUNNER, journal, params, {
+        progress: (p) => (following ||= p.batch?.state === 'validating' || p.batch?.state === 'in_progress'),
+        log: (_level, message) => logs.push(message),
+        needToken: () => Promise.resolve(undefined),
+      });
+      await until('the run follows its batch', () => following);
+      run.cancel(false, true);
+      const end = await run.finished;
+      run.detach();
+      assert.equal(end?.outcome, 'cancelled', end?.message);
+      const batches = (await (await fetch(`${slow.baseUrl}/v1/batches`)).json()) as { data: Array<{ id: string; status: string }> };
+      assert.deepEqual(batches.data.map((b) => b.status), ['cancelling']);
+      assert.match(readFileSync(journal, 'utf8'), /"t":"batch"[^\n]*"end":"abandoned"/);
+      await until('the runner says so', () => logs.some((l) => l.includes(`Abandoned 1 batch(es) at the provider (${batches.data[0]!.id})`)));
+      assert.equal(slow.stats.modelCalls, 0);
+    } finally {
+      await slow.close();
+    }
+  });
 });

@@ -32,8 +32,7 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
   const url = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
   const proxy = targetProxy(options.proxy);
   const agent = createTargetAgent(options.connections ?? 64, proxy);
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
-  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  const headers = openAiHeaders(options);
   const what = `The model endpoint ${new URL(url).origin}`;
   const secrets = targetSecrets(headers, url);
   const via = proxyFor(proxy, new URL(url));
@@ -41,15 +40,8 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
   return {
     description: `openai ${options.model} at ${new URL(url).origin}`,
     async send(prompt, call) {
-      const messages = [
-        ...(options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : []),
-        { role: 'user', content: prompt },
-      ];
       const body = JSON.stringify({
-        model: options.model,
-        messages,
-        ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
-        ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
+        ...chatBody(options, prompt),
         ...(options.stream ? { stream: true, stream_options: { include_usage: true } } : {}),
       });
       const request = { method: 'POST', url, headers: options.stream ? { ...headers, accept: 'text/event-stream' } : headers, body, secrets, ...(authHint ? { authHint } : {}), ...(via ? { via } : {}) };
@@ -75,8 +67,26 @@ export function createOpenAiTarget(options: OpenAiTargetOptions): Target {
   };
 }
 
+/** The live call's headers (the key, the user's own): the Batch API's calls send the same. */
+export function openAiHeaders(options: Pick<OpenAiTargetOptions, 'apiKey' | 'headers'>): Record<string, string> {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
+  if (options.apiKey) headers.authorization = `Bearer ${options.apiKey}`;
+  return headers;
+}
+
+/** A chat completion's request body for one prompt: the live call's, and each line of a Batch API file. */
+export function chatBody(options: Pick<OpenAiTargetOptions, 'model' | 'systemPrompt' | 'temperature' | 'maxTokens'>, prompt: string): Record<string, unknown> {
+  const messages = [...(options.systemPrompt ? [{ role: 'system', content: options.systemPrompt }] : []), { role: 'user', content: prompt }];
+  return {
+    model: options.model,
+    messages,
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.maxTokens !== undefined ? { max_tokens: options.maxTokens } : {}),
+  };
+}
+
 /** The answer of a whole (not streamed) chat completion, and its usage. */
-function answerOf(json: unknown, call: TargetCallOptions, what: string): string {
+export function answerOf(json: unknown, call: TargetCallOptions, what: string): string {
   const usage = readUsage(pickPath(json, 'usage'));
   if (usage) call.onUsage?.(usage);
   const message = pickPath(json, 'choices.0.message') as { content?: unknown; refusal?: unknown } | undefined;

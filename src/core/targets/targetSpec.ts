@@ -3,7 +3,7 @@ import type { Target } from './target';
 import { kindOf } from './kinds/index';
 import type { TargetIdentity, TargetOptions, TargetSecrets, TargetSpec } from './kinds/specs';
 
-export type { SecretSources, TargetConfig, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec, TargetType } from './kinds/specs';
+export type { BatchLimits, SecretSources, TargetConfig, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec, TargetType } from './kinds/specs';
 
 /** The one place a target is built from a spec, for the CLI, the extension and the tests (each kind's factory). */
 export function createTarget(spec: TargetSpec, secrets: TargetSecrets, options: TargetOptions): Target {

@@ -7,7 +7,10 @@ import { endpoint } from './endpoint';
 export const openaiKind = defineKind({
   type: 'openai',
   summary: 'an OpenAI-compatible chat-completions endpoint',
-  picks: [{ id: 'openai', label: 'OpenAI-compatible endpoint', description: 'OpenAI, vLLM, Ollama, LM Studio…' }],
+  picks: [
+    { id: 'openai', label: 'OpenAI-compatible endpoint', description: 'OpenAI, vLLM, Ollama, LM Studio…' },
+    { id: 'openai-batch', label: 'OpenAI Batch API', description: 'half the price, answers within 24 h; a stopped run takes its batches up' },
+  ],
   keys: [
     { name: 'baseUrl', type: 'string', required: true, url: true, flag: 'openai-base-url', arg: 'URL', description: 'the base URL, e.g. https://api.openai.com/v1' },
     { name: 'model', type: 'string', required: true, flag: 'model', arg: 'NAME', description: 'the model name' },
@@ -15,6 +18,14 @@ export const openaiKind = defineKind({
     { name: 'temperature', type: 'number', min: 0, max: 2, flag: 'temperature', arg: 'T', description: 'the sampling temperature' },
     { name: 'maxTokens', type: 'integer', min: 1, flag: 'max-tokens', arg: 'N', description: 'the most tokens an answer may have' },
     { name: 'stream', type: 'boolean', flag: 'stream', description: 'ask for the answer as server-sent events (stream: true); measures the time to first token' },
+    { name: 'batch', type: 'boolean', flag: 'batch', description: 'through the Batch API: half the price, answers within 24 h; a stopped run takes up its batches on its next start' },
+    {
+      name: 'batchFallback',
+      type: 'string',
+      flag: 'batch-fallback',
+      arg: 'batch|live',
+      description: 'with batch: requests a batch failed for a passing reason (5xx, expired) go in a new batch (batch, the default) or as live calls (live)',
+    },
     API_KEY_ENV_KEY,
     ...HEADER_KEYS,
   ],

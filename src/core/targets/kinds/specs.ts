@@ -8,7 +8,19 @@ import type { Target } from '../target';
  */
 export type TargetSpec =
   | { type: 'echo' }
-  | { type: 'openai'; baseUrl: string; model: string; systemPrompt?: string; temperature?: number; maxTokens?: number; stream?: boolean }
+  | {
+      type: 'openai';
+      baseUrl: string;
+      model: string;
+      systemPrompt?: string;
+      temperature?: number;
+      maxTokens?: number;
+      stream?: boolean;
+      /** Through the Batch API (half the price, answers within 24 h); the same requests, so the same target. */
+      batch?: boolean;
+      /** Requests a batch failed for a passing reason: in a new batch (the default), or as live calls. */
+      batchFallback?: 'batch' | 'live';
+    }
   | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string; usagePath?: string; ssePath?: string }
   | { type: 'command'; command: string }
   | PythonTargetSpec
@@ -61,6 +73,14 @@ export interface TargetOptions {
   proxy?: ProxyConfig | null;
   /** Where long-lived workers' stderr goes (python, worker). */
   onLog?: (level: 'info' | 'warn', message: string) => void;
+  /** The Batch API's limits per file and first poll pause (tests make them small). */
+  batch?: { limits?: BatchLimits; pollMs?: number };
+}
+
+/** The Batch API's limits per input file (50,000 requests, 200 MB); tests inject smaller ones. */
+export interface BatchLimits {
+  maxRequests: number;
+  maxBytes: number;
 }
 
 /** Who answered, for people (no secret) and for comparison (a fingerprint of what changes answers). */
