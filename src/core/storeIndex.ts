@@ -5,7 +5,7 @@ import { LOCAL_STATES, TRACE_COLUMNS } from './traceStore';
 import type { StoreImage } from './traceStore';
 
 // The index's own format: another version's index is rebuilt from the journal, never misread.
-const VERSION = 3;
+const VERSION = 4;
 
 /** The store as of a place in its journal; the journal stays the truth, the index only saves reading it whole. */
 export interface StoreIndex {
