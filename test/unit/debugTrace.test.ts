@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from '../../src/core/targets/debugLaunch';
 import type { DebugFiles } from '../../src/core/targets/debugLaunch';
@@ -138,6 +138,34 @@ rl.on('line', (l) => { const r = JSON.parse(l); if (r.prompt.startsWith('die')) 
     assert.deepEqual(ok.answer, { answer: `trace-7 ${PROMPT.length}` });
     assert.equal(ok.out, 'a print of the worker\n', 'what is not its reply shows in the debug console');
     assert.deepEqual(run({ ...REQUEST, prompt: 'die now' }).answer, { error: 'The worker exited with code 4 before it answered.' });
+  });
+
+  it('a worker: stopping the Node debug shim (the debugger\'s Stop) ends the worker it started', async () => {
+    const dir = tempDir();
+    const pidFile = join(dir, 'worker.pid');
+    // A worker that never answers: the user sits at a breakpoint, then presses Stop.
+    writeFileSync(join(dir, 'worker.js'), `require('node:fs').writeFileSync(${JSON.stringify(pidFile)}, String(process.pid)); setInterval(() => {}, 1000);\n`);
+    const f = files();
+    const { configuration: c } = debugLaunch({ spec: { type: 'worker', command: `${JSON.stringify(process.execPath)} worker.js` }, files: f, cwd: dir, traceId: 't', id: 'x', envNames: [], shim: debugShimPath('node') });
+    const shim = spawn(process.execPath, [c.program as string, ...(c.args as string[])], { cwd: dir, stdio: 'ignore' });
+    const started = Date.now();
+    while (!existsSync(pidFile) || readFileSync(pidFile, 'utf8') === '') {
+      if (Date.now() - started > 20_000) assert.fail('the worker did not start');
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const worker = Number(readFileSync(pidFile, 'utf8'));
+    shim.kill('SIGTERM');
+    await new Promise((r) => shim.once('exit', r));
+    const alive = () => {
+      try {
+        process.kill(worker, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    for (let i = 0; i < 100 && alive(); i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(alive(), false, 'the worker ended with the shim');
   });
 
   it("Run Details' row action is checked on the host: a trace id, nothing else", () => {

@@ -18,6 +18,15 @@ export function runDebugWorker(argv: readonly string[]): void {
   const write = (reply: unknown) => writeFileSync(answerPath, JSON.stringify(reply), { encoding: 'utf8', mode: 0o600 });
   // The worker inherits this environment: the debugger's bootloader in it is what attaches to the worker.
   const child = spawn(program, args, { stdio: ['pipe', 'pipe', 'inherit'], env: process.env });
+  // Stopped (the debugger's Stop, a signal) or ending: the worker goes with this shim, never left behind. 'exit' is
+  // the path on Windows, where no SIGTERM comes.
+  process.once('exit', () => child.kill());
+  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+    process.once(signal, () => {
+      child.kill();
+      process.exit(128 + (signal === 'SIGINT' ? 2 : signal === 'SIGHUP' ? 1 : 15));
+    });
+  }
   let done = false;
   const finish = (reply: unknown) => {
     if (done) return;
