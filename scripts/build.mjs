@@ -87,6 +87,15 @@ const reportPageAside = {
 
 // The Batch API's run path (the openai target with batch: true) likewise: dist/batchRun.js, required when such a run
 // starts (src/core/batchLoader.ts).
+// The run engine likewise: dist/engine.js (src/core/engineLoader.ts); the editor's runs are the runner's, which
+// bundles it, so the extension host does not load it at all.
+const engineAside = {
+  name: 'engine-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/engine$/ }, (args) => (args.kind === 'require-call' ? { path: './engine.js', external: true } : undefined));
+  },
+};
+
 const batchRunAside = {
   name: 'batch-run-aside',
   setup(b) {
@@ -104,9 +113,10 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, batchRunAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside] }),
   build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listReader.js' }),
   build({ ...common, entryPoints: ['src/core/batchRun.ts'], outfile: 'dist/batchRun.js' }),
+  build({ ...common, entryPoints: ['src/core/engine.ts'], outfile: 'dist/engine.js' }),
   build({ ...common, entryPoints: ['src/core/targets/curlRequest.ts'], outfile: 'dist/curlReader.js' }),
   build({ ...common, entryPoints: ['src/extension/remoteRun.ts'], outfile: 'dist/runnerClient.js' }),
   build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),

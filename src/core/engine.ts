@@ -1,4 +1,5 @@
 import { commit } from './commit';
+import { DEFAULT_SERVICE_PATIENCE_MS } from './runOptions';
 import { streamPromptsOf } from './promptList';
 import { JournalWriteError, ListWriter } from './listWriter';
 import type { ApiClient } from '../api/client';
@@ -346,8 +347,8 @@ class EngineRun {
     }
     run.phase = 'done';
     this.reportProgress();
-    const failed = [...store.traces.values()]
-      .filter((t) => t.state === 'failed' && (!options.only || options.only.has(t.traceId)) && (!options.shard || inShard(t.traceId, options.shard)))
+    const failed = [...store.inState('failed')]
+      .filter((t) => (!options.only || options.only.has(t.traceId)) && (!options.shard || inShard(t.traceId, options.shard)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
     const outcome: RunOutcome = stop?.outcome ?? (failed.length ? 'failedTraces' : 'completed');
     // Answers journaled and not submitted, when the service or the token stopped the run: the next run sends them.
@@ -443,8 +444,6 @@ async function listAgain(
   return changes;
 }
 
-// A service down for longer than this stops the run (exit 4 in the CLI); its answers wait in the journal.
-export const DEFAULT_SERVICE_PATIENCE_MS = 15 * 60_000;
 // Answers journaled ahead of a service that is down before the target waits too: the journal holds them, so this
 // only bounds how much a run does that nobody can see submitted yet.
 const DEFAULT_AHEAD = 256;

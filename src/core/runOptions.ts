@@ -1,6 +1,8 @@
 import type { RequestEncoding } from '../api/kinds';
-import { DEFAULT_SERVICE_PATIENCE_MS } from './engine';
 import type { OnTargetError } from './targetCalls';
+
+// A service down for longer than this stops the run (exit 4 in the CLI); its answers wait in the journal.
+export const DEFAULT_SERVICE_PATIENCE_MS = 15 * 60_000;
 
 /**
  * A run's options, as the CLI's flags and the editor's settings both set them: one default and one range each. The

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import type { ApiClient, SubmitResult } from '../api/client';
 import type { PromptItem } from '../api/schemas';
-import { runEvaluation } from './engine';
+import { engineModule } from './engineLoader';
 import { batchRunModule } from './batchLoader';
 import type { BatchTarget } from './targets/openaiBatch';
 import type { EngineOptions, RunSummary } from './engine';
@@ -286,7 +286,7 @@ export class EvaluationSession {
         const what = `${this.key.kind} evaluation ${this.key.evaluationId}`;
         return { outcome: 'targetChanged' as const, conflict, message: describeConflict(conflict, what) };
       }
-      return runEvaluation({
+      return engineModule().runEvaluation({
         ...rest,
         client,
         kind: this.key.kind,
@@ -481,7 +481,7 @@ export class EvaluationSession {
   /** Local progress and history, from the journal alone (no network, no token). */
   async status(): Promise<EvaluationStatus> {
     await this.load();
-    const failed = [...this.store.traces.values()].filter((t) => t.state === 'failed').map((t) => ({ traceId: t.traceId, reason: t.error }));
+    const failed = [...this.store.inState('failed')].map((t) => ({ traceId: t.traceId, reason: t.error }));
     return {
       journal: this.journalFile,
       // Only the folders that hold a journal are named (a shard that never ran has none).
@@ -490,7 +490,7 @@ export class EvaluationSession {
       counts: this.store.snapshotCounts(),
       failed,
       notAnswered: notAnsweredCount(this.store),
-      alreadyAtService: [...this.store.traces.values()].filter((t) => t.state === 'submitted' && t.alreadyAtService).length,
+      alreadyAtService: this.store.countWith('alreadyAtService', ['submitted']),
       runs: this.store.runs,
       tornTail: this.tornTail,
       invalidLines: this.invalidLines,

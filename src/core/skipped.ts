@@ -21,7 +21,5 @@ export function skippedNote(skipped: number): string | undefined {
 
 /** Traces submitted (or waiting to be) with the not-answered text. */
 export function notAnsweredCount(store: TraceStore): number {
-  let n = 0;
-  for (const t of store.traces.values()) if (t.notAnswered && (t.state === 'submitted' || t.state === 'answered' || t.state === 'failed')) n++;
-  return n;
+  return store.countWith('notAnswered', ['submitted', 'answered', 'failed']);
 }

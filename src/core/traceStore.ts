@@ -4,10 +4,11 @@ import type { RecordLocation } from './journal';
 import type { TextSource } from './journalText';
 import { errorGroup } from './errorGroups';
 import { legacyFingerprint } from './targets/targetSpec';
+import { FLAG, LOCAL_STATES, RATING, STATE_CODES, TraceRows } from './traceRows';
+import type { LocalTraceState, Trace, TraceColumns, TraceInfo } from './traceRows';
 
-/** Local trace states; the labels match the service's words where they mean the same thing. */
-export const LOCAL_STATES = ['pending', 'running', 'answered', 'submitted', 'failed', 'skipped'] as const;
-export type LocalTraceState = (typeof LOCAL_STATES)[number];
+export { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceRows';
+export type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
 
 export const STATE_LABELS: Readonly<Record<LocalTraceState, string>> = {
   pending: 'Awaiting Trigger',
@@ -20,208 +21,6 @@ export const STATE_LABELS: Readonly<Record<LocalTraceState, string>> = {
 
 export type StateCounts = Record<LocalTraceState, number>;
 
-export interface TraceInfo {
-  readonly traceId: string;
-  /** The prompt's text, read from the journal when asked for (a small cache keeps the last ones read). */
-  readonly prompt: string | undefined;
-  state: LocalTraceState;
-  /** The answer's text, read like the prompt's. */
-  readonly answer: string | undefined;
-  /** Whether there is a prompt or an answer, without reading it. */
-  readonly hasPrompt: boolean;
-  readonly hasAnswer: boolean;
-  /** The answer is the target's refusal or error text (onTargetError: submit). */
-  errorAnswer: boolean;
-  /** The answer is the not-answered text of a skipped trace (Submit as Not Answered). */
-  notAnswered: boolean;
-  answeredBy: 'target' | 'user' | undefined;
-  /** Why the trace failed or was skipped. */
-  error: string | undefined;
-  failedStage: 'target' | 'submit' | undefined;
-  latencyMs: number | undefined;
-  /** Time to first token, when the answer was streamed. */
-  ttftMs: number | undefined;
-  answeredAt: number | undefined;
-  submittedAt: number | undefined;
-  /** The service answered 409: it already held an answer for the trace (a reply lost, another run's), counted apart. */
-  alreadyAtService: boolean;
-  /** The run whose target (or reviewer) gave the answer. */
-  answerRun: string | undefined;
-  /** Tokens the answer cost, where the target reported them. */
-  promptTokens: number | undefined;
-  completionTokens: number | undefined;
-  /** A reviewer's verdict on the current answer and note (local only); cleared when the answer changes. */
-  rating: 'good' | 'bad' | undefined;
-  note: string | undefined;
-}
-
-/**
- * A trace as the store keeps it: its state and figures, and where its prompt and answer are in the journal, not the
- * texts (100,000 traces of 2 KB prompts and answers would be 400 MB of text). A text is held only until its record is
- * on disk, or when the journal keeps nothing.
- */
-class Trace implements TraceInfo {
-  state: LocalTraceState = 'pending';
-  errorAnswer = false;
-  notAnswered = false;
-  answeredBy: 'target' | 'user' | undefined = undefined;
-  error: string | undefined = undefined;
-  failedStage: 'target' | 'submit' | undefined = undefined;
-  latencyMs: number | undefined = undefined;
-  ttftMs: number | undefined = undefined;
-  answeredAt: number | undefined = undefined;
-  submittedAt: number | undefined = undefined;
-  alreadyAtService = false;
-  answerRun: string | undefined = undefined;
-  promptTokens: number | undefined = undefined;
-  completionTokens: number | undefined = undefined;
-  rating: 'good' | 'bad' | undefined = undefined;
-  note: string | undefined = undefined;
-  // A text held, or where it is: offset -1 is "nowhere".
-  private p: string | undefined = undefined;
-  private pAt = -1;
-  private pLength = 0;
-  private a: string | undefined = undefined;
-  private aAt = -1;
-  private aLength = 0;
-
-  constructor(
-    readonly traceId: string,
-    private readonly store: TraceStore,
-  ) {}
-
-  get prompt(): string | undefined {
-    return this.p ?? (this.pAt >= 0 ? this.store.text(this.pAt, this.pLength, 'p') : undefined);
-  }
-
-  get answer(): string | undefined {
-    return this.a ?? (this.aAt >= 0 ? this.store.text(this.aAt, this.aLength, 'a') : undefined);
-  }
-
-  get hasPrompt(): boolean {
-    return this.p !== undefined || this.pAt >= 0;
-  }
-
-  get hasAnswer(): boolean {
-    return this.a !== undefined || this.aAt >= 0;
-  }
-
-  /** The prompt: its place in the journal when it is there (and a store reads from it), else the text itself. */
-  setPrompt(text: string, at: RecordLocation | undefined): void {
-    if (at && this.store.placed) {
-      this.p = undefined;
-      this.pAt = at.offset;
-      this.pLength = at.length;
-    } else {
-      this.p = text;
-      this.pAt = -1;
-    }
-  }
-
-  setAnswer(text: string | undefined, at: RecordLocation | undefined): void {
-    if (text !== undefined && at && this.store.placed) {
-      this.a = undefined;
-      this.aAt = at.offset;
-      this.aLength = at.length;
-    } else {
-      this.a = text;
-      this.aAt = -1;
-    }
-  }
-
-  /** A record written with these texts is on disk now: the texts it holds are dropped for its place. */
-  settle(record: JournalRecord, at: RecordLocation, source: TextSource): void {
-    if ('a' in record && this.a === record.a) {
-      this.setAnswer(record.a, at);
-      source.remember(at.offset, 'a', record.a);
-    }
-    if ('p' in record && record.p !== undefined && this.p === record.p) this.setPrompt(record.p, at);
-  }
-
-  /** The trace into row `i` of the index's columns (see TraceColumns): its texts as places, or held texts. */
-  writeTo(c: TraceColumns, i: number, runName: (run: string) => number): void {
-    c.id[i] = this.traceId;
-    // A trace in flight when the index is written is waiting again for whoever opens it next.
-    c.state[i] = STATE_CODES[this.state === 'running' ? 'pending' : this.state];
-    c.p[i] = this.p ?? this.pAt;
-    c.pl[i] = this.pLength;
-    c.a[i] = this.a ?? this.aAt;
-    c.al[i] = this.aLength;
-    c.flags[i] =
-      (this.errorAnswer ? 1 : 0) |
-      (this.notAnswered ? 2 : 0) |
-      (this.alreadyAtService ? 4 : 0) |
-      (this.answeredBy === 'user' ? 8 : this.answeredBy === 'target' ? 16 : 0) |
-      (this.failedStage === 'target' ? 32 : this.failedStage === 'submit' ? 64 : 0) |
-      (this.rating === 'good' ? 128 : this.rating === 'bad' ? 256 : 0);
-    c.run[i] = this.answerRun === undefined ? -1 : runName(this.answerRun);
-    c.ms[i] = this.latencyMs ?? null;
-    c.ft[i] = this.ttftMs ?? null;
-    c.answeredAt[i] = this.answeredAt ?? null;
-    c.submittedAt[i] = this.submittedAt ?? null;
-    c.tp[i] = this.promptTokens ?? null;
-    c.tc[i] = this.completionTokens ?? null;
-    c.error[i] = this.error ?? null;
-    c.note[i] = this.note ?? null;
-  }
-
-  /** Back from row `i` of the index's columns. */
-  readFrom(c: TraceColumns, i: number): void {
-    this.state = LOCAL_STATES[c.state[i]!]!;
-    const p = c.p[i]!;
-    if (typeof p === 'string') this.p = p;
-    else [this.pAt, this.pLength] = [p, c.pl[i]!];
-    const a = c.a[i]!;
-    if (typeof a === 'string') this.a = a;
-    else [this.aAt, this.aLength] = [a, c.al[i]!];
-    const flags = c.flags[i]!;
-    this.errorAnswer = (flags & 1) !== 0;
-    this.notAnswered = (flags & 2) !== 0;
-    this.alreadyAtService = (flags & 4) !== 0;
-    this.answeredBy = flags & 8 ? 'user' : flags & 16 ? 'target' : undefined;
-    this.failedStage = flags & 32 ? 'target' : flags & 64 ? 'submit' : undefined;
-    this.rating = flags & 128 ? 'good' : flags & 256 ? 'bad' : undefined;
-    const run = c.run[i]!;
-    this.answerRun = run >= 0 ? c.runNames[run] : undefined;
-    this.latencyMs = c.ms[i] ?? undefined;
-    this.ttftMs = c.ft[i] ?? undefined;
-    this.answeredAt = c.answeredAt[i] ?? undefined;
-    this.submittedAt = c.submittedAt[i] ?? undefined;
-    this.promptTokens = c.tp[i] ?? undefined;
-    this.completionTokens = c.tc[i] ?? undefined;
-    this.error = c.error[i] ?? undefined;
-    this.note = c.note[i] ?? undefined;
-  }
-}
-
-/**
- * Every trace of the store's index, a column per field (a 100,000-trace index parses as a few dozen arrays, not
- * 100,000 objects): a text is a place (offset; -1: none) or, rarely, the text itself; `flags` packs the booleans and
- * small choices (see Trace.writeTo); `run` indexes `runNames`.
- */
-export interface TraceColumns {
-  id: string[];
-  state: number[];
-  p: Array<number | string>;
-  pl: number[];
-  a: Array<number | string>;
-  al: number[];
-  flags: number[];
-  run: number[];
-  runNames: string[];
-  ms: Array<number | null>;
-  ft: Array<number | null>;
-  answeredAt: Array<number | null>;
-  submittedAt: Array<number | null>;
-  tp: Array<number | null>;
-  tc: Array<number | null>;
-  error: Array<string | null>;
-  note: Array<string | null>;
-}
-
-export const TRACE_COLUMNS = ['id', 'state', 'p', 'pl', 'a', 'al', 'flags', 'run', 'ms', 'ft', 'answeredAt', 'submittedAt', 'tp', 'tc', 'error', 'note'] as const;
-
-const STATE_CODES = Object.fromEntries(LOCAL_STATES.map((s, i) => [s, i])) as Record<LocalTraceState, number>;
 
 /** What the store is, as of some place in its journal: written beside the journal so opening reads only what follows. */
 export interface StoreImage {
@@ -313,7 +112,9 @@ export function emptyCounts(): StateCounts {
  */
 export class TraceStore {
   private readonly watchers = new Set<(trace: TraceInfo | undefined) => void>();
-  readonly traces = new Map<string, Trace>();
+  private readonly rows: TraceRows;
+  /** Every trace, by id (a Map's reading side over the rows; a trace is the same object each time). */
+  readonly traces: TraceMap;
   /** Traces in the service's last list, when known. */
   listedTotal: number | undefined;
   /** The journal holds the service's prompt list (a prompts record), not only the prompts of answered traces. */
@@ -326,66 +127,46 @@ export class TraceStore {
   /** Batch API batches by input file id, oldest first (see the journal's batch record). */
   readonly batches = new Map<string, BatchInfo>();
 
-  /** Where texts are read back from; none: the store holds every text (records applied without places). */
-  private source: TextSource | undefined;
+  constructor(columns?: TraceColumns) {
+    this.rows = new TraceRows(columns);
+    this.traces = new TraceMap(this.rows);
+    for (let i = 0; i < this.rows.n; i++) this.tally[LOCAL_STATES[this.rows.c.state[i]!]!]++;
+  }
 
   /** Reads texts back from this journal: records applied with their places keep the places, not the texts. */
   readFrom(source: TextSource): this {
-    this.source = source;
+    this.rows.source = source;
     return this;
   }
 
   get placed(): boolean {
-    return this.source !== undefined;
+    return this.rows.source !== undefined;
   }
 
   /** Where this store reads texts back from (undefined: it holds them). */
   get textSource(): TextSource | undefined {
-    return this.source;
-  }
-
-  /** A text at its place in the journal. */
-  text(offset: number, length: number, field: 'p' | 'a'): string {
-    return this.source!.read(offset, length, field);
+    return this.rows.source;
   }
 
   /** Stops reading texts back (the journal is closed with the session, or the store replaced). */
   close(): void {
-    this.source?.close();
+    this.rows.source?.close();
   }
 
   /** The store as an image for its index (see storeIndex.ts). */
   image(): StoreImage {
-    const n = this.traces.size;
-    const columns = Object.fromEntries(TRACE_COLUMNS.map((k) => [k, new Array(n)])) as unknown as TraceColumns;
-    columns.runNames = [];
-    const names = new Map<string, number>();
-    const runName = (run: string) => {
-      let at = names.get(run);
-      if (at === undefined) names.set(run, (at = columns.runNames.push(run) - 1));
-      return at;
-    };
-    let i = 0;
-    for (const trace of this.traces.values()) trace.writeTo(columns, i++, runName);
-    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: columns, batches: [...this.batches.values()] };
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()] };
   }
 
   /** A store back from its image, reading its texts from `source`. */
   static fromImage(image: StoreImage, source: TextSource): TraceStore {
-    const store = new TraceStore().readFrom(source);
+    const store = new TraceStore(image.traces).readFrom(source);
     store.listedTotal = image.listedTotal ?? undefined;
     store.promptsRecorded = image.promptsRecorded;
     for (const batch of image.batches) store.batches.set(batch.file, batch);
     for (const run of image.runs) {
       store.runs.push(run);
       store.runIndex.set(run.runId, run);
-    }
-    const columns = image.traces;
-    for (let i = 0; i < columns.id.length; i++) {
-      const trace = store.ensure(columns.id[i]!);
-      trace.readFrom(columns, i);
-      store.tally.pending--;
-      store.tally[trace.state]++;
     }
     return store;
   }
@@ -402,10 +183,10 @@ export class TraceStore {
 
   /** Traces known in all: listed ones, or the journal's when the list was never seen. */
   get total(): number {
-    return Math.max(this.listedTotal ?? 0, this.traces.size);
+    return Math.max(this.listedTotal ?? 0, this.rows.n);
   }
 
-  get(traceId: string): Trace | undefined {
+  get(traceId: string): TraceInfo | undefined {
     return this.traces.get(traceId);
   }
 
@@ -419,7 +200,7 @@ export class TraceStore {
         continue;
       }
       seen.add(traceId);
-      this.ensure(traceId).setPrompt(content, undefined);
+      this.rows.setText(this.ensure(traceId), 'p', content, undefined);
     }
     this.listedTotal = seen.size;
     return duplicates;
@@ -451,7 +232,7 @@ export class TraceStore {
   apply(record: JournalRecord, at?: RecordLocation): void {
     this.applyRecord(record, at);
     if (this.watchers.size === 0) return;
-    let changed: Trace | undefined | null = null;
+    let changed: TraceInfo | undefined | null = null;
     // A list's items are told once, by the list's record after them.
     if (record.t === 'item') return;
     if ('id' in record) changed = this.traces.get(record.id) ?? null;
@@ -465,8 +246,14 @@ export class TraceStore {
 
   /** A record written with its texts is on disk at `at`: the store keeps the place instead of the texts. */
   settle(record: JournalRecord, at: RecordLocation | undefined): void {
-    if (!at || !this.source || !('id' in record)) return;
-    this.traces.get(record.id)?.settle(record, at, this.source);
+    if (!at || !this.rows.source || !('id' in record)) return;
+    const i = this.rows.row(record.id);
+    if (i === undefined) return;
+    if ('a' in record && record.a !== undefined && this.rows.held(i, 'a') === record.a) {
+      this.rows.setText(i, 'a', record.a, at);
+      this.rows.source.remember(at.offset, 'a', record.a);
+    }
+    if ('p' in record && record.p !== undefined && this.rows.held(i, 'p') === record.p) this.rows.setText(i, 'p', record.p, at);
   }
 
   private applyRecord(record: JournalRecord, at: RecordLocation | undefined): void {
@@ -482,7 +269,7 @@ export class TraceStore {
         this.promptsRecorded = true;
         return;
       case 'item':
-        this.ensure(record.id).setPrompt(record.p, at);
+        this.rows.setText(this.ensure(record.id), 'p', record.p, at);
         return;
       case 'list':
         this.listedTotal = record.total;
@@ -491,10 +278,10 @@ export class TraceStore {
       case 'answer':
         return this.applyAnswer(record, at);
       case 'verdict': {
-        const info = this.traces.get(record.id);
-        if (!info) return;
-        info.rating = record.rating;
-        info.note = record.note || undefined;
+        const i = this.rows.row(record.id);
+        if (i === undefined) return;
+        this.rows.setFlags(i, RATING, record.rating === 'good' ? FLAG.good : record.rating === 'bad' ? FLAG.bad : 0);
+        this.rows.setKept('note', i, record.note || undefined);
         return;
       }
       case 'submitted':
@@ -502,9 +289,9 @@ export class TraceStore {
       case 'failed':
         return this.applyFailed(record, at);
       case 'skipped': {
-        const info = this.ensure(record.id);
-        info.error = record.reason;
-        this.move(info, 'skipped');
+        const i = this.ensure(record.id);
+        this.rows.setKept('error', i, record.reason);
+        this.move(i, 'skipped');
         return;
       }
       case 'batch':
@@ -583,53 +370,50 @@ export class TraceStore {
   }
 
   private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>, at: RecordLocation | undefined): void {
-    const info = this.ensure(record.id);
-    if (!info.hasPrompt && record.p !== undefined) info.setPrompt(record.p, at);
+    const rows = this.rows;
+    const i = this.ensure(record.id);
+    if (rows.c.p[i] === -1 && record.p !== undefined) rows.setText(i, 'p', record.p, at);
     // A verdict is about one answer: a changed answer needs a new one (the old text is read only when there is one).
-    if ((info.rating !== undefined || info.note !== undefined) && info.answer !== record.a) {
-      info.rating = undefined;
-      info.note = undefined;
+    let kept = rows.c.flags[i]! & RATING;
+    if ((kept !== 0 || rows.c.note[i] !== undefined) && rows.text(i, 'a') !== record.a) {
+      kept = 0;
+      rows.setKept('note', i, undefined);
     }
-    info.setAnswer(record.a, at);
-    info.promptTokens = record.tp;
-    info.completionTokens = record.tc;
-    info.errorAnswer = record.err ?? false;
-    info.notAnswered = record.na ?? false;
-    info.answeredBy = record.by ?? 'target';
-    info.latencyMs = record.ms;
-    info.ttftMs = record.ft;
-    info.answeredAt = record.at;
-    info.alreadyAtService = false;
-    info.error = undefined;
-    info.failedStage = undefined;
-    info.answerRun = record.run ?? this.currentRun?.runId;
+    rows.setText(i, 'a', record.a, at);
+    rows.setNumber('tp', i, record.tp);
+    rows.setNumber('tc', i, record.tc);
+    rows.c.flags[i] = kept | (record.err ? FLAG.errorAnswer : 0) | (record.na ? FLAG.notAnswered : 0) | (record.by === 'user' ? FLAG.byUser : FLAG.byTarget);
+    rows.setNumber('ms', i, record.ms);
+    rows.setNumber('ft', i, record.ft);
+    rows.setNumber('answeredAt', i, record.at);
+    rows.setKept('error', i, undefined);
+    rows.setRun(i, record.run ?? this.currentRun?.runId);
     const run = record.run ? this.runById(record.run) : this.currentRun;
     if (run) this.count(run, record);
-    this.move(info, 'answered');
+    this.move(i, 'answered');
   }
 
   private applySubmitted(record: Extract<JournalRecord, { t: 'submitted' }>): void {
-    const info = this.ensure(record.id);
-    info.submittedAt = record.at;
-    info.alreadyAtService = record.dup === true;
-    info.error = undefined;
-    info.failedStage = undefined;
+    const i = this.ensure(record.id);
+    this.rows.setNumber('submittedAt', i, record.at);
+    this.rows.setFlags(i, FLAG.alreadyAtService | FLAG.failedAtTarget | FLAG.failedAtSubmit, record.dup === true ? FLAG.alreadyAtService : 0);
+    this.rows.setKept('error', i, undefined);
     if (this.currentRun) this.currentRun.submitted++;
-    this.move(info, 'submitted');
+    this.move(i, 'submitted');
   }
 
   private applyFailed(record: Extract<JournalRecord, { t: 'failed' }>, at: RecordLocation | undefined): void {
-    const info = this.ensure(record.id);
-    if (!info.hasPrompt && record.p !== undefined) info.setPrompt(record.p, at);
-    info.error = record.reason;
-    info.failedStage = record.stage;
+    const i = this.ensure(record.id);
+    if (this.rows.c.p[i] === -1 && record.p !== undefined) this.rows.setText(i, 'p', record.p, at);
+    this.rows.setKept('error', i, record.reason);
+    this.rows.setFlags(i, FLAG.failedAtTarget | FLAG.failedAtSubmit, record.stage === 'target' ? FLAG.failedAtTarget : record.stage === 'submit' ? FLAG.failedAtSubmit : 0);
     if (this.currentRun) {
       this.currentRun.failed++;
       const group = errorGroup(record.reason);
       this.currentRun.errors[group] = (this.currentRun.errors[group] ?? 0) + 1;
       if (record.stage === 'target') this.currentRun.targetFailTimes.push(record.at);
     }
-    this.move(info, 'failed');
+    this.move(i, 'failed');
   }
 
   private count(run: RunInfo, record: Extract<JournalRecord, { t: 'answer' }>): void {
@@ -652,56 +436,86 @@ export class TraceStore {
   }
 
   private setAsideAnswers(): void {
-    for (const info of this.traces.values()) {
-      if (info.state === 'skipped') continue;
-      info.setAnswer(undefined, undefined);
-      info.errorAnswer = false;
-      info.notAnswered = false;
-      info.answeredBy = undefined;
-      info.error = undefined;
-      info.failedStage = undefined;
-      info.latencyMs = undefined;
-      info.ttftMs = undefined;
-      info.answeredAt = undefined;
-      info.submittedAt = undefined;
-      info.alreadyAtService = false;
-      info.answerRun = undefined;
-      info.promptTokens = undefined;
-      info.completionTokens = undefined;
-      info.rating = undefined;
-      info.note = undefined;
-      this.move(info, 'pending');
+    const rows = this.rows;
+    for (let i = 0; i < rows.n; i++) {
+      if (rows.c.state[i] === STATE_CODES.skipped) continue;
+      rows.setText(i, 'a', undefined, undefined);
+      rows.c.flags[i] = 0;
+      rows.setKept('error', i, undefined);
+      rows.setKept('note', i, undefined);
+      for (const name of ['ms', 'ft', 'answeredAt', 'submittedAt', 'tp', 'tc'] as const) rows.setNumber(name, i, undefined);
+      rows.setRun(i, undefined);
+      this.move(i, 'pending');
     }
   }
 
   /** Moves a trace to a state that the journal does not record (running, or back to pending). */
   setTransient(traceId: string, state: 'running' | 'pending'): void {
-    const info = this.traces.get(traceId);
-    if (!info) return;
-    this.move(info, state);
-    if (this.watchers.size) this.tell(info);
+    const i = this.rows.row(traceId);
+    if (i === undefined) return;
+    this.move(i, state);
+    if (this.watchers.size) this.tell(this.rows.view(i));
   }
 
-  private ensure(traceId: string): Trace {
-    let info = this.traces.get(traceId);
-    if (!info) {
-      info = new Trace(traceId, this);
-      this.traces.set(traceId, info);
-      this.tally.pending++;
-    }
-    return info;
+  private ensure(traceId: string): number {
+    const before = this.rows.n;
+    const i = this.rows.add(traceId);
+    if (this.rows.n > before) this.tally.pending++;
+    return i;
   }
 
-  private move(info: Trace, state: LocalTraceState): void {
-    this.tally[info.state]--;
-    info.state = state;
+  private move(i: number, state: LocalTraceState): void {
+    this.tally[LOCAL_STATES[this.rows.c.state[i]!]!]--;
+    this.rows.c.state[i] = STATE_CODES[state];
     this.tally[state]++;
+  }
+
+  /** The traces in one state, in the list's order (only those are made into objects: status at 100,000 traces). */
+  *inState(state: LocalTraceState): IterableIterator<TraceInfo> {
+    const code = STATE_CODES[state];
+    for (let i = 0; i < this.rows.n; i++) if (this.rows.c.state[i] === code) yield this.rows.view(i);
+  }
+
+  /** How many traces in one of `states` have `flag` (read from the columns, no object made). */
+  countWith(flag: 'notAnswered' | 'alreadyAtService', states: readonly LocalTraceState[]): number {
+    const mask = FLAG[flag];
+    const codes = states.map((s) => STATE_CODES[s]);
+    const { flags, state } = this.rows.c;
+    let n = 0;
+    for (let i = 0; i < this.rows.n; i++) if ((flags[i]! & mask) !== 0 && codes.includes(state[i]!)) n++;
+    return n;
   }
 
   /** Counts with the traces listed but never seen counted as pending. */
   snapshotCounts(): StateCounts {
     const counts = { ...this.tally };
-    counts.pending += Math.max(0, (this.listedTotal ?? 0) - this.traces.size);
+    counts.pending += Math.max(0, (this.listedTotal ?? 0) - this.rows.n);
     return counts;
+  }
+}
+
+/** The store's traces by id, read like a Map: views over the rows, made when first asked for. */
+export class TraceMap {
+  constructor(private readonly rows: TraceRows) {}
+
+  get size(): number {
+    return this.rows.n;
+  }
+
+  get(traceId: string): Trace | undefined {
+    const i = this.rows.row(traceId);
+    return i === undefined ? undefined : this.rows.view(i);
+  }
+
+  has(traceId: string): boolean {
+    return this.rows.row(traceId) !== undefined;
+  }
+
+  values(): IterableIterator<Trace> {
+    return this.rows.values();
+  }
+
+  *keys(): IterableIterator<string> {
+    for (let i = 0; i < this.rows.n; i++) yield this.rows.c.id[i]!;
   }
 }

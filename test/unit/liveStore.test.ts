@@ -29,7 +29,7 @@ async function fresh(path: string): Promise<TraceStore> {
 
 /** What a trace shows (its texts read back wherever the store keeps them). */
 function shown(store: TraceStore) {
-  return [...store.traces.values()].map((t) => ({ ...t, prompt: t.prompt, answer: t.answer, p: undefined, pAt: undefined, pLength: undefined, a: undefined, aAt: undefined, aLength: undefined, store: undefined }));
+  return [...store.traces.values()].map((t) => ({ ...(t as unknown as { toJSON(): object }).toJSON(), prompt: t.prompt, answer: t.answer }));
 }
 
 function sameTraces(a: TraceStore, b: TraceStore): void {
