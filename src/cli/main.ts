@@ -1,4 +1,4 @@
-import { configToArgs, RunConfigError, TOOL_VERSION } from '../core';
+import { boundHeapGrowth, configToArgs, RunConfigError, TOOL_VERSION } from '../core';
 import type { ConfigScope } from '../core';
 import { explain } from './common';
 import { extractConfig, readConfigFile } from './configFile';
@@ -98,6 +98,7 @@ function isClosedPipe(error: unknown): boolean {
 }
 
 endQuietlyOnClosedPipes();
+boundHeapGrowth();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

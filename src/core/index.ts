@@ -7,6 +7,7 @@ export { journalPath } from './journal';
 export { JournalLockedError, isAlive, journalHeld, journalLockPid, lockPathOf } from './journalLock';
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './runOptions';
+export { boundHeapGrowth } from './heapGrowth';
 export type { HoldEvent } from './serviceHold';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './rerun';
 export type { RerunSubset } from './rerun';

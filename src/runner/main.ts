@@ -12,6 +12,7 @@ import { newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from
 import { cancel, hello, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
+import { boundHeapGrowth } from '../core';
 
 // A runner nobody starts a run in (the window died between spawning and starting) leaves by itself.
 const IDLE_EXIT_MS = 60_000;
@@ -114,6 +115,7 @@ if (!journalFile) {
 process.on('unhandledRejection', (reason) => {
   if (!windowGone(reason)) throw reason;
 });
+boundHeapGrowth();
 const host = new RunnerHost(journalFile);
 host.listen().catch((error: unknown) => {
   // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
