@@ -6,7 +6,8 @@ import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
 import { onSettingsChanged } from './settings';
 import { errorText, showError } from './log';
-import { MAX_WINDOW, TraceTable } from './traceTable';
+import { MAX_WINDOW } from './rowView';
+import { TraceTable } from './traceTable';
 import { toDisposable } from './lifecycle';
 import { PanelController, PanelHost } from './panelHost';
 import { progressStateSchema, webviewMessageSchema } from '../webview/messageSchemas';
@@ -158,17 +159,8 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   /** The rows the page shows, where its active trace is now, and how many rows there are. */
   private sendView(): void {
     this.follow();
-    const store = this.session.store;
     const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
-    this.post({
-      type: 'view',
-      version: this.table.version,
-      length: this.table.length,
-      total: store.traces.size,
-      start,
-      rows: this.table.window(store, start, end),
-      activeIndex: activeKey === null ? -1 : this.table.indexOf(activeKey),
-    });
+    this.post({ type: 'view', ...this.table.window(this.session.store, start, end, activeKey) });
     this.dirty.clear();
     this.allDirty = false;
   }
