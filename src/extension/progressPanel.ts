@@ -128,6 +128,8 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   private async judge(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
     try {
       await this.session.setVerdict(traceId, rating, note);
+      // The reviewer pressed G on this row: it shows the verdict now, not at the next scheduled update.
+      this.updateNow();
     } catch (error) {
       await showError(this.ctx.log, vscode.l10n.t('Keeping the verdict on {0} failed: {1}', traceId, errorText(error)));
     }
@@ -179,6 +181,12 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       },
       this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
     );
+  }
+
+  private updateNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.isReady) this.update();
   }
 
   /** The progress, and the page's rows again when what it shows changed: the view's order or membership, or a trace in its window. */
