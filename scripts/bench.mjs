@@ -1,8 +1,8 @@
 // npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
 // bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
-//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,batchfn,batchapi,scale,scale2k,scale600k,list,journal,extension,webview,report,editorrun]
+//   node scripts/bench.mjs [--only=ceiling,client,naive,latency,ratelimit,owncode,batchfn,batchapi,scale,scale2k,scale600k,list,journal,extension,webview,report,editorrun,editorscale]
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, statSync, watch, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -657,6 +657,195 @@ async function editorRound() {
   }
 }
 
+// 10b. The editor at 100,000 traces × 2 KB (issue 28): two runs journaled by the CLI (echo, then a Python function
+// that answers in capitals, so every answer differs), then in code-server: the extension host's RSS before and after
+// Run Details opens the evaluation, a verdict given with G / B in Run Details until the journal has it and the row
+// shows it, and Compare Runs from asking (the second run picked) until the page has painted its first rows.
+if (wanted('editorscale')) {
+  say('10b. editorscale: 100,000 traces × 2 KB in the editor (extension host RSS, a verdict, Compare Runs)');
+  if (!editorReady()) throw new Error('the editor set-up failed');
+  const pack = spawnSync('npm', ['run', '--silent', 'package'], { cwd: ROOT, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`packaging failed: ${pack.stdout}${pack.stderr}`);
+  const sb = await sandboxProcess(['--benchmark-traces', '100000', '--prompt-bytes', '2048']);
+  try {
+    const stateDir = tempDir();
+    const env = { EVAL_RUNNER_TOKEN: sb.token };
+    const echo = await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', stateDir]), env);
+    const model = join(tempDir(), 'upper.py');
+    writeFileSync(model, 'def answer(prompt):\n    return prompt.upper()\n');
+    const upper = await cliRun(runArgs(sb, ['--target', 'python', '--python-file', model, '--concurrency', '64', '--fresh', '--state-dir', stateDir]), env);
+    for (const r of [echo, upper]) if (r.summary.submittedNow !== 100_000) throw new Error(`an editorscale run submitted ${r.summary.submittedNow}`);
+    const journal = findFiles(stateDir, '.jsonl').sort((x, y) => statSync(y).size - statSync(x).size)[0];
+    say(`  journal ${(statSync(journal).size / 2 ** 20).toFixed(0)} MiB (two runs of 100,000 × 2 KB)`);
+    results.figures.editorScale = { traces: 100_000, promptBytes: 2048, journalBytes: statSync(journal).size, ...(await editorScale(sb, stateDir, journal)) };
+  } finally {
+    await sb.stop();
+  }
+}
+
+/** The extension hosts of this code-server (its processes whose ancestry names its folder), by pid. */
+function extensionHostsOf(runDir) {
+  const cmdline = (pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  const parent = (pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  const hosts = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!cmdline(pid).includes('--type=extensionHost')) continue;
+      for (let p = parent(pid); p > 1; p = parent(p)) {
+        if (cmdline(p).includes(runDir)) {
+          hosts.push(Number(pid));
+          break;
+        }
+      }
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return hosts;
+}
+
+/** Whether a process has this file open (a link in /proc/<pid>/fd). */
+function holdsOpen(pid, file) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** A process's resident set and its peak so far, in MB (/proc/<pid>/status: VmRSS, VmHWM). */
+function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)[1]);
+  return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
+}
+
+async function editorScale(sb, stateDir, journal) {
+  const { openWorkbench, palette, notification, quickPick } = await import('../test/e2e/workbenchPage.mjs');
+  const wb = await openWorkbench({
+    settings: {
+      'evalRunner.baseUrl': sb.baseUrl,
+      'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Bench 2k' }],
+      'evalRunner.target': { type: 'echo' },
+      'evalRunner.stateDir': stateDir,
+    },
+  });
+  try {
+    const { page } = wb;
+    await palette(page, 'Eval Runner: Set Token');
+    await page.locator('.quick-input-widget input[type="password"]').fill(sb.token);
+    await page.keyboard.press('Enter');
+    await notification(page, 'saved in secret storage');
+    // The extension is active (Set Token ran in it) and nothing has opened the evaluation yet. code-server may run
+    // more than one extension host: each is read now, and ours is the one that holds the journal open afterwards.
+    await new Promise((r) => setTimeout(r, 3000));
+    const hostsBefore = new Map(extensionHostsOf(wb.server.runDir).map((pid) => [pid, rssOf(pid)]));
+    const t0 = performance.now();
+    await palette(page, 'Eval Runner: Show Run Details');
+    await pickIfAsked(page, 'Bench 2k');
+    const frame = await waitForFrame(page, (f) => f.evaluate(() => performance.getEntriesByName('evalRunner:painted').length > 0), 120_000);
+    const openMs = performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 3000));
+    const host = [...hostsBefore.keys()].find((pid) => holdsOpen(pid, journal));
+    if (host === undefined) throw new Error(`none of the extension hosts ${[...hostsBefore.keys()].join(', ')} holds the journal open`);
+    const before = hostsBefore.get(host);
+    const opened = rssOf(host);
+    const verdicts = await verdictTimes(page, frame, journal);
+    const compare = await compareTimes(page, { palette, quickPick });
+    const after = rssOf(host);
+    return { hostPid: host, extensionHosts: hostsBefore.size, rssBeforeMB: before.rssMB, rssOpenedMB: opened.rssMB, rssAddedMB: opened.rssMB - before.rssMB, peakOpenedMB: opened.peakMB, rssAfterCompareMB: after.rssMB, peakAfterCompareMB: after.peakMB, openToPaintMs: openMs, ...verdicts, ...compare };
+  } finally {
+    await wb.close();
+  }
+}
+
+/**
+ * G and B in turn on Run Details' first row, five times: from the key (its keydown in the page) to the journal's
+ * growth (an inotify watch here) and to the row's new verdict class (a MutationObserver in the page). The page's
+ * times are its performance.timeOrigin + now(), this process's Date.now(): the same clock.
+ */
+async function verdictTimes(page, frame, journal) {
+  const grows = [];
+  const watcher = watch(journal, () => grows.push(Date.now()));
+  try {
+    await frame.evaluate(() => {
+      const at = () => performance.timeOrigin + performance.now();
+      window.benchVerdicts = { keys: [], shown: [] };
+      document.addEventListener('keydown', (e) => (e.key === 'g' || e.key === 'b') && window.benchVerdicts.keys.push(at()), true);
+      let last = '';
+      new MutationObserver(() => {
+        const row = document.querySelector('.row.active');
+        const now = row?.classList.contains('verdict-good') ? 'good' : row?.classList.contains('verdict-bad') ? 'bad' : '';
+        if (now !== last) {
+          last = now;
+          window.benchVerdicts.shown.push({ at: at(), verdict: now });
+        }
+      }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
+    });
+    await frame.locator('[role="grid"]').focus();
+    await page.keyboard.press('ArrowDown');
+    await frame.locator('.row.active').waitFor();
+    const journaledMs = [];
+    const shownMs = [];
+    for (let i = 0; i < 6; i++) {
+      const key = i % 2 ? 'b' : 'g';
+      const want = key === 'g' ? 'good' : 'bad';
+      grows.length = 0;
+      await page.keyboard.press(key);
+      const deadline = Date.now() + 10_000;
+      let seen;
+      while (Date.now() < deadline) {
+        seen = await frame.evaluate((w) => ({ key: window.benchVerdicts.keys.at(-1), shown: window.benchVerdicts.shown.find((s) => s.verdict === w && s.at >= window.benchVerdicts.keys.at(-1)) }), want);
+        if (seen.shown && grows.length) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      if (!seen?.shown || !grows.length) throw new Error(`verdict ${i + 1}: ${seen?.shown ? '' : 'never shown'} ${grows.length ? '' : 'never journaled'}`);
+      // The first is the session's first write (its journal opened); the figures are the next five.
+      if (i > 0) {
+        journaledMs.push(Math.round(grows[0] - seen.key));
+        shownMs.push(Math.round(seen.shown.at - seen.key));
+      }
+      await new Promise((r) => setTimeout(r, 700));
+    }
+    return { verdictJournaledMs: median(journaledMs), verdictShownMs: median(shownMs), verdictJournaledRunsMs: journaledMs, verdictShownRunsMs: shownMs };
+  } finally {
+    watcher.close();
+  }
+}
+
+/**
+ * Compare Runs from the palette: when it offers the two runs (its first quick pick lists them), and from the second
+ * run picked until the page has painted its first rows (its mark; the page's clock is this process's).
+ */
+async function compareTimes(page, { palette, quickPick }) {
+  await palette(page, 'View: Close All Editors');
+  const t0 = Date.now();
+  await palette(page, 'Eval Runner: Compare Runs');
+  await pickIfAsked(page, 'Bench 2k');
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'python' }).first().waitFor({ timeout: 60_000 });
+  const offeredMs = Date.now() - t0;
+  await quickPick(page, 'python');
+  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: 'echo' }).first();
+  await row.waitFor();
+  const asked = Date.now();
+  await row.click();
+  const frame = await waitForFrame(page, (f) => f.evaluate(() => performance.getEntriesByName('evalRunner:compareRows').length > 0), 120_000);
+  const mark = await frame.evaluate(() => {
+    const m = performance.getEntriesByName('evalRunner:compareRows')[0];
+    return { at: performance.timeOrigin + m.startTime, ...m.detail, summary: document.querySelector('.stats')?.textContent };
+  });
+  return { compareOfferedMs: offeredMs, compareFirstRowsMs: Math.round(mark.at - asked), compareRows: mark.rows, compareLength: mark.length, compareTotal: mark.total, compareSummary: mark.summary };
+}
+
 function findFiles(dir, suffix) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? findFiles(join(dir, e.name), suffix) : e.name.endsWith(suffix) ? [join(dir, e.name)] : []));
 }
@@ -812,6 +1001,9 @@ const TARGETS = [
   ['webview', 'webview 100k rows: first render', f.webview && `${fmt(f.webview.firstRenderMs)} ms from document start (first ${fmt(f.webview.firstRenderRows)} rows painted; script ran at ${fmt(f.webview.scriptMs)}, first rows arrived at ${fmt(f.webview.firstMessageMs)})`, '≤ 500 ms', f.webview?.firstRenderMs <= 500],
   ['webview', 'webview 100k rows: all rows in', f.webview && `${fmt(f.webview.allRowsMs)} ms from document start (${fmt(f.webview.commandToAllRowsMs)} ms from the command)`, ''],
   ['editorrun', 'editor vs CLI: 100k echo run, c=64', f.editorRun && `${f.editorRun.ratio.toFixed(2)}× (median of ${f.editorRun.ratios.length} rounds: ${f.editorRun.ratios.map((r) => r.toFixed(2)).join(', ')}); editor ${fmt(f.editorRun.editorMs)} ms · CLI ${fmt(f.editorRun.cliMs)} ms`, '≤ 1.05×', f.editorRun?.ratio <= 1.05],
+  ['editorscale', '100k × 2 KB in the editor: opening adds', f.editorScale && `${f.editorScale.rssAddedMB.toFixed(0)} MB to the extension host (${f.editorScale.rssBeforeMB.toFixed(0)} → ${f.editorScale.rssOpenedMB.toFixed(0)} MB, peak ${f.editorScale.peakOpenedMB.toFixed(0)} MB; Run Details painted in ${fmt(f.editorScale.openToPaintMs)} ms)`, '≤ 100 MB', f.editorScale?.rssAddedMB <= 100],
+  ['editorscale', '100k × 2 KB: a verdict journaled · shown', f.editorScale && `${fmt(f.editorScale.verdictJournaledMs)} ms · ${fmt(f.editorScale.verdictShownMs)} ms (runs ${f.editorScale.verdictShownRunsMs.join(', ')})`, '≤ 50 ms', f.editorScale?.verdictJournaledMs <= 50 && f.editorScale?.verdictShownMs <= 50],
+  ['editorscale', '100k × 2 KB: Compare Runs to its first rows', f.editorScale && `${fmt(f.editorScale.compareFirstRowsMs)} ms (${f.editorScale.compareRows} rows of ${fmt(f.editorScale.compareLength)} sent; runs offered in ${fmt(f.editorScale.compareOfferedMs)} ms)`, '≤ 1 s', f.editorScale?.compareFirstRowsMs <= 1000],
   ['report', 'report of 100k traces: size · write', f.report && `${(f.report.bytes / 2 ** 20).toFixed(1)} MiB · ${fmt(f.report.writeMs)} ms (process, runs ${f.report.writeRunsMs.join(', ')})`, ''],
   ['report', 'report of 100k traces: first render', f.report && `${fmt(f.report.firstRenderMs)} ms from navigation start (runs ${f.report.firstRenderRunsMs.join(', ')})`, '≤ 3,000 ms', f.report?.firstRenderMs <= 3000],
   ['webview', 'webview 100k rows: filter · search', f.webview && `${Object.entries(f.webview.filterMs).map(([k, v]) => `${k} ${v.ms.toFixed(1)} ms`).join(', ')} · search ${f.webview.searchMs.ms.toFixed(1)} ms`, ''],

@@ -1,11 +1,12 @@
 import * as vscode from 'vscode';
-import type { ComparedTrace, RunInfo } from '../core';
+import type { RunInfo } from '../core';
 import { compareMessageSchema, compareStateSchema } from '../webview/messageSchemas';
-import type { CompareHostMessage, CompareMessage, CompareState, CompareTuple } from '../webview/protocol';
+import type { CompareHostMessage, CompareMessage, CompareState, CompareViewMessage } from '../webview/protocol';
+import { CompareTable } from './compareTable';
 import type { Ctx } from './ctx';
 import { PanelController, PanelHost } from './panelHost';
 import type { EvaluationRef } from './registry';
-import { preview } from './treeModel';
+import { MAX_WINDOW } from './rowView';
 import { withClient } from './withClient';
 
 export const COMPARE_VIEW_TYPE = 'evalRunner.compare';
@@ -17,8 +18,9 @@ const keyOf = (state: { refId: string; runA: string; runB: string }) => `${state
 /**
  * Compare Runs: a table of every trace two runs of one evaluation answered (only the differing ones by
  * default) with both answers and latencies, a diff editor per trace, and submitting one run's answer. Reads
- * the journal only: the service is called only to submit. Restored after a reload from the state its page saved
- * (the evaluation, the two runs, the traces it was narrowed to).
+ * the journal only: the service is called only to submit. The host holds the rows and filters them; the page gets
+ * the rows it shows. Restored after a reload from the state its page saved (the evaluation, the two runs, the
+ * traces it was narrowed to, the filters).
  */
 export class ComparePanels extends PanelHost<CompareState, ComparePanel> implements vscode.TextDocumentContentProvider {
   constructor(ctx: Ctx) {
@@ -56,13 +58,18 @@ export class ComparePanels extends PanelHost<CompareState, ComparePanel> impleme
 }
 
 export class ComparePanel extends PanelController<CompareMessage, CompareHostMessage> {
-  private rows: ComparedTrace[] = [];
+  private readonly table = new CompareTable();
+  private loaded = false;
   private a: RunInfo | undefined;
   private b: RunInfo | undefined;
   private readonly runA: string;
   private readonly runB: string;
+  /** The rows the page last asked for, and the trace whose place it follows. */
+  private shown: { start: number; end: number; activeKey: string | null } | undefined;
   /** Only these traces are shown (Rerun Traces); undefined: every trace either run answered. */
   only: ReadonlySet<string> | undefined;
+  /** The last window sent to the page (the tests read it). */
+  lastView: CompareViewMessage | undefined;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef, state: CompareState) {
     super(ctx, panel, ref, { title: 'Compare Runs', script: 'webview/compare.js', bodyClass: 'compare', schema: compareMessageSchema });
@@ -74,32 +81,45 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
 
   override async load(): Promise<void> {
     const rows = await this.session.compare(this.runA, this.runB);
-    this.rows = this.only ? rows.filter((r) => this.only!.has(r.traceId)) : rows;
+    this.table.load(this.only ? rows.filter((r) => this.only!.has(r.traceId)) : rows);
     this.a = this.session.store.runById(this.runA);
     this.b = this.session.store.runById(this.runB);
-    if (this.isReady) this.send();
+    this.loaded = true;
+    if (!this.isReady) return;
+    this.sendHeader();
+    if (this.shown) this.sendView();
   }
 
   /** The traces whose answers differ (the tests read this). */
   get differing(): string[] {
-    return this.rows.filter((r) => r.differs).map((r) => r.traceId);
+    return this.table.differingIds;
   }
 
   answerOf(refId: string, runId: string, traceId: string): string | undefined {
     if (refId !== this.ref.id || (runId !== this.runA && runId !== this.runB)) return undefined;
-    const row = this.rows.find((r) => r.traceId === traceId);
+    const row = this.table.get(traceId);
     const side = runId === this.runA ? row?.a : row?.b;
     return side ? side.answer : row ? '(no answer in this run)' : undefined;
   }
 
   protected onReady(): void {
-    this.send();
+    if (this.loaded) this.sendHeader();
   }
 
   protected onMessage(message: CompareMessage): Promise<void> {
-    if (message.type === 'diff') return this.diff(message.traceId);
-    if (message.type === 'submit') return this.submit(message.traceId, message.side);
-    return Promise.resolve();
+    switch (message.type) {
+      case 'query':
+        this.table.setFilters(message.filters);
+        this.shown = { start: message.start, end: Math.min(message.end, message.start + MAX_WINDOW), activeKey: message.activeKey };
+        if (this.loaded) this.sendView();
+        return Promise.resolve();
+      case 'diff':
+        return this.diff(message.traceId);
+      case 'submit':
+        return this.submit(message.traceId, message.side);
+      default:
+        return Promise.resolve();
+    }
   }
 
   async diff(traceId: string): Promise<void> {
@@ -115,7 +135,7 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
 
   /** Submits one run's answer to the trace: one action, journaled as that run's answer. */
   async submit(traceId: string, side: 'a' | 'b'): Promise<void> {
-    const row = this.rows.find((r) => r.traceId === traceId);
+    const row = this.table.get(traceId);
     const answer = side === 'a' ? row?.a : row?.b;
     const runId = side === 'a' ? this.runA : this.runB;
     if (!answer) {
@@ -130,18 +150,18 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
     if (done) void vscode.window.showInformationMessage(vscode.l10n.t("Submitted run {0}'s answer to {1}.", runId, traceId));
   }
 
-  private send(): void {
+  /** Which runs, and the counts: once per comparison read. */
+  private sendHeader(): void {
     const run = (id: string, info: RunInfo | undefined) => ({ runId: id, target: info?.target ?? 'unknown target' });
-    const rows: CompareTuple[] = this.rows.map((r) => [
-      r.traceId,
-      preview(r.prompt, 200),
-      r.a ? preview(r.a.answer, 300) : null,
-      r.b ? preview(r.b.answer, 300) : null,
-      r.a?.latencyMs ?? null,
-      r.b?.latencyMs ?? null,
-      r.differs,
-    ]);
     const only = this.only ? [...this.only] : null;
-    this.post({ type: 'compare', title: this.ref.label, a: run(this.runA, this.a), b: run(this.runB, this.b), rows, state: { refId: this.ref.id, runA: this.runA, runB: this.runB, only } });
+    const state = { refId: this.ref.id, runA: this.runA, runB: this.runB, only };
+    this.post({ type: 'compare', title: this.ref.label, a: run(this.runA, this.a), b: run(this.runB, this.b), total: this.table.total, differing: this.table.differing, state });
+  }
+
+  /** The rows the page shows, under its filters, and where its active trace is now. */
+  private sendView(): void {
+    const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
+    this.lastView = { type: 'view', ...this.table.window(start, end, activeKey) };
+    this.post(this.lastView);
   }
 }

@@ -6,7 +6,8 @@ import type { EvaluationRef } from './registry';
 import { processDetailsUrl } from './settingsModel';
 import { onSettingsChanged } from './settings';
 import { errorText, showError } from './log';
-import { MAX_WINDOW, TraceTable } from './traceTable';
+import { MAX_WINDOW } from './rowView';
+import { TraceTable } from './traceTable';
 import { toDisposable } from './lifecycle';
 import { PanelController, PanelHost } from './panelHost';
 import { progressStateSchema, webviewMessageSchema } from '../webview/messageSchemas';
@@ -127,6 +128,8 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   private async judge(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
     try {
       await this.session.setVerdict(traceId, rating, note);
+      // The reviewer pressed G on this row: it shows the verdict now, not at the next scheduled update.
+      this.updateNow();
     } catch (error) {
       await showError(this.ctx.log, vscode.l10n.t('Keeping the verdict on {0} failed: {1}', traceId, errorText(error)));
     }
@@ -158,17 +161,8 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   /** The rows the page shows, where its active trace is now, and how many rows there are. */
   private sendView(): void {
     this.follow();
-    const store = this.session.store;
     const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
-    this.post({
-      type: 'view',
-      version: this.table.version,
-      length: this.table.length,
-      total: store.traces.size,
-      start,
-      rows: this.table.window(store, start, end),
-      activeIndex: activeKey === null ? -1 : this.table.indexOf(activeKey),
-    });
+    this.post({ type: 'view', ...this.table.window(this.session.store, start, end, activeKey) });
     this.dirty.clear();
     this.allDirty = false;
   }
@@ -187,6 +181,12 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       },
       this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
     );
+  }
+
+  private updateNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.isReady) this.update();
   }
 
   /** The progress, and the page's rows again when what it shows changed: the view's order or membership, or a trace in its window. */

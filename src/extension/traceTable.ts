@@ -2,23 +2,19 @@
 // trace changes), and the view the filters, the search and the order leave, as trace ids. The page asks for the
 // rows it shows; 100,000 rows never cross to it. No vscode import: the unit tests drive it directly.
 import type { TraceInfo, TraceStore } from '../core';
-import type { RowTuple, TableFilters } from '../webview/protocol';
+import type { RowTuple, RowWindow, TableFilters } from '../webview/protocol';
 import { containsQuery } from '../webview/textMatch';
+import { RowView, searchHead } from './rowView';
 import { preview } from './treeModel';
 
 export const ALL_TRACES: Readonly<TableFilters> = { stateFilter: 'all', verdictFilter: 'all', search: '', sortKey: 'trace', sortDirection: 1 };
-/** The most rows one answer carries: a page asks for what it shows and a margin. */
-export const MAX_WINDOW = 2_000;
-/** How much of each text the search reads: well past the previews, yet bounded whatever a target answers. */
-export const SEARCH_CHARS = 1_000;
 
 const VERDICT_ORDER: Readonly<Record<string, number>> = { good: 0, bad: 1 };
 
 export class TraceTable {
   private filters: TableFilters = { ...ALL_TRACES };
   private readonly rows = new Map<string, RowTuple>();
-  private view: string[] = [];
-  private positions: Map<string, number> | undefined;
+  private readonly view = new RowView();
   private readonly stateOrder: Map<string, number>;
   private lowered = '';
   /**
@@ -29,8 +25,6 @@ export class TraceTable {
   /** What the view was built from: a view is rebuilt when the store, its size, or (for a filtered view) a row changed. */
   private builtFrom: { store: TraceStore; size: number } | undefined;
   private stale = true;
-  /** Bumped on every rebuild: the page drops rows of another version. */
-  version = 0;
 
   constructor(states: readonly string[]) {
     this.stateOrder = new Map(states.map((s, i) => [s, i]));
@@ -38,6 +32,11 @@ export class TraceTable {
 
   get length(): number {
     return this.view.length;
+  }
+
+  /** Moves on every rebuild: the page drops rows of another version. */
+  get version(): number {
+    return this.view.version;
   }
 
   /** True when the view depends only on which traces there are (no filter, no search, the service's order). */
@@ -77,36 +76,26 @@ export class TraceTable {
     this.builtFrom = { store, size: store.traces.size };
     this.stale = false;
     this.rebuild(store);
-    this.version++;
     return true;
   }
 
-  /** The view's rows from start to end (at most MAX_WINDOW). */
-  window(store: TraceStore, start: number, end: number): RowTuple[] {
-    const out: RowTuple[] = [];
-    const last = Math.min(this.view.length, end, start + MAX_WINDOW);
-    for (let i = start; i < last; i++) {
-      const t = store.get(this.view[i]!);
-      // The view is rebuilt before any window is read, so every id is in the store; were one not, the rows stop
-      // there rather than shift the rest out of their places.
-      if (!t) break;
-      out.push(this.rowOf(t));
-    }
-    return out;
+  /** The view's rows from start to end (at most MAX_WINDOW), as the page gets them. */
+  window(store: TraceStore, start: number, end: number, activeKey: string | null = null): RowWindow<RowTuple> {
+    // The view is rebuilt before any window is read, so every id is in the store.
+    return this.view.window(start, end, activeKey, store.traces.size, (id) => {
+      const t = store.get(id);
+      return t && this.rowOf(t);
+    });
   }
 
   /** The view's ids from `start` to `end`. */
   idsIn(start: number, end: number): string[] {
-    return this.view.slice(start, end);
+    return this.view.keysIn(start, end);
   }
 
   /** Where a trace sits in the view (-1: not in it). */
   indexOf(traceId: string): number {
-    if (!this.positions) {
-      this.positions = new Map();
-      for (let i = 0; i < this.view.length; i++) this.positions.set(this.view[i]!, i);
-    }
-    return this.positions.get(traceId) ?? -1;
+    return this.view.indexOf(traceId);
   }
 
   rowOf(t: TraceInfo): RowTuple {
@@ -120,9 +109,8 @@ export class TraceTable {
 
   /** Filters and sorts the traces themselves: rows (previews) are built only for the window the page shows. */
   private rebuild(store: TraceStore): void {
-    this.positions = undefined;
     if (this.showsAll) {
-      this.view = [...store.traces.keys()];
+      this.view.set([...store.traces.keys()]);
       return;
     }
     const shown: TraceInfo[] = [];
@@ -130,7 +118,7 @@ export class TraceTable {
     const compare = this.comparator();
     if (compare === 'reverse') shown.reverse();
     else if (compare) shown.sort(compare);
-    this.view = shown.map((t) => t.traceId);
+    this.view.set(shown.map((t) => t.traceId));
   }
 
   private matches(t: TraceInfo): boolean {
@@ -141,7 +129,7 @@ export class TraceTable {
     let hit = this.searchHits.get(t.traceId);
     if (hit === undefined) {
       // More than the previews the table shows (a match past the 120th character is found), at most SEARCH_CHARS.
-      hit = containsQuery(this.lowered, t.traceId, head(t.prompt), head(t.answer), head(t.note));
+      hit = containsQuery(this.lowered, t.traceId, searchHead(t.prompt), searchHead(t.answer), searchHead(t.note));
       this.searchHits.set(t.traceId, hit);
     }
     return hit;
@@ -160,11 +148,6 @@ export class TraceTable {
         return d > 0 ? null : 'reverse';
     }
   }
-}
-
-function head(text: string | undefined): string | null {
-  if (text === undefined) return null;
-  return text.length > SEARCH_CHARS ? text.slice(0, SEARCH_CHARS) : text;
 }
 
 /** Traces without a latency last, whichever the direction. */

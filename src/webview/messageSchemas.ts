@@ -61,8 +61,12 @@ export const compareStateSchema = z.object({
   search: z.optional(z.string()),
 });
 
+export const compareFiltersSchema = z.object({ onlyDiffering: z.boolean(), search: z.string().check(z.maxLength(10_000)) });
+
 export const compareMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('ready') }),
+  /** The rows from `start` to `end` under these filters; `activeKey`: the trace whose place the page follows. */
+  z.object({ type: z.literal('query'), filters: compareFiltersSchema, activeKey: z.nullable(traceId), start: rowIndex, end: rowIndex }),
   z.object({ type: z.literal('diff'), traceId }),
   z.object({ type: z.literal('submit'), traceId, side: z.enum(['a', 'b']) }),
 ]);

@@ -1,5 +1,5 @@
 import type * as z from 'zod/mini';
-import type { compareMessageSchema, compareStateSchema, progressStateSchema, tableFiltersSchema, webviewMessageSchema } from './messageSchemas';
+import type { compareFiltersSchema, compareMessageSchema, compareStateSchema, progressStateSchema, tableFiltersSchema, webviewMessageSchema } from './messageSchemas';
 import type { LocalTraceState, ReportRun, StateCounts } from '../core';
 
 /**
@@ -61,22 +61,26 @@ export interface ProgressMessage {
 }
 
 /**
- * Process Details' table as the host holds it: the traces its filters and order leave, of which the page gets
- * only the rows it shows (and asks for more with a 'query' as it scrolls). 100,000 traces never cross to the page,
- * so neither a first look nor a running evaluation moves megabytes through the editor.
+ * A window of a table the host holds (Run Details' traces, Compare Runs' traces): the rows its filters and order
+ * leave, of which the page gets only those it shows (and asks for more with a 'query' as it scrolls). 100,000 rows
+ * never cross to the page, so neither a first look nor a running evaluation moves megabytes through the editor.
  */
-export interface ViewMessage {
-  type: 'view';
+export interface RowWindow<R> {
   /** Changes whenever the table's order or membership does: rows the page kept of another version are stale. */
   version: number;
-  /** The rows the filters leave, and all the evaluation's traces. */
+  /** The rows the filters leave, and all the table's rows. */
   length: number;
   total: number;
   /** These rows are the table's rows from `start` on. */
   start: number;
-  rows: RowTuple[];
-  /** Where the page's active trace is now (-1: the filters hide it, or there is none). */
+  rows: R[];
+  /** Where the page's active row is now (-1: the filters hide it, or there is none). */
   activeIndex: number;
+}
+
+/** Run Details' window of its traces. */
+export interface ViewMessage extends RowWindow<RowTuple> {
+  type: 'view';
 }
 
 /** The table's filters and order: chosen in the page, applied by the host. */
@@ -131,13 +135,25 @@ export type CompareState = z.infer<typeof compareStateSchema>;
 /** The host's part of the Compare Runs state: which comparison the page shows. */
 export type ComparedRuns = Pick<CompareState, 'refId' | 'runA' | 'runB' | 'only'>;
 
-export interface CompareHostMessage {
+/** Which two runs the page compares, and how many traces either answered and how many of those differ. */
+export interface CompareHeader {
   type: 'compare';
   title: string;
   a: { runId: string; target: string };
   b: { runId: string; target: string };
-  rows: CompareTuple[];
+  total: number;
+  differing: number;
   state: ComparedRuns;
 }
+
+/** Compare Runs' window of the traces its filters leave (the host filters: only differing, the search). */
+export interface CompareViewMessage extends RowWindow<CompareTuple> {
+  type: 'view';
+}
+
+export type CompareHostMessage = CompareHeader | CompareViewMessage;
+
+/** Compare Runs' filters: chosen in the page, applied by the host. */
+export type CompareFilters = z.infer<typeof compareFiltersSchema>;
 
 export type CompareMessage = z.infer<typeof compareMessageSchema>;

@@ -426,6 +426,15 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const differing = prompts.filter((p) => p.content !== p.content.toUpperCase()).length;
       await compare.locator('.stats', { hasText: `${differing} of ${TRACES} answers differ.` }).waitFor();
       await compare.locator('.shown', { hasText: `${differing} of ${TRACES} traces` }).waitFor();
+      // The host filters and searches: every trace on asking, one found by its id, then as it was.
+      await compare.getByLabel('Only differing').uncheck();
+      await compare.locator('.shown', { hasText: `${TRACES} of ${TRACES} traces` }).waitFor();
+      await compare.locator('input.search').fill(prompts[3].traceId);
+      await compare.locator('.shown', { hasText: `1 of ${TRACES} traces` }).waitFor();
+      assert.deepEqual(await compare.locator('.row[data-key]').evaluateAll((rows) => rows.map((r) => r.dataset.key)), [prompts[3].traceId]);
+      await compare.locator('input.search').fill('');
+      await compare.getByLabel('Only differing').check();
+      await compare.locator('.shown', { hasText: `${differing} of ${TRACES} traces` }).waitFor();
       await shot(page, 'compare-runs');
       await compare.getByRole('grid').focus();
       await page.keyboard.press('ArrowDown');

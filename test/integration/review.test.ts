@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
+import { preview } from '../../src/extension/treeModel';
 import { parseReviewUri, ReviewCodeLens, reviewUri } from '../../src/extension/review';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
+import { CompareRow } from '../../src/webview/protocol';
 import { until, tooltipText } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
@@ -107,6 +109,11 @@ describe('review and insight in the editor', () => {
     assert.ok(panel, 'the panel is open');
     const expected = [...session().store.traces.values()].filter((t) => t.prompt !== t.prompt!.toUpperCase()).map((t) => t.traceId);
     assert.deepEqual(panel.differing, expected);
+    // The page asked for its rows: the differing ones (its default filter, applied on the host), with both answers.
+    await until('the page got its rows', () => panel.lastView !== undefined);
+    assert.deepEqual(panel.lastView!.rows.map((r) => r[CompareRow.TraceId]), expected);
+    assert.equal(panel.lastView!.total, 12);
+    assert.equal(panel.lastView!.rows[0]![CompareRow.AnswerB], preview(session().store.get(expected[0]!)!.prompt!.toUpperCase(), 300));
     await panel.diff(expected[0]!);
     await until('the diff editor shows both runs', () => vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputTextDiff);
     const input = vscode.window.tabGroups.activeTabGroup.activeTab!.input as vscode.TabInputTextDiff;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { LOCAL_STATES } from '../../src/core';
 import { TraceStore } from '../../src/core/traceStore';
-import { ALL_TRACES, MAX_WINDOW, SEARCH_CHARS, TraceTable } from '../../src/extension/traceTable';
+import { MAX_WINDOW, SEARCH_CHARS } from '../../src/extension/rowView';
+import { ALL_TRACES, TraceTable } from '../../src/extension/traceTable';
 import { Row } from '../../src/webview/protocol';
 
 /** Process Details' table on the host: the page gets windows of it, so its filters and order are decided here. */
@@ -16,7 +17,7 @@ function follow(store: TraceStore, table: TraceTable): void {
   store.onTraceChanged((t) => table.invalidate(t?.traceId));
 }
 
-const ids = (table: TraceTable, store: TraceStore) => table.window(store, 0, MAX_WINDOW).map((r) => r[Row.TraceId]);
+const ids = (table: TraceTable, store: TraceStore) => table.window(store, 0, MAX_WINDOW).rows.map((r) => r[Row.TraceId]);
 
 describe('Process Details table on the host (windows of it go to the page)', () => {
   it('shows every trace in the list order; a changed row is sent fresh without a new version', () => {
@@ -26,11 +27,11 @@ describe('Process Details table on the host (windows of it go to the page)', () 
     assert.equal(table.refresh(store), true);
     assert.deepEqual(ids(table, store), ['t0', 't1', 't2', 't3', 't4']);
     const version = table.version;
-    assert.equal(table.window(store, 2, 3)[0]![Row.State], 'pending');
+    assert.equal(table.window(store, 2, 3).rows[0]![Row.State], 'pending');
     store.apply({ t: 'answer', id: 't2', a: 'An answer', at: 2 });
     assert.equal(table.refresh(store), false, 'the order and membership did not change');
     assert.equal(table.version, version);
-    const [r] = table.window(store, 2, 3);
+    const [r] = table.window(store, 2, 3).rows;
     assert.equal(r![Row.State], 'answered');
     assert.equal(r![Row.Answer], 'An answer');
     // Traces added: a new version.
@@ -58,7 +59,7 @@ describe('Process Details table on the host (windows of it go to the page)', () 
     table.setFilters({ ...ALL_TRACES, search: 'Needle' });
     table.refresh(store);
     assert.deepEqual(ids(table, store), ['t4']);
-    assert.ok(!table.window(store, 0, 1)[0]![Row.Answer].includes('needle'), 'the row shows a preview');
+    assert.ok(!table.window(store, 0, 1).rows[0]![Row.Answer].includes('needle'), 'the row shows a preview');
     // A trace that changes is searched again; past SEARCH_CHARS nothing is read, whatever a target answered.
     store.apply({ t: 'answer', id: 't2', a: `${'y'.repeat(SEARCH_CHARS - 10)} needle`, at: 3 });
     store.apply({ t: 'answer', id: 't4', a: `${'x'.repeat(SEARCH_CHARS)} needle`, at: 3 });
@@ -98,8 +99,8 @@ describe('Process Details table on the host (windows of it go to the page)', () 
     const store = storeOf(MAX_WINDOW + 500);
     const table = new TraceTable(LOCAL_STATES);
     table.refresh(store);
-    assert.equal(table.window(store, 100, 100_000).length, MAX_WINDOW);
-    assert.equal(table.window(store, MAX_WINDOW + 400, MAX_WINDOW + 1_000).length, 100);
+    assert.equal(table.window(store, 100, 100_000).rows.length, MAX_WINDOW);
+    assert.equal(table.window(store, MAX_WINDOW + 400, MAX_WINDOW + 1_000).rows.length, 100);
     const reloaded = storeOf(3);
     assert.equal(table.refresh(reloaded), true);
     assert.equal(table.length, 3);

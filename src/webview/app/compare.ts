@@ -1,13 +1,17 @@
 // The Compare Runs webview. Speaks the compare messages of src/webview/protocol.ts and saves CompareState, which
 // its restorer reads after a reload: which evaluation and runs, the traces it was narrowed to, and the filters.
+// The host holds the rows and applies the filters; the page shows the window of rows it asked for (tableWindow.ts).
 // Prompts and answers are adversarial text: only ever set as textContent (through the shared grid).
 import { CompareRow } from '../protocol';
-import type { CompareHostMessage, CompareMessage, CompareState, ComparedRuns, CompareTuple } from '../protocol';
-import { el, onTypingPause, searchBox, toggle } from './dom';
-import { containsQuery } from '../textMatch';
+import type { CompareHeader, CompareHostMessage, CompareMessage, CompareState, ComparedRuns, CompareTuple, CompareViewMessage } from '../protocol';
+import { afterPaint, el, onTypingPause, searchBox, toggle } from './dom';
 import { createGrid } from './grid';
 import type { Column } from './grid';
+import { TableWindow } from './tableWindow';
 import { vscodeApi } from './vscodeApi';
+
+// Marks for `npm run bench`: when this script ran and when the first rows were painted.
+performance.mark('evalRunner:compareScript');
 
 type ColumnKey = 'trace' | 'a' | 'b' | 'msA' | 'msB' | 'actions';
 const COLUMNS: ReadonlyArray<Column<ColumnKey>> = [
@@ -23,7 +27,13 @@ const vscode = vscodeApi<CompareMessage, CompareState>();
 const saved = vscode.getState() ?? {};
 let onlyDiffering = saved.onlyDiffering !== false;
 let search = saved.search ?? '';
-let rows: CompareTuple[] = [];
+let activeKey: string | undefined;
+let compareHeader: CompareHeader | undefined;
+let painted = false;
+const table = new TableWindow<CompareTuple>(
+  (start, end) => vscode.postMessage({ type: 'query', filters: { onlyDiffering, search }, activeKey: activeKey ?? null, start, end }),
+  (r) => r[CompareRow.TraceId],
+);
 /** The host's part of the saved state (until the first message, what was saved before a reload). */
 let compared: ComparedRuns | undefined =
   saved.refId !== undefined && saved.runA !== undefined && saved.runB !== undefined ? { refId: saved.refId, runA: saved.runA, runB: saved.runB, only: saved.only ?? null } : undefined;
@@ -37,12 +47,14 @@ const shown = el('span', 'shown');
 const grid = createGrid<CompareTuple, ColumnKey>({
   label: 'Answers of the two runs',
   columns: COLUMNS,
-  empty: 'No traces to compare.',
+  empty: 'Reading the two runs…',
   keyOf: (r) => r[CompareRow.TraceId],
   rowClass: (r) => (r[CompareRow.Differs] ? 'differs' : 'same'),
   rowLabel: (r) => `${r[CompareRow.TraceId]}, ${r[CompareRow.Differs] ? 'answers differ' : 'same answer'}`,
   cell: fillCell,
   onOpen: (r) => vscode.postMessage({ type: 'diff', traceId: r[CompareRow.TraceId] }),
+  onActive: (r) => (activeKey = r[CompareRow.TraceId]),
+  onNeed: (first, last) => table.need(first, last),
   // a / b on the active row submit that run's answer (Enter opens the diff).
   onKey(e, r) {
     if (e.ctrlKey || e.metaKey || e.altKey || (e.key !== 'a' && e.key !== 'b')) return false;
@@ -92,27 +104,39 @@ function persist(): void {
   if (compared) vscode.setState({ ...compared, onlyDiffering, search });
 }
 
-function recompute(): void {
-  const q = search.toLowerCase();
-  const view = rows.filter(
-    (r) =>
-      (!onlyDiffering || r[CompareRow.Differs]) &&
-      (!q || containsQuery(q, r[CompareRow.TraceId], r[CompareRow.Prompt], r[CompareRow.AnswerA], r[CompareRow.AnswerB])),
-  );
-  grid.setRows(view);
-  grid.setEmpty(rows.length === 0 ? 'Neither run answered any trace.' : onlyDiffering ? 'The two runs gave the same answers.' : 'No trace matches.');
-  shown.textContent = `${view.length.toLocaleString()} of ${rows.length.toLocaleString()} traces`;
+/** Asks the host for the rows in view under the page's filters. */
+function refilter(): void {
+  persist();
+  const { first, last } = grid.visibleRange();
+  table.query(first, Math.max(last, first + 1));
 }
 
-function show(m: CompareHostMessage): void {
-  rows = m.rows;
+function emptyText(): string {
+  if (compareHeader?.total === 0) return 'Neither run answered any trace.';
+  return search ? 'No trace matches.' : onlyDiffering ? 'The two runs gave the same answers.' : 'No trace matches.';
+}
+
+/** Which runs and how many traces: the rows come apart, as the page asks for them. */
+function showHeader(m: CompareHeader): void {
+  compareHeader = m;
   compared = m.state;
   persist();
   title.textContent = `Compare Runs: ${m.title}`;
   subtitle.textContent = `A: ${m.a.target} (run ${m.a.runId}) · B: ${m.b.target} (run ${m.b.runId})`;
-  const differing = rows.filter((r) => r[CompareRow.Differs]).length;
-  summary.textContent = `${differing.toLocaleString()} of ${rows.length.toLocaleString()} answers differ.`;
-  recompute();
+  summary.textContent = `${m.differing.toLocaleString()} of ${m.total.toLocaleString()} answers differ.`;
+  grid.setEmpty(emptyText());
+}
+
+/** The host's window of the rows the filters leave. */
+function showView(m: CompareViewMessage): void {
+  const active = table.receive(m, grid, activeKey);
+  grid.setSource(table, active);
+  grid.setEmpty(emptyText());
+  shown.textContent = `${m.length.toLocaleString()} of ${m.total.toLocaleString()} traces`;
+  if (!painted) {
+    painted = true;
+    afterPaint(() => performance.mark('evalRunner:compareRows', { detail: { rows: m.rows.length, length: m.length, total: m.total } }));
+  }
 }
 
 function toolbar(): HTMLElement {
@@ -120,14 +144,12 @@ function toolbar(): HTMLElement {
   const { label, box } = toggle('Only differing', onlyDiffering);
   box.addEventListener('change', () => {
     onlyDiffering = box.checked;
-    persist();
-    recompute();
+    refilter();
   });
   const input = searchBox('Search trace id, prompt or answers', search);
   onTypingPause(input, (value) => {
     search = value;
-    persist();
-    recompute();
+    refilter();
   });
   bar.append(label, input, shown);
   return bar;
@@ -137,6 +159,9 @@ const header = el('header', 'header');
 header.append(title, subtitle);
 document.getElementById('app')!.append(header, summary, toolbar(), grid.element);
 window.addEventListener('message', (event: MessageEvent<CompareHostMessage | null>) => {
-  if (event.data?.type === 'compare') show(event.data);
+  if (event.data?.type === 'compare') showHeader(event.data);
+  else if (event.data?.type === 'view') showView(event.data);
 });
 vscode.postMessage({ type: 'ready' });
+// The first rows, as many as a tall window shows, under the filters the page was left with.
+table.query(0, 100);

@@ -36,7 +36,7 @@ class ProgressPage {
   private showDetails: boolean;
   private showCharts: boolean;
   private readonly filters: TableFilters;
-  private readonly table: TableWindow;
+  private readonly table: TableWindow<RowTuple>;
   private readonly header = new Header();
   private readonly summary = new Summary(STATES, LABELS);
   private readonly shown = el('span', 'shown');
@@ -62,7 +62,10 @@ class ProgressPage {
       sortKey: saved.sortKey ?? 'trace',
       sortDirection: saved.sortDirection ?? 1,
     };
-    this.table = new TableWindow((start, end) => vscode.postMessage({ type: 'query', filters: { ...this.filters }, activeKey: this.activeKey ?? null, start, end }));
+    this.table = new TableWindow(
+      (start, end) => vscode.postMessage({ type: 'query', filters: { ...this.filters }, activeKey: this.activeKey ?? null, start, end }),
+      (r) => r[Row.TraceId],
+    );
     this.grid = createGrid({
       label: 'Traces',
       columns: COLUMNS,
@@ -115,15 +118,7 @@ class ProgressPage {
       this.firstMessageMarked = true;
       performance.mark('evalRunner:firstMessage');
     }
-    // The active row: where it was when the order is the same, or when it was just moved to a place whose row is
-    // on its way (End, Page Down: the place is what the user chose); else where these rows or the host place it.
-    let active = m.activeIndex;
-    if (m.version === this.table.version || this.grid.activePending) active = Math.min(this.grid.activeIndex, m.length - 1);
-    else {
-      const here = m.rows.findIndex((r) => r[Row.TraceId] === this.activeKey);
-      if (here >= 0) active = m.start + here;
-    }
-    this.table.receive(m);
+    const active = this.table.receive(m, this.grid, this.activeKey);
     this.grid.setSort(this.filters.sortKey, this.filters.sortDirection);
     this.grid.setSource(this.table, active);
     this.shown.textContent = `${m.length.toLocaleString()} of ${m.total.toLocaleString()} traces`;
