@@ -85,9 +85,8 @@ export function respondedUnder(nodes: readonly TreeNode[], session: EvaluationSe
 }
 
 function tracesIn(session: EvaluationSession, state: LocalTraceState): TraceInfo[] {
-  const out: TraceInfo[] = [];
-  for (const t of session.store.traces.values()) if (t.state === state) out.push(t);
-  return out;
+  // From the store's state column: only the traces in the group become objects.
+  return [...session.store.inState(state)];
 }
 
 export function evaluationDescription(session: EvaluationSession): string {
