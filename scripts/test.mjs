@@ -1,6 +1,6 @@
 // The one test command (npm test): type-check, build, then every suite, each ending with its own
 // "N passed, N failed" line, and a final total line. Exits non-zero if any step fails.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
 
 const results = [];
@@ -18,15 +18,29 @@ function step(name, command, args, env = {}) {
   return ok;
 }
 
+/** scripts/setupEditor.mjs in the background: its exit status and what it printed, once it ends. */
+function editorSetup() {
+  const child = spawn('node', ['scripts/setupEditor.mjs'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (c) => (stdout += c));
+  return new Promise((resolve) => {
+    child.on('error', () => resolve({ status: 1, stdout }));
+    child.on('close', (status) => resolve({ status, stdout }));
+  });
+}
+
 rmSync('out', { recursive: true, force: true });
 if (step('typecheck', 'npm', ['run', '--silent', 'typecheck']) && step('lint', 'npx', ['eslint', '--max-warnings=0', 'src', 'test']) && step('build', 'node', ['scripts/build.mjs'])) {
+  // The editor suites need Chromium and code-server: set up (idempotently) while the unit and reliability suites run,
+  // for on a fresh machine it is mostly a download (about a minute of the run).
+  const setup = editorSetup();
   step('unit', 'node', ['scripts/mochaSuite.mjs', 'unit', 'out/test/unit']);
   // Crash, fault, malformed-input and secret tests: loopback only, bounded, slower than unit.
   step('reliability', 'node', ['scripts/mochaSuite.mjs', 'reliability', 'out/test/reliability']);
-  // The editor suites need Chromium and code-server: set up (idempotently) first.
-  const setup = spawnSync('node', ['scripts/setupEditor.mjs'], { stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
-  const state = /editor-setup: (ready|skipped)/.exec(setup.stdout ?? '')?.[1];
-  if (setup.status !== 0 || !state) {
+  const { status, stdout } = await setup;
+  process.stdout.write(stdout);
+  const state = /editor-setup: (ready|skipped)/.exec(stdout)?.[1];
+  if (status !== 0 || !state) {
     failed = true;
     results.push({ name: 'editor-setup', ok: false, seconds: '-', passed: 0, failedCount: 1, counted: false });
   } else if (state === 'skipped') {
