@@ -10,8 +10,32 @@ export function parseCommandArgs<T extends OptionSpec>(argv: string[], options: 
     return parseArgs({ args: joinNegativeValues(argv, options), options: { ...options, help: { type: 'boolean', short: 'h' } }, strict: true, allowPositionals: false })
       .values;
   } catch (error) {
-    throw new UsageError((error as Error).message.replace(/^TypeError \[\w+\]: /, ''));
+    const message = (error as Error).message.replace(/^TypeError \[\w+\]: /, '');
+    const unknown = /^Unknown option '--([^'=]+)'/.exec(message)?.[1];
+    const near = unknown === undefined ? undefined : nearest(unknown, Object.keys(options));
+    throw new UsageError(near ? `Unknown option '--${unknown}': did you mean --${near}?` : message);
   }
+}
+
+/** The option a mistyped name was meant to be: within two edits (a typo, a letter missing or doubled), or none. */
+function nearest(name: string, options: readonly string[]): string | undefined {
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const option of options) {
+    const d = editDistance(name, option);
+    if (d < bestDistance) [best, bestDistance] = [option, d];
+  }
+  return best;
+}
+
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    row = next;
+  }
+  return row[b.length]!;
 }
 
 const NEGATIVE_NUMBER = /^-(\d|\.\d)/;

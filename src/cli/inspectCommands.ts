@@ -199,7 +199,7 @@ CSV cells that a spreadsheet would run as a formula (=, +, -, @ first) start wit
 ${SERVICE_HELP}
 ${CONFIG_HELP}
   --format jsonl|csv
-  --out FILE                  write here (owner-only, 0600) instead of stdout
+  --out FILE                  write here (owner-only, 0600) instead of stdout ("-": stdout)
   --bom                       CSV: start with a UTF-8 byte order mark, for Excel
   --state-dir DIR             journal location (see "run --help"); again for each shard's folder: one export
 `;
@@ -219,7 +219,8 @@ export async function exportCommand(argv: string[], out: NodeJS.WritableStream):
   await requireJournal(args, v['state-dir']);
   const session = sessionFor(args, v['state-dir']);
   const options = { bom: v.bom === true };
-  if (v.out) {
+  // "-" is standard output, as for most command-line tools; never a file named "-".
+  if (v.out && v.out !== '-') {
     const count = await session.exportTo(format, v.out, options);
     process.stderr.write(`Exported ${count} trace(s) to ${v.out}.\n`);
     return EXIT.ok;

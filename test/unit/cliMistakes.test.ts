@@ -142,6 +142,25 @@ describe('CLI mistakes get words, on stderr, with a next step', function () {
     assert.equal(sandbox.stats.requests.get('POST /v1/files'), undefined, 'nothing was sent');
   });
 
+  it('names the option a mistyped one was meant to be, and only a near one', async () => {
+    const typo = await cli(['run', ...svc(), '--target', 'echo', '--concurency', '3'], env);
+    assert.equal(typo.code, 2);
+    assert.match(typo.stderr, /Unknown option '--concurency': did you mean --concurrency\?/);
+    const far = await cli(['status', ...svc(), '--frobnicate'], env);
+    assert.equal(far.code, 2);
+    assert.match(far.stderr, /Unknown option '--frobnicate'/);
+    assert.doesNotMatch(far.stderr, /did you mean/);
+  });
+
+  it('exports to stdout with --out -, and makes no file named "-"', async () => {
+    await runEcho();
+    const folder = tempDir();
+    const r = await cli(['export', ...svc(), '--format', 'jsonl', '--out', '-'], env, undefined, undefined, folder);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim().split('\n').length, 6);
+    assert.equal(existsSync(join(folder, '-')), false);
+  });
+
   it('gives a negative number the option\'s own message, not the argument parser\'s', async () => {
     const cases: Array<[string[], RegExp]> = [
       [['run', ...svc(), '--target', 'echo', '--concurrency', '-3'], /--concurrency must be a whole number of at least 1 \(got -3\)\./],
