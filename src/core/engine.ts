@@ -329,7 +329,11 @@ class EngineRun {
     const state = this.hold.state;
     const hold = state ? { ...state, waiting: this.submissions.waiting } : undefined;
     const pacing = { concurrency: this.concurrency, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack, hold, batch: this.batchRun?.progress() };
-    this.options.onProgress?.(this.run.progress(this.options.store, pacing));
+    const progress = this.run.progress(this.options.store, pacing);
+    // A fresh run sets the old answers aside when its record is written, after the list and the warm-up: until then
+    // its progress counts the traces as the run will, not as the last run left them.
+    if (this.options.runRecord?.mode === 'fresh' && !this.recorded) progress.counts = setAside(progress.counts);
+    this.options.onProgress?.(progress);
   }
 
   /** Ends the run: pacing stopped, the journal flushed, the end record written, the summary. */
@@ -622,4 +626,10 @@ function classifyFatal(error: unknown): { outcome: RunOutcome; message: string; 
   if (error instanceof NotReadyError) return { outcome: 'notReady', message: error.message, error };
   if (error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout')) return { outcome: 'unreachable', message: error.message, error };
   return { outcome: 'error', message: error instanceof Error ? error.message : String(error), error };
+}
+
+/** Counts as a fresh run's record leaves them: every trace waiting again but the skipped ones. */
+function setAside(counts: StateCounts): StateCounts {
+  const all = Object.values(counts).reduce((a, b) => a + b, 0);
+  return { pending: all - counts.skipped, running: 0, answered: 0, submitted: 0, failed: 0, skipped: counts.skipped };
 }

@@ -42,6 +42,16 @@ describe('run engine against the sandbox', () => {
     assert.ok(events.length < 200, 'progress is throttled');
   });
 
+  it('a fresh run counts from nothing: its progress never shows the answers it sets aside', async () => {
+    await engineRun(sandbox, 'benchmark', stateDir, createEchoTarget());
+    const events: RunProgress[] = [];
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, createEchoTarget(), { mode: 'fresh', onProgress: (p) => events.push(p), progressIntervalMs: 1 });
+    assert.equal(summary.submittedNow, 25);
+    assert.ok(events.length > 2);
+    assert.equal(events[0]!.counts.submitted, 0, 'the first progress line shows no submitted trace');
+    events.forEach((e, i) => i && assert.ok(e.counts.submitted >= events[i - 1]!.counts.submitted, `submitted went down at event ${i}`));
+  });
+
   it('resumes: journaled answers are submitted without calling the target again; a finished run submits nothing', async () => {
     // First run: the service refuses every submission (a 500 is not retried for POST), answers are journaled.
     let refuse = true;
