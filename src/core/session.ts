@@ -116,6 +116,12 @@ export class EvaluationSession {
   private building: TraceStore | undefined;
   /** The journal's length when its index was last read or written (see storeIndex.ts). */
   private indexedAt = 0;
+  /**
+   * The read or action of the journal going on: the next waits for it. Two reads at once (the window's first restore
+   * and its watcher, say) would each build a store and the later would keep a half-built one, or read the same
+   * records twice.
+   */
+  private turn: Promise<unknown> = Promise.resolve();
 
   constructor(
     readonly key: SessionKey,
@@ -195,10 +201,20 @@ export class EvaluationSession {
    */
   async load(): Promise<void> {
     if (this.running) return;
-    await this.openIndex();
-    this.absorb(await this.readAll());
-    await this.keepIndex();
-    this.changed();
+    await this.inTurn(async () => {
+      if (this.running) return;
+      await this.openIndex();
+      this.absorb(await this.readAll());
+      await this.keepIndex();
+      this.changed();
+    });
+  }
+
+  /** Runs `fn` once the journal's read or action before it has ended (whether it failed or not). */
+  private inTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const mine = this.turn.then(fn, fn);
+    this.turn = mine.catch(() => undefined);
+    return mine;
   }
 
   /**
@@ -241,15 +257,18 @@ export class EvaluationSession {
 
   /** Loads an evaluation shown before any run in this window, prompts of older versions included. */
   async restore(): Promise<void> {
-    await this.openIndex();
-    const replay = await readJournal(this.journalFile, this.position, this.visitor());
-    if (!(this.building ?? this.store).promptsRecorded) {
-      const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
-      this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
-    }
-    this.absorb(replay);
-    await this.keepIndex();
-    this.changed();
+    await this.inTurn(async () => {
+      if (this.running) return;
+      await this.openIndex();
+      const replay = await readJournal(this.journalFile, this.position, this.visitor());
+      if (!(this.building ?? this.store).promptsRecorded) {
+        const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
+        this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
+      }
+      this.absorb(replay);
+      await this.keepIndex();
+      this.changed();
+    });
   }
 
   /** Lists the prompts and journals them (the tree shows them before any run). */
@@ -521,7 +540,15 @@ export class EvaluationSession {
     return exportLines(this.store, format, options);
   }
 
-  private async withJournal<T>(fn: (journal: Journal, replay: JournalReadResult) => Promise<T>): Promise<T> {
+  /**
+   * An action under the journal's lock, in its turn: a run holds the turn until it ends (reads meanwhile are its own
+   * store's), and an action asked for during a run in this process is refused at once by the lock, never queued.
+   */
+  private withJournal<T>(fn: (journal: Journal, replay: JournalReadResult) => Promise<T>): Promise<T> {
+    return this.running ? this.withJournalNow(fn) : this.inTurn(() => this.withJournalNow(fn));
+  }
+
+  private async withJournalNow<T>(fn: (journal: Journal, replay: JournalReadResult) => Promise<T>): Promise<T> {
     if (!this.journaled) {
       const replay = { records: [], tornTail: false, corruptLines: 0 };
       this.absorb(replay);

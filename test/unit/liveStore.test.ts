@@ -125,4 +125,18 @@ describe('one live store: the journal is read on from its last byte, never repla
     assert.ok(reads > 1, 'the reader read on while they wrote');
     sameTraces(reader.store, await fresh(path));
   });
+
+  it('reads asked for at once (a window opening while its watcher looks) are taken in turn: no half-built or empty store', async () => {
+    const stateDir = tempDir();
+    // Small enough to have no index: both reads are whole ones.
+    const path = seed(stateDir, 3);
+    const reader = new EvaluationSession(KEY, stateDir);
+    const writer = new EvaluationSession(KEY, stateDir);
+    await writer.setVerdict('t0', 'good', undefined);
+    await Promise.all([reader.restore(), reader.load(), reader.load(), reader.setVerdict('t2', 'bad', 'x')]);
+    assert.equal(reader.store.total, 3);
+    assert.equal(reader.store.get('t0')!.rating, 'good');
+    assert.equal(reader.store.get('t2')!.rating, 'bad');
+    sameTraces(reader.store, await fresh(path));
+  });
 });
