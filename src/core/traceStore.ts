@@ -471,9 +471,16 @@ export class TraceStore {
   }
 
   /** The traces in one state, in the list's order (only those are made into objects: status at 100,000 traces). */
-  *inState(state: LocalTraceState): IterableIterator<TraceInfo> {
+  *inState(state: LocalTraceState, from = 0, count = Infinity): IterableIterator<TraceInfo> {
     const code = STATE_CODES[state];
-    for (let i = 0; i < this.rows.n; i++) if (this.rows.c.state[i] === code) yield this.rows.view(i);
+    // The traces before `from` are counted in the column, never made: a page of the tree makes only its own.
+    let seen = 0;
+    let given = 0;
+    for (let i = 0; i < this.rows.n && given < count; i++) {
+      if (this.rows.c.state[i] !== code || seen++ < from) continue;
+      given++;
+      yield this.rows.view(i);
+    }
   }
 
   /** How many traces in one of `states` have `flag` (read from the columns, no object made). */

@@ -48,19 +48,20 @@ export function childrenOf(node: TreeNode, session: EvaluationSession, visible: 
     const counts = session.store.snapshotCounts();
     return LOCAL_STATES.filter((s) => counts[s] > 0 && visible.has(s)).map((state) => ({ kind: 'group', ref: node.ref, state, count: counts[state] }));
   }
-  const traces = tracesIn(session, node.state);
-  if (node.kind === 'group' && traces.length > PAGE_SIZE) {
-    const pages = Math.ceil(traces.length / PAGE_SIZE);
+  // A group of more than a page shows pages; a page makes only its own traces (see inState).
+  const total = session.store.counts[node.state];
+  if (node.kind === 'group' && total > PAGE_SIZE) {
+    const pages = Math.ceil(total / PAGE_SIZE);
     return Array.from({ length: pages }, (_, page) => ({
       kind: 'page' as const,
       ref: node.ref,
       state: node.state,
       page,
-      count: Math.min(PAGE_SIZE, traces.length - page * PAGE_SIZE),
+      count: Math.min(PAGE_SIZE, total - page * PAGE_SIZE),
     }));
   }
-  const slice = node.kind === 'page' ? traces.slice(node.page * PAGE_SIZE, (node.page + 1) * PAGE_SIZE) : traces;
-  return slice.map((trace) => ({ kind: 'trace', ref: node.ref, trace }));
+  const from = node.kind === 'page' ? node.page * PAGE_SIZE : 0;
+  return [...session.store.inState(node.state, from, PAGE_SIZE)].map((trace) => ({ kind: 'trace', ref: node.ref, trace }));
 }
 
 /**
@@ -71,22 +72,16 @@ export function childrenOf(node: TreeNode, session: EvaluationSession, visible: 
 export function respondedUnder(nodes: readonly TreeNode[], session: EvaluationSession): string[] {
   const ref = nodes[0]?.ref;
   const ids = new Set<string>();
-  const responded = tracesIn(session, 'answered');
   for (const node of nodes) {
     if (node.ref.id !== ref?.id) continue;
     if (node.kind === 'trace') {
       if (session.store.get(node.trace.traceId)?.state === 'answered') ids.add(node.trace.traceId);
     } else if (node.kind === 'evaluation' || node.state === 'answered') {
-      const slice = node.kind === 'page' ? responded.slice(node.page * PAGE_SIZE, (node.page + 1) * PAGE_SIZE) : responded;
-      for (const t of slice) ids.add(t.traceId);
+      const window = node.kind === 'page' ? session.store.inState('answered', node.page * PAGE_SIZE, PAGE_SIZE) : session.store.inState('answered');
+      for (const t of window) ids.add(t.traceId);
     }
   }
   return [...ids];
-}
-
-function tracesIn(session: EvaluationSession, state: LocalTraceState): TraceInfo[] {
-  // From the store's state column: only the traces in the group become objects.
-  return [...session.store.inState(state)];
 }
 
 export function evaluationDescription(session: EvaluationSession): string {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { TraceStore } from '../../src/core/traceStore';
 import type { EvaluationSession } from '../../src/core';
 import type { EvaluationRef } from '../../src/extension/registry';
-import { contextValue, PAGE_SIZE, respondedUnder } from '../../src/extension/treeModel';
+import { childrenOf, contextValue, PAGE_SIZE, respondedUnder } from '../../src/extension/treeModel';
 import type { TreeNode } from '../../src/extension/treeModel';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -109,6 +109,18 @@ describe('the tree: which Responded answers a group, page or selection approves'
     assert.deepEqual(respondedUnder([{ kind: 'evaluation', ref }], session), ids);
     assert.deepEqual(respondedUnder([{ kind: 'page', ref, state: 'answered', page: 1, count: 5 }], session), ids.slice(PAGE_SIZE));
     assert.deepEqual(respondedUnder([{ kind: 'group', ref, state: 'submitted', count: 1 }], session), []);
+  });
+
+  it('pages a group of more than a page; a page holds its window of the state, in list order', () => {
+    const visible = new Set(['answered', 'submitted', 'pending'] as const);
+    const groups = childrenOf({ kind: 'evaluation', ref }, session, visible);
+    assert.deepEqual(groups.map((g) => g.kind === 'group' && [g.state, g.count]), [['pending', 1], ['answered', ids.length], ['submitted', 1]]);
+    const pages = childrenOf({ kind: 'group', ref, state: 'answered', count: ids.length }, session, visible);
+    assert.deepEqual(pages.map((p) => p.kind === 'page' && [p.page, p.count]), [[0, PAGE_SIZE], [1, 5]]);
+    const shown = (node: TreeNode) => childrenOf(node, session, visible).map((n) => n.kind === 'trace' && n.trace.traceId);
+    assert.deepEqual(shown(pages[1]!), ids.slice(PAGE_SIZE));
+    assert.deepEqual(shown(pages[0]!), ids.slice(0, PAGE_SIZE));
+    assert.deepEqual(shown({ kind: 'group', ref, state: 'submitted', count: 1 }), ['done']);
   });
 
   it('takes the selected traces still Responded, of the first one\'s evaluation, each once', () => {
