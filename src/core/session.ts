@@ -112,6 +112,9 @@ export class EvaluationSession {
   private position: JournalPosition | undefined;
   /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
   private legacyPrompts: PromptItem[] | undefined;
+  private legacyLooked = false;
+  /** How long the last read of the journal took, its wait for its turn apart (a watcher paces itself by it). */
+  lastReadMs = 0;
   /** The store a whole read of the journal is building; it replaces `store` once the read ends. */
   private building: TraceStore | undefined;
   /** The journal's length when its index was last read or written (see storeIndex.ts). */
@@ -197,15 +200,19 @@ export class EvaluationSession {
   /**
    * Brings the traces up to date with the journal: reads on from the last byte read (another process's run, another
    * window's verdict), or the whole journal when it is new or another file. A run in this process keeps the store
-   * current itself.
+   * current itself. The first read also takes the prompts a version before 0.2 kept beside the journal.
    */
   async load(): Promise<void> {
     if (this.running) return;
     await this.inTurn(async () => {
       if (this.running) return;
+      const started = Date.now();
       await this.openIndex();
-      this.absorb(await this.readAll());
+      const replay = await this.readAll();
+      await this.readLegacyPrompts();
+      this.absorb(replay);
       await this.keepIndex();
+      this.lastReadMs = Date.now() - started;
       this.changed();
     });
   }
@@ -255,20 +262,12 @@ export class EvaluationSession {
     return { records: all.flatMap((r) => r.records), tornTail: all.some((r) => r.tornTail), corruptLines: all.reduce((n, r) => n + r.corruptLines, 0) };
   }
 
-  /** Loads an evaluation shown before any run in this window, prompts of older versions included. */
-  async restore(): Promise<void> {
-    await this.inTurn(async () => {
-      if (this.running) return;
-      await this.openIndex();
-      const replay = await readJournal(this.journalFile, this.position, this.visitor());
-      if (!(this.building ?? this.store).promptsRecorded) {
-        const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
-        this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
-      }
-      this.absorb(replay);
-      await this.keepIndex();
-      this.changed();
-    });
+  /** Prompts a version before 0.2 kept beside the journal, looked for once, while the journal has none of its own. */
+  private async readLegacyPrompts(): Promise<void> {
+    if (this.legacyLooked || this.alsoFrom.length || (this.building ?? this.store).promptsRecorded) return;
+    this.legacyLooked = true;
+    const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
+    this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
   }
 
   /** Lists the prompts and journals them (the tree shows them before any run). */

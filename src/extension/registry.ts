@@ -92,7 +92,7 @@ export class EvaluationRegistry extends Disposable {
       off();
       unwatch();
     });
-    void this.ready.then(() => session.restore()).catch(() => undefined);
+    void this.ready.then(() => session.load()).catch(() => undefined);
     return session;
   }
 
@@ -112,25 +112,25 @@ function watchJournal(session: EvaluationSession): () => void {
   const path = session.journalFile;
   let reading = false;
   // A 100k-trace journal takes a good part of a second to read: the next read waits ten times as long as the
-  // last one took, so following another process's run never costs this window more than a tenth of a core.
+  // last one took (its wait for its turn apart: a long Fetch Prompts is not a slow read), so following another
+  // process's run never costs this window more than a tenth of a core.
   let notBefore = 0;
   // Compared with what was last read (not with the last look), so a change seen while waiting is read later.
   let seen = '';
   const look = () => {
     if (session.runsHere || reading || Date.now() < notBefore) return;
     reading = true;
-    const started = Date.now();
     void stat(path)
       .then(async (now) => {
         const key = `${now.mtimeMs}:${now.size}`;
         if (key === seen) return;
         seen = key;
         await session.load();
+        notBefore = Date.now() + 10 * session.lastReadMs;
       })
       .catch(() => undefined)
       .finally(() => {
         reading = false;
-        notBefore = Date.now() + 10 * (Date.now() - started);
       });
   };
   const timer = setInterval(look, 1000);

@@ -52,6 +52,8 @@ export class RunController extends Disposable {
   readonly resumeOffered: string[] = [];
   /** Runs in runner processes this window follows. */
   private readonly remotes = new Set<RemoteRun>();
+  /** Evaluations whose Run is starting (asking for the token, planning the target), not followed yet. */
+  private readonly starting = new Set<string>();
 
   constructor(private readonly ctx: Ctx) {
     super();
@@ -70,10 +72,21 @@ export class RunController extends Disposable {
 
   async run(ref: EvaluationRef, request: RunRequest = {}): Promise<RunSummary | undefined> {
     const session = this.ctx.registry.session(ref);
-    if (session.isRunning) {
+    // Starting takes a while (the token, the target's plan) before the run is followed: a second Run meanwhile (a
+    // double click) must not start a second runner.
+    if (session.isRunning || this.starting.has(ref.id)) {
       void vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
       return undefined;
     }
+    this.starting.add(ref.id);
+    try {
+      return await this.start(ref, session, request);
+    } finally {
+      this.starting.delete(ref.id);
+    }
+  }
+
+  private async start(ref: EvaluationRef, session: EvaluationSession, request: RunRequest): Promise<RunSummary | undefined> {
     if (this.ctx.settings.target.type === 'manual') {
       void vscode.window.showInformationMessage(vscode.l10n.t('The manual target has no model to call: fetch the prompts, open each trace and write its answer.'));
       return undefined;

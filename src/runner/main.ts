@@ -8,7 +8,7 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import { newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from '../protocol/runnerFiles';
+import { liveRunner, newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from '../protocol/runnerFiles';
 import { cancel, hello, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
@@ -31,6 +31,9 @@ class RunnerHost {
 
   async listen(): Promise<void> {
     mkdirSync(dirname(this.journalFile), { recursive: true, mode: 0o700 });
+    // Its file would hide the run going on from every window (and its exit would remove it): a second runner stops.
+    const other = liveRunner(this.journalFile);
+    if (other && other.pid !== process.pid) throw new Error(`this evaluation is already running (runner pid ${other.pid}); its window shows it, and another window can attach to it after a reload.`);
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.socket.path, () => resolve());

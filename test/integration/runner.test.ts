@@ -78,4 +78,16 @@ describe('runs in a runner process: a window reload does not stop them, and the 
     const submitted = session.store.counts.submitted;
     assert.ok(submitted >= 2, `the answers submitted so far are kept (${submitted})`);
   });
+
+  it('Run pressed twice at once starts one run, which the window follows (and can cancel) to its end', async () => {
+    const session = api.ctx.registry.session(refOf());
+    const first = vscode.commands.executeCommand('evalRunner.runEvaluation', refOf().id);
+    await vscode.commands.executeCommand('evalRunner.runEvaluation', refOf().id);
+    await until('a few answers are submitted', () => sandbox.stats.submissions >= 2);
+    assert.ok(session.isRunning, 'the window still follows the run');
+    await first;
+    assert.equal(session.lastSummary?.outcome, 'completed');
+    assert.equal(session.runs.length, 1, 'one run');
+    assert.equal(readFileSync(calls, 'utf8').split('\n').filter(Boolean).length, 25, 'the target was asked once per trace');
+  });
 });

@@ -133,10 +133,21 @@ describe('one live store: the journal is read on from its last byte, never repla
     const reader = new EvaluationSession(KEY, stateDir);
     const writer = new EvaluationSession(KEY, stateDir);
     await writer.setVerdict('t0', 'good', undefined);
-    await Promise.all([reader.restore(), reader.load(), reader.load(), reader.setVerdict('t2', 'bad', 'x')]);
+    await Promise.all([reader.load(), reader.load(), reader.load(), reader.setVerdict('t2', 'bad', 'x')]);
     assert.equal(reader.store.total, 3);
     assert.equal(reader.store.get('t0')!.rating, 'good');
     assert.equal(reader.store.get('t2')!.rating, 'bad');
     sameTraces(reader.store, await fresh(path));
+  });
+
+  it("takes the prompts a version before 0.2 kept beside the journal, whichever read comes first", async () => {
+    const stateDir = tempDir();
+    const path = journalPath(stateDir, KEY);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, `${JSON.stringify({ t: 'answer', id: 'a', a: 'A', at: 3 })}\n`);
+    writeFileSync(path.replace(/\.jsonl$/, '.prompts.json'), JSON.stringify([{ traceId: 'a', content: 'qa' }, { traceId: 'b', content: 'qb' }]));
+    const reader = new EvaluationSession(KEY, stateDir);
+    await Promise.all([reader.load(), reader.load()]);
+    assert.deepEqual([...reader.store.traces.values()].map((t) => [t.traceId, t.state, t.prompt]), [['a', 'answered', 'qa'], ['b', 'pending', 'qb']]);
   });
 });

@@ -72,6 +72,21 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     }
   });
 
+  it('a second runner of the same journal refuses to start, and leaves the first one\'s file (windows still find it)', async () => {
+    const journal = join(tempDir(), 'state', 'benchmark-1.jsonl');
+    const first = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
+    try {
+      await until('the first runner is listening', () => liveRunner(journal)?.pid === first.pid);
+      const second = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
+      const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
+      assert.equal(code, 1);
+      assert.match(readFileSync(`${runnerFilePath(journal)}.failed`, 'utf8'), new RegExp(`already running \\(runner pid ${first.pid}\\)`));
+      assert.equal(liveRunner(journal)?.pid, first.pid, "the first runner's file is still there");
+    } finally {
+      first.kill();
+    }
+  });
+
   it('runs the evaluation to the end, leaves, and never had the token in its argv or environment', async () => {
     const stateDir = tempDir();
     const origin = new URL(sandbox.baseUrl).origin;
