@@ -113,6 +113,8 @@ export class EvaluationSession {
   /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
   private legacyPrompts: PromptItem[] | undefined;
   private legacyLooked = false;
+  /** An action holds the journal's lock, its read done (see load). */
+  private acting = false;
   /** How long the last read of the journal took, its wait for its turn apart (a watcher paces itself by it). */
   lastReadMs = 0;
   /** The store a whole read of the journal is building; it replaces `store` once the read ends. */
@@ -203,7 +205,9 @@ export class EvaluationSession {
    * current itself. The first read also takes the prompts a version before 0.2 kept beside the journal.
    */
   async load(): Promise<void> {
-    if (this.running) return;
+    // While an action holds the journal's lock nobody else writes it, and the action keeps the store current: there
+    // is nothing to read, and no reason to wait for it (a Fetch Prompts may wait minutes for generation).
+    if (this.running || this.acting) return;
     await this.inTurn(async () => {
       if (this.running) return;
       const started = Date.now();
@@ -557,11 +561,13 @@ export class EvaluationSession {
     const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}), visit: this.visitor() });
     try {
       this.absorb(replay);
+      this.acting = true;
       return await fn(journal, replay);
     } finally {
       await journal.close();
       // The lock was held: the file is what it was plus what this journal wrote (unless a write failed).
       this.position = this.position && journal.failure === undefined ? positionAfter(this.position, journal) : undefined;
+      this.acting = false;
       // What a run wrote is indexed when it ends (a run writes a journal's worth; a verdict waits for more).
       await this.keepIndex(journal.bytesWritten >= INDEX_MIN_GROWTH);
       this.changed();

@@ -2,11 +2,14 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { createApiClient } from '../../src/api/client';
 import { journalPath, readJournal } from '../../src/core/journal';
 import type { JournalRecord } from '../../src/core/journalRecords';
 import { EvaluationSession } from '../../src/core/session';
 import { TraceStore } from '../../src/core/traceStore';
+import { startSandbox } from '../../src/sandbox/server';
 import { tempDir } from './helpers/runs';
+import { FAST_RETRY } from './helpers/servers';
 
 const KEY = { origin: 'http://127.0.0.1:9', kind: 'benchmark' as const, evaluationId: 1 };
 // Text a reader must give back exactly: multi-byte characters, a NUL, CRLF, and 200 KB.
@@ -149,5 +152,26 @@ describe('one live store: the journal is read on from its last byte, never repla
     const reader = new EvaluationSession(KEY, stateDir);
     await Promise.all([reader.load(), reader.load()]);
     assert.deepEqual([...reader.store.traces.values()].map((t) => [t.traceId, t.state, t.prompt]), [['a', 'answered', 'qa'], ['b', 'pending', 'qb']]);
+  });
+
+  it('a read asked for while Fetch Prompts waits for generation does not wait for it (the fetch holds the lock: nothing to read)', async () => {
+    const sandbox = await startSandbox({ port: 0, generationSeconds: 2 });
+    const client = createApiClient({ baseUrl: sandbox.baseUrl, token: sandbox.token, retry: FAST_RETRY });
+    try {
+      const session = new EvaluationSession({ origin: new URL(sandbox.baseUrl).origin, kind: 'robustness', evaluationId: 2 }, tempDir());
+      let waited = 0;
+      const fetching = session.fetchPrompts(client, { waitForGenerationMs: 20_000, onWait: () => waited++ });
+      let fetched = false;
+      void fetching.then(() => (fetched = true));
+      while (waited === 0) await new Promise((r) => setTimeout(r, 20));
+      await session.load();
+      assert.equal(fetched, false, 'the read came back while the fetch was still waiting');
+      assert.ok((await fetching) > 0);
+      await session.load();
+      assert.equal(session.store.total, await fetching);
+    } finally {
+      await client.close();
+      await sandbox.close();
+    }
   });
 });
