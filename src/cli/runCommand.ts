@@ -136,6 +136,10 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
       // A run that could not start (a wrong token, a service away, no prompts yet) has no figures to show: its
       // reason alone, once, where errors go.
       io.stderr.write(`${safeText(`eval-runner run: ${summary.message}`)}\n`);
+    } else if (stoppedEarly(summary)) {
+      // The figures on stdout; why the run stopped, and what to do, where errors go (as with --json).
+      io.stdout.write(`${safeText(summaryText(req.label, { ...summary, message: '' }))}\n`);
+      if (summary.message) io.stderr.write(`${safeText(`eval-runner run: ${summary.message}`)}\n`);
     } else io.stdout.write(`${safeText(summaryText(req.label, summary))}\n`);
     return { summary, code };
   } finally {
@@ -143,6 +147,11 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
     await req.batch?.close();
     await client.close();
   }
+}
+
+/** A run that stopped before its end for a reason (an outage, the token, the disk, a cancel): not a finished one. */
+function stoppedEarly(summary: RunSummary): boolean {
+  return summary.outcome !== 'completed' && summary.outcome !== 'failedTraces';
 }
 
 /** What the session is told: the request's settings, and where its replay notes, progress and log lines go. */

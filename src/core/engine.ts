@@ -495,10 +495,22 @@ async function listPrompts(options: EngineOptions, run: RunState): Promise<Reado
     return list.end();
   }
   if (kind === 'robustness') run.phase = 'waiting';
+  // A first Ctrl-C (drain) ends the wait for generation too: while no prompt has come, nothing is in flight. Once the
+  // list flows, only a second one (hard) stops it.
+  let flowing = false;
+  const stop = new AbortController();
+  const stopWait = () => {
+    if (!flowing || run.hardSignal.aborted) stop.abort(run.hardSignal.reason ?? new DOMException('The run was cancelled.', 'AbortError'));
+  };
+  if (run.stopping) stopWait();
+  run.onStopping(stopWait);
   // Journaled as it streams in: a 600,000-prompt list is never held whole.
-  await streamPromptsOf(client, kind, evaluationId, (batch) => list.add(batch), {
+  await streamPromptsOf(client, kind, evaluationId, (batch) => {
+    flowing = true;
+    return list.add(batch);
+  }, {
     waitForGenerationMs: options.waitForGenerationMs ?? 0,
-    signal: run.hardSignal,
+    signal: stop.signal,
     onWait: (e) => {
       run.waitingReason = `${e.reason}; next check in ${Math.ceil(e.delayMs / 1000)} s`;
       run.log('info', `Waiting for the adversarial prompts of evaluation ${evaluationId}: ${run.waitingReason}.`);

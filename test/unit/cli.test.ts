@@ -125,6 +125,10 @@ describe('CLI contract', function () {
     });
     assert.equal(r.code, 130, r.stderr);
     assert.match(r.stderr, /Finishing the traces in flight/);
+    // The figures on stdout, why it stopped on stderr.
+    assert.match(r.stdout, /submitted \(\d+ now\)/);
+    assert.match(r.stderr, /eval-runner run: The run was cancelled; every answer received so far is saved/);
+    assert.doesNotMatch(r.stdout, /was cancelled/);
     const first = readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
     assert.ok(first < 25);
     const status = JSON.parse((await cli(['status', ...svc(1, 'benchmark'), '--state-dir', stateDir, '--json'])).stdout) as { counts: { submitted: number } };
@@ -132,6 +136,22 @@ describe('CLI contract', function () {
     const rerun = await cli(args, env);
     assert.equal(rerun.code, 0);
     assert.equal(readFileSync(calls, 'utf8').split('\n').filter(Boolean).length, 25);
+  });
+
+  it('a first Ctrl-C ends the wait for generation too: exit 130 at once, not when the prompts come', async () => {
+    const late = await startSandbox({ port: 0, generationSeconds: 600 });
+    try {
+      const args = ['run', '--base-url', late.baseUrl, '--evaluation', '2', '--kind', 'robustness', '--target', 'echo', '--state-dir', stateDir, '--wait-for-generation', '300'];
+      const r = await cli(args, { EVAL_RUNNER_TOKEN: late.token }, (child) => {
+        child.stderr!.on('data', (c: Buffer) => {
+          if (c.toString('utf8').includes('Waiting for the adversarial prompts')) child.kill('SIGINT');
+        });
+      });
+      assert.equal(r.code, 130, r.stderr);
+      assert.match(r.stdout + r.stderr, /cancelled/);
+    } finally {
+      await late.close();
+    }
   });
 
   it('submits one answer from a file byte for byte, and exports JSONL and CSV without the token', async () => {
