@@ -351,6 +351,7 @@ class EngineRun {
     }
     run.phase = 'done';
     this.reportProgress();
+    this.hold.closeAtEnd();
     const failed = [...store.inState('failed')]
       .filter((t) => (!options.only || options.only.has(t.traceId)) && (!options.shard || inShard(t.traceId, options.shard)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));

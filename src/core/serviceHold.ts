@@ -142,6 +142,14 @@ export class ServiceHold {
     this.wake();
   }
 
+  /** The run ends: a hold still going on is kept in its history too, up to now (an outage that outlasted patience). */
+  closeAtEnd(): void {
+    const state = this.state;
+    if (!state) return;
+    this.events.push({ kind: state.kind, from: state.since, to: Date.now(), cause: `${state.cause}; still so when the run stopped` });
+    this.state = undefined;
+  }
+
   /** Wakes every waiting submission (the run stops: they see it). */
   release(): void {
     this.wake();

@@ -10,7 +10,7 @@ import { tempDir } from '../unit/helpers/runs';
 interface StatusJson {
   counts: { submitted: number; failed: number; answered: number };
   alreadyAtService: number;
-  runs: Array<{ runId: string }>;
+  runs: Array<{ runId: string; holds?: Array<{ kind: string; cause: string }> }>;
 }
 
 const SUBMIT_PATH = '/api/evaluation/response';
@@ -122,9 +122,12 @@ describe('runs that ride out the service: an outage, a lost reply, a patience th
     const ended = Date.now();
     assert.equal(r.code, 4, r.stderr.slice(-2000));
     assert.ok(ended - downAt < 5_000 + 10_000 + 5_000, `stopped ${ended - downAt} ms after the outage began`);
-    assert.match(r.stdout, /unavailable since .*longer than the patience of 5 s/);
-    assert.match(r.stdout, /\d+ answer\(s\) are journaled and waiting/);
+    // Why it stopped, on stderr; the outage it stopped in, in the figures and in the run's history.
+    assert.match(r.stderr, /eval-runner run: .*unavailable since .*longer than the patience of 5 s/);
+    assert.match(r.stderr, /\d+ answer\(s\) are journaled and waiting/);
+    assert.match(r.stdout, /service unavailable \d\d:\d\d:\d\d–\d\d:\d\d:\d\d \(HTTP 503.*still so when the run stopped\)/);
     const s = await t.status();
+    assert.deepEqual(s.runs[0]!.holds?.map((h) => h.kind), ['outage']);
     assert.equal(s.counts.failed, 0, 'nothing failed');
     assert.ok(s.counts.answered > 0, 'answers wait in the journal');
     const callsBefore = t.modelCallsPerPrompt().reduce((a, b) => a + b, 0);
