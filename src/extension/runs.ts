@@ -247,7 +247,8 @@ export class RunController extends Disposable {
         return end && { error: undefined, ...end };
       });
     } catch (error) {
-      await showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
+      // Not awaited: the run has ended whether or not the message is dismissed (a new Run may start at once).
+      void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
     } finally {
       saves?.dispose();
       ended.abort();

@@ -12,7 +12,7 @@ import { liveRunner, newSocketPath, removeRunnerFile, runnerFilePath, writeRunne
 import { cancel, hello, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
-import { boundHeapGrowth } from '../core';
+import { boundHeapGrowth, journalLockPid } from '../core';
 
 // A runner nobody starts a run in (the window died between spawning and starting) leaves by itself.
 const IDLE_EXIT_MS = 60_000;
@@ -32,8 +32,11 @@ class RunnerHost {
   async listen(): Promise<void> {
     mkdirSync(dirname(this.journalFile), { recursive: true, mode: 0o700 });
     // Its file would hide the run going on from every window (and its exit would remove it): a second runner stops.
+    // A runner whose run ended lingers a moment without the journal's lock: the next run's runner takes its place.
     const other = liveRunner(this.journalFile);
-    if (other && other.pid !== process.pid) throw new Error(`this evaluation is already running (runner pid ${other.pid}); its window shows it, and another window can attach to it after a reload.`);
+    if (other && other.pid !== process.pid && journalLockPid(this.journalFile) === other.pid) {
+      throw new Error(`this evaluation is already running (runner pid ${other.pid}); its window shows it, and another window can attach to it after a reload.`);
+    }
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
       this.server.listen(this.socket.path, () => resolve());

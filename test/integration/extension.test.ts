@@ -148,7 +148,9 @@ describe('the extension against the sandbox, in the real extension host', () => 
       assert.equal(s2.store.counts.submitted, 25, JSON.stringify({ summary: s2.lastSummary, counts: s2.store.counts, file: s2.journalFile }));
       assert.equal(sandbox.summary(1)!.counts.Responded + sandbox.summary(1)!.counts.Evaluated, 25);
       const targetCalls = readFileSync(calls, 'utf8').split('\n').filter(Boolean).length;
-      assert.ok(targetCalls <= 25 + 2, `target calls ${targetCalls} ≤ traces + the 2 in flight at the kill`);
+      // What a kill may cost: the calls in flight (the concurrency, 2) and the answers not yet on disk, which the
+      // engine keeps within the concurrency too (engine.ts, record): never a journaled answer.
+      assert.ok(targetCalls <= 25 + 2 * 2, `target calls ${targetCalls} ≤ traces + 2 in flight + 2 not yet on disk at the kill`);
     } finally {
       await sandbox.close();
     }

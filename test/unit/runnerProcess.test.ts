@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import { journalPath } from '../../src/core/journal';
+import { journalLockPid } from '../../src/core/journalLock';
 import { RemoteRun } from '../../src/extension/remoteRun';
 import { interruptedRun, isAlive, liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
 import { hello, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
@@ -50,6 +51,20 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
   });
   afterEach(() => sandbox.close());
 
+  const startParams = (stateDir: string, key: StartParams['key'], target: StartParams['target']): StartParams => ({
+    key,
+    baseUrl: sandbox.baseUrl,
+    stateDir,
+    label: 'test',
+    token: sandbox.token,
+    encoding: 'urlencoded',
+    proxy: null,
+    userAgent: 'eval-runner-test',
+    target,
+    identity: { description: target.spec.type, fingerprint: `test:${target.spec.type}`, facts: {} },
+    run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
+  });
+
   it('listens on an owner-only socket, says so in an owner-only file, and answers only a client with its secret', async function () {
     if (process.platform === 'win32') this.skip();
     const journal = join(tempDir(), 'state', 'benchmark-1.jsonl');
@@ -72,18 +87,23 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     }
   });
 
-  it('a second runner of the same journal refuses to start, and leaves the first one\'s file (windows still find it)', async () => {
-    const journal = join(tempDir(), 'state', 'benchmark-1.jsonl');
-    const first = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
+  it('a second runner of a journal whose run goes on refuses to start, and leaves the first one\'s file (windows still find it)', async () => {
+    const stateDir = tempDir();
+    const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+    const journal = journalPath(stateDir, key);
+    const params = startParams(stateDir, key, { spec: { type: 'command', command: 'sleep 0.2; cat' }, secrets: {} });
+    const run = await RemoteRun.start(RUNNER, journal, { ...params, run: { ...params.run, concurrency: 1 } }, { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) });
     try {
-      await until('the first runner is listening', () => liveRunner(journal)?.pid === first.pid);
+      await until('the run holds the journal', () => journalLockPid(journal) === run.pid);
       const second = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
       const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
       assert.equal(code, 1);
-      assert.match(readFileSync(`${runnerFilePath(journal)}.failed`, 'utf8'), new RegExp(`already running \\(runner pid ${first.pid}\\)`));
-      assert.equal(liveRunner(journal)?.pid, first.pid, "the first runner's file is still there");
+      assert.match(readFileSync(`${runnerFilePath(journal)}.failed`, 'utf8'), new RegExp(`already running \\(runner pid ${run.pid}\\)`));
+      assert.equal(liveRunner(journal)?.pid, run.pid, "the first runner's file is still there");
     } finally {
-      first.kill();
+      run.cancel(true);
+      await run.finished;
+      run.detach();
     }
   });
 
@@ -92,19 +112,7 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     const origin = new URL(sandbox.baseUrl).origin;
     const key = { origin, kind: 'benchmark' as const, evaluationId: 1 };
     const journal = journalPath(stateDir, key);
-    const params: StartParams = {
-      key,
-      baseUrl: sandbox.baseUrl,
-      stateDir,
-      label: 'test',
-      token: sandbox.token,
-      encoding: 'urlencoded',
-      proxy: null,
-      userAgent: 'eval-runner-test',
-      target: { spec: { type: 'echo' }, secrets: {} },
-      identity: { description: 'echo', fingerprint: 'test:echo', facts: {} },
-      run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
-    };
+    const params = startParams(stateDir, key, { spec: { type: 'echo' }, secrets: {} });
     const seen: number[] = [];
     const run = await RemoteRun.start(RUNNER, journal, params, { progress: (p) => seen.push(p.counts.submitted), log: () => undefined, needToken: () => Promise.resolve(undefined) });
     if (process.platform === 'linux') {
