@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { safeText } from './terminalText';
 import { DEFAULT_MAX_LIST_MEGABYTES, MIB, createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
@@ -118,4 +119,31 @@ export async function otherKindHint(client: ApiClient, args: ServiceArgs): Promi
 
 export function isNotFound(error: unknown): boolean {
   return error instanceof ApiError && error.reason === 'notFound';
+}
+
+// Why a file named by --out could not be written, in words (Node's own is "ENOENT: no such file or directory, open …").
+const OUT_FILE_WHY: Record<string, string> = {
+  ENOENT: 'its folder does not exist',
+  ENOTDIR: 'a part of its path is a file, not a folder',
+  EISDIR: 'it is a folder; give a file name',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+  EROFS: 'the file system is read-only',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+};
+
+/** Writes to a file the user named (--out): a failure is said in words, exit 2 (5 for a full disk), never raw. */
+export async function writingOut<T>(path: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const { code, path: failed } = error as NodeJS.ErrnoException;
+    const why = code === undefined ? undefined : OUT_FILE_WHY[code];
+    // Another file's failure (the journal's) is not this one's.
+    if (!why || (failed !== undefined && resolve(failed) !== resolve(path))) throw error;
+    const message = `Cannot write ${path}: ${why}.`;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw new StorageError(`${message} Free some space and try again.`, code, path);
+    throw new UsageError(`${message} Check --out.`);
+  }
 }

@@ -1,11 +1,11 @@
 import { describeStats, EvaluationSession, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, runStats, skippedNote, STATE_LABELS, windowsText } from '../core';
 import type { RunInfo, WindowEvents } from '../core';
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { truncate } from '../api/errors';
 import { choiceOption, parseCommandArgs } from './args';
-import { CONFIG_HELP, SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
+import { CONFIG_HELP, SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv, writingOut } from './common';
 import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import { invalidLinesNote } from './runCommand';
@@ -110,13 +110,22 @@ async function requireJournal(args: ServiceArgs, stateDirs: string[] | undefined
   const [first, ...others] = stateDirs ?? [];
   const dirs = [stateDirOf(first), ...others];
   const key = { origin: new URL(args.baseUrl).origin, kind: args.kind, evaluationId: args.evaluationId };
-  if (dirs.some((dir) => existsSync(journalPath(dir, key)))) return;
+  // An empty journal is none: a run refused at once (a 404 for a mistyped id) leaves the file it locked, empty.
+  if (dirs.some((dir) => journalSize(journalPath(dir, key)) > 0)) return;
   const there = [...new Set((await Promise.all(dirs.map(listJournals))).flat().map((j) => `${j.kind} ${j.evaluationId} at ${j.origin}`))];
   const shown = there.length > 10 ? [...there.slice(0, 10), `and ${there.length - 10} more`] : there;
   const next = there.length
     ? `Journals there: ${shown.join(', ')}. Check --base-url, --evaluation and --kind.`
     : `No journal is there at all: check --state-dir, or start with "eval-runner run".`;
   throw new UsageError(`No journal for ${args.kind} evaluation ${args.evaluationId} at ${key.origin} in ${dirs.join(', ')}. ${next}`);
+}
+
+function journalSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
 }
 
 export async function statusCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
@@ -221,7 +230,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WritableStream):
   const options = { bom: v.bom === true };
   // "-" is standard output, as for most command-line tools; never a file named "-".
   if (v.out && v.out !== '-') {
-    const count = await session.exportTo(format, v.out, options);
+    const count = await writingOut(v.out, () => session.exportTo(format, v.out!, options));
     process.stderr.write(`Exported ${count} trace(s) to ${v.out}.\n`);
     return EXIT.ok;
   }
@@ -269,7 +278,7 @@ export async function reportCommand(argv: string[], out: NodeJS.WritableStream):
   if (!v.out) throw new UsageError('--out FILE is required: where to write the report.');
   await requireJournal(args, v['state-dir']);
   const session = sessionFor(args, v['state-dir']);
-  const bytes = await session.writeReport(v.out);
+  const bytes = await writingOut(v.out, () => session.writeReport(v.out!));
   process.stderr.write(`Wrote the report of ${session.store.traces.size} trace(s) and ${session.store.runs.length} run(s) to ${v.out} (${Math.round(bytes / 1024)} KB).\n`);
   return EXIT.ok;
 }

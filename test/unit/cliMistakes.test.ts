@@ -56,9 +56,31 @@ describe('CLI mistakes get words, on stderr, with a next step', function () {
       assert.match(r.stderr, new RegExp(`No journal for benchmark evaluation ${id} at ${origin.replace(/\./g, '\\.')} in ${stateDir}\\. ${there}`));
     }
     assert.ok(!existsSync(out), 'no empty report or export was written');
+    // A run for a mistyped id is refused by the service and leaves an empty journal: still no journal to read.
+    const refused = await cli(['run', ...svc(sandbox.baseUrl, '99'), '--target', 'echo'], env);
+    assert.equal(refused.code, 2, refused.stderr);
+    for (const args of [['status', ...svc(sandbox.baseUrl, '99')], ['export', ...svc(sandbox.baseUrl, '99'), '--format', 'csv']]) {
+      const r = await cli(args, env);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, new RegExp(`No journal for benchmark evaluation 99 .*${there}`));
+    }
     const empty = await cli(['report', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', tempDir(), '--out', out], env);
     assert.equal(empty.code, 2);
     assert.match(empty.stderr, /No journal is there at all: check --state-dir, or start with "eval-runner run"\./);
+  });
+
+  it('an --out that cannot be written is said in words, exit 2, for export and report', async () => {
+    await runEcho();
+    const cases: Array<[string[], RegExp]> = [
+      [['export', ...svc(), '--format', 'csv', '--out', join(stateDir, 'no', 'such', 'x.csv')], /Cannot write .*x\.csv: its folder does not exist\. Check --out\./],
+      [['report', ...svc(), '--out', stateDir], /Cannot write .*: it is a folder; give a file name\. Check --out\./],
+    ];
+    for (const [args, words] of cases) {
+      const r = await cli(args, env);
+      assert.equal(r.code, 2, args.join(' '));
+      assert.match(r.stderr, words);
+      assert.doesNotMatch(r.stderr, /ENOENT|EISDIR/);
+    }
   });
 
   it('lists a state folder\'s journals with their origin, read from a run record when the folder name cannot say it', async () => {
