@@ -54,10 +54,12 @@ export function serviceArgs(v: { 'base-url'?: string; evaluation?: string; kind?
   };
 }
 
-export function tokenFromEnv(env = process.env): string {
+export function tokenFromEnv(baseUrl: string, env = process.env): string {
   const token = env.EVAL_RUNNER_TOKEN?.trim();
   if (!token) {
-    throw new UsageError('Set EVAL_RUNNER_TOKEN to your personal access token (for the sandbox: sandbox-token).');
+    // The sandbox's token is named only for a service on this machine: a real service's user needs their own.
+    const local = /^https?:\/\/(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:|\/|$)/i.test(baseUrl);
+    throw new UsageError(`Set EVAL_RUNNER_TOKEN to your personal access token${local ? ' (for the local sandbox: sandbox-token)' : ' for that service'}.`);
   }
   return token;
 }

@@ -87,8 +87,10 @@ export function demoNextSteps(baseUrl: string, token: string, stateDir: string, 
   if (keep) {
     return `
 The sandbox and the journals in ${stateDir} stay until you press Ctrl-C. In another terminal, try:
-  EVAL_RUNNER_TOKEN=${token} node dist/cli.js status ${svc}
-  EVAL_RUNNER_TOKEN=${token} node dist/cli.js report ${svc} --out report.html
+  node dist/cli.js status ${svc}
+  node dist/cli.js report ${svc} --out report.html
+  EVAL_RUNNER_TOKEN=${token} node dist/cli.js run ${svc} --target echo --fresh
+(status and report read the journal: no token; a run talks to the service.)
 `;
   }
   return `

@@ -25,7 +25,7 @@ export async function promptsCommand(argv: string[], out: NodeJS.WritableStream)
   const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, json: { type: 'boolean' } });
   if (v.help) return write(out, PROMPTS_HELP);
   const args = serviceArgs(v);
-  const client = clientFor(args, tokenFromEnv());
+  const client = clientFor(args, tokenFromEnv(args.baseUrl));
   try {
     const items = await client.listPrompts(args.kind, args.evaluationId).catch(async (error: unknown) => {
       if (isNotFound(error)) throw new UsageError(`${(error as Error).message}${await otherKindHint(client, args)}`);
@@ -69,7 +69,7 @@ export async function submitCommand(argv: string[], out: NodeJS.WritableStream):
     (v['answer-file'] === '-' ? await readStdin() : await readFile(v['answer-file']!, 'utf8').catch((e: Error) => {
       throw new UsageError(`Cannot read --answer-file: ${e.message}`);
     }));
-  const client = clientFor(args, tokenFromEnv());
+  const client = clientFor(args, tokenFromEnv(args.baseUrl));
   const session = new EvaluationSession({ origin: client.origin, kind: args.kind, evaluationId: args.evaluationId }, stateDirOf(v['state-dir']));
   try {
     const result = await session.submitAnswer(client, v.trace, answer);

@@ -358,7 +358,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   if (v.fresh && v['reuse-answers']) throw new UsageError('Give --fresh or --reuse-answers, not both.');
   const request: Omit<RunRequest, 'target' | 'targetTimeoutMs' | 'identity'> = {
     args,
-    token: tokenFromEnv(),
+    token: tokenFromEnv(args.baseUrl),
     stateDir: stateDirOf(v['state-dir']),
     ...runOptionsOf(v),
     encoding: choiceOption(v.encoding, 'encoding', REQUEST_ENCODINGS, 'urlencoded'),

@@ -69,6 +69,16 @@ describe('CLI mistakes get words, on stderr, with a next step', function () {
     assert.match(empty.stderr, /No journal is there at all: check --state-dir, or start with "eval-runner run"\./);
   });
 
+  it('no token: exit 2, naming the sandbox\'s token only for a service on this machine', async () => {
+    const away = await cli(['run', '--base-url', 'https://evals.example.com', '--evaluation', '1', '--kind', 'benchmark', '--target', 'echo', '--state-dir', stateDir]);
+    assert.equal(away.code, 2);
+    assert.match(away.stderr, /Set EVAL_RUNNER_TOKEN to your personal access token for that service\./);
+    assert.doesNotMatch(away.stderr, /sandbox/);
+    const local = await cli(['submit', ...svc(), '--trace', 't', '--answer', 'a']);
+    assert.equal(local.code, 2);
+    assert.match(local.stderr, /\(for the local sandbox: sandbox-token\)/);
+  });
+
   it('an --out that cannot be written is said in words, exit 2, for export and report', async () => {
     await runEcho();
     const cases: Array<[string[], RegExp]> = [

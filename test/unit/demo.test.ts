@@ -21,7 +21,8 @@ describe('the demo says where its files are kept and what to try next', function
   it('with --keep, gives status and report commands on its own sandbox and journals', () => {
     const text = demoNextSteps('http://127.0.0.1:5555', 'sandbox-token', '/tmp/eval-runner-demo-x', true);
     assert.match(text, /journals in \/tmp\/eval-runner-demo-x stay until you press Ctrl-C/);
-    assert.match(text, /EVAL_RUNNER_TOKEN=sandbox-token node dist\/cli\.js status --base-url http:\/\/127\.0\.0\.1:5555 --evaluation 1 --kind benchmark --state-dir \/tmp\/eval-runner-demo-x/);
+    assert.match(text, /\n  node dist\/cli\.js status --base-url http:\/\/127\.0\.0\.1:5555 --evaluation 1 --kind benchmark --state-dir \/tmp\/eval-runner-demo-x\n/);
+    assert.match(text, /EVAL_RUNNER_TOKEN=sandbox-token node dist\/cli\.js run .* --target echo --fresh/);
     assert.match(text, /node dist\/cli\.js report .* --out report\.html/);
   });
 });
