@@ -7,7 +7,7 @@ import { startSandbox } from '../sandbox/server';
 import { parseCommandArgs } from './args';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';
-import { executeRun, interruptSignals } from './runCommand';
+import { DRAIN_WORDS, executeRun, interruptSignals } from './runCommand';
 
 const ECHO: TargetSpec = { type: 'echo' };
 
@@ -28,7 +28,8 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
   }
   const sandbox = await startSandbox({ port: 0, generationSeconds: 3, evaluationSeconds: 1 });
   const stateDir = await mkdtemp(join(tmpdir(), 'eval-runner-demo-'));
-  const signals = interruptSignals(process.stderr);
+  let runsOver = false;
+  const signals = interruptSignals(process.stderr, () => (runsOver ? "Stopping the sandbox and removing the demo's journals." : DRAIN_WORDS));
   out.write(
     `Sandbox service on ${sandbox.baseUrl} (token ${sandbox.token}); journals in ${stateDir} (${v.keep ? 'kept until Ctrl-C' : 'a temporary folder, removed when the demo ends'})\n\n`,
   );
@@ -66,6 +67,7 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
       );
     }
     out.write(demoNextSteps(sandbox.baseUrl, sandbox.token, stateDir, v.keep === true));
+    runsOver = true;
     if (v.keep) {
       await new Promise<void>((resolve) => signals.drain.signal.addEventListener('abort', () => resolve(), { once: true }));
     }

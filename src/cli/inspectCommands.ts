@@ -204,7 +204,7 @@ function runsTable(runs: readonly RunInfo[]): string {
 export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--bom] [--state-dir DIR …]
 
 Writes every journaled trace: traceId, prompt, answer, state, timings, error. No secrets are ever in it.
-CSV cells that a spreadsheet would run as a formula (=, +, -, @ first) start with an apostrophe.
+CSV cells that a spreadsheet would run as a formula (=, +, -, @, tab or carriage return first) start with an apostrophe.
 ${SERVICE_HELP}
 ${CONFIG_HELP}
   --format jsonl|csv

@@ -305,14 +305,20 @@ export function invalidLinesNote(count: number, path: string): string {
   return `Note: ${count} line(s) of the journal ${path} are unreadable or not a record Eval Runner wrote; they were skipped and nothing is submitted from them.`;
 }
 
+export const DRAIN_WORDS = 'Finishing the traces in flight and saving; press Ctrl-C again to stop at once.';
+
 /** Ctrl-C once: finish in-flight traces and save; twice: abort at once. */
-export function interruptSignals(stderr: NodeJS.WritableStream): { drain: AbortController; hard: AbortController; dispose(): void } {
+export function interruptSignals(
+  stderr: NodeJS.WritableStream,
+  /** What the first Ctrl-C does, in words (the demo, once its runs are over, only stops). */
+  firstWords: () => string = () => DRAIN_WORDS,
+): { drain: AbortController; hard: AbortController; dispose(): void } {
   const drain = new AbortController();
   const hard = new AbortController();
   const onSignal = () => {
     if (!drain.signal.aborted) {
       drain.abort();
-      stderr.write('\nFinishing the traces in flight and saving; press Ctrl-C again to stop at once.\n');
+      stderr.write(`\n${firstWords()}\n`);
     } else hard.abort();
   };
   process.on('SIGINT', onSignal);

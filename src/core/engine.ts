@@ -13,7 +13,7 @@ import { planQueue } from './runPlan';
 import { inShard } from './shards';
 import type { Shard } from './shards';
 import type { RunPlan } from './runPlan';
-import { RunState } from './runState';
+import { RunState, waitingText } from './runState';
 import type { Log } from './runState';
 import type { RunOutcome, RunProgress } from './runState';
 import { ServiceHold } from './serviceHold';
@@ -513,11 +513,11 @@ async function listPrompts(options: EngineOptions, run: RunState): Promise<Reado
     waitForGenerationMs: options.waitForGenerationMs ?? 0,
     signal: stop.signal,
     onWait: (e) => {
-      run.waitingReason = `${e.reason}; next check in ${Math.ceil(e.delayMs / 1000)} s`;
-      run.log('info', `Waiting for the adversarial prompts of evaluation ${evaluationId}: ${run.waitingReason}.`);
+      run.waiting = { reason: e.reason, nextCheckAt: Date.now() + e.delayMs };
+      run.log('info', `Waiting for the adversarial prompts of evaluation ${evaluationId}: ${waitingText(run.waiting)}.`);
     },
   });
-  run.waitingReason = undefined;
+  run.waiting = undefined;
   return list.end();
 }
 

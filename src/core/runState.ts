@@ -64,7 +64,8 @@ export class RunState {
   readonly started = Date.now();
   runningSince = 0;
   phase: RunProgress['phase'] = 'listing';
-  waitingReason: string | undefined;
+  /** Why the run waits for the adversarial prompts, and when it looks again (progress counts down to it). */
+  waiting: { reason: string; nextCheckAt: number } | undefined;
   lastError: string | undefined;
   /** Traces this run set out to handle, and those finished (submitted, failed or held for review). */
   queued = 0;
@@ -168,11 +169,16 @@ export class RunState {
       elapsedMs,
       targetConcurrency: pacing.concurrency,
       lastError: this.lastError,
-      ...(this.waitingReason ? { waitingReason: this.waitingReason } : {}),
+      ...(this.waiting ? { waitingReason: waitingText(this.waiting) } : {}),
       ...(pacing.target !== undefined ? { targetRateLimit: pacing.target } : {}),
       ...(pacing.service !== undefined ? { serviceRateLimit: pacing.service } : {}),
       ...(pacing.hold ? { hold: pacing.hold } : {}),
       ...(pacing.batch ? { batch: pacing.batch } : {}),
     };
   }
+}
+
+/** "generation is not finished; next check in 12 s", the seconds counted from now. */
+export function waitingText(waiting: { reason: string; nextCheckAt: number }, now = Date.now()): string {
+  return `${waiting.reason}; next check in ${Math.max(0, Math.ceil((waiting.nextCheckAt - now) / 1000))} s`;
 }

@@ -25,4 +25,19 @@ describe('the demo says where its files are kept and what to try next', function
     assert.match(text, /EVAL_RUNNER_TOKEN=sandbox-token node dist\/cli\.js run .* --target echo --fresh/);
     assert.match(text, /node dist\/cli\.js report .* --out report\.html/);
   });
+
+  it('with --keep, Ctrl-C once its runs are over stops the sandbox and says so (no traces are in flight then)', async () => {
+    const r = await cli(['demo', '--keep'], {}, (child) => {
+      let out = '';
+      child.stdout!.on('data', (c: Buffer) => {
+        out += c.toString('utf8');
+        if (out.includes('stay until you press Ctrl-C')) child.kill('SIGINT');
+      });
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Stopping the sandbox and removing the demo's journals\./);
+    assert.doesNotMatch(r.stderr, /Finishing the traces in flight/);
+    const folder = /journals in (\S+) stay until/.exec(r.stdout)?.[1];
+    assert.ok(folder && !existsSync(folder), 'the journals are gone');
+  });
 });

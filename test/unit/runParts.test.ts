@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { RateScheduler } from '../../src/core/rateScheduler';
 import { planQueue, targetConflict } from '../../src/core/runPlan';
-import { RunState } from '../../src/core/runState';
+import { RunState, waitingText } from '../../src/core/runState';
 import { TargetCaller } from '../../src/core/targetCalls';
 import { TargetError } from '../../src/core/targets/target';
 import { targetIdentity } from '../../src/core/targets/targetSpec';
@@ -108,5 +108,17 @@ describe('run parts, each alone', () => {
       );
       assert.deepEqual(submitted, { answer: 'target error: HTTP 500', ms: 0, errorAnswer: true });
     });
+  });
+});
+
+describe('the wait for generation in progress', () => {
+  it('counts down to the next check as progress is shown again, never below zero', () => {
+    const waiting = { reason: 'generation is not finished', nextCheckAt: 100_000 };
+    assert.equal(waitingText(waiting, 88_000), 'generation is not finished; next check in 12 s');
+    assert.equal(waitingText(waiting, 91_200), 'generation is not finished; next check in 9 s');
+    assert.equal(waitingText(waiting, 101_000), 'generation is not finished; next check in 0 s');
+    const run = new RunState(() => undefined, new AbortController().signal, undefined);
+    run.waiting = { reason: 'generation is not finished', nextCheckAt: Date.now() + 30_000 };
+    assert.match(run.progress(new TraceStore(), { concurrency: 1 }).waitingReason ?? '', /next check in (30|29) s$/);
   });
 });
