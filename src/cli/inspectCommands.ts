@@ -159,7 +159,9 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
     out.write(`No journal yet for ${args.kind} evaluation ${args.evaluationId} at ${args.baseUrl} (looked in ${status.journal}). Start with "eval-runner run".\n`);
     return EXIT.ok;
   }
-  out.write(`${args.kind} evaluation ${args.evaluationId}: ${counts.submitted}/${status.total} submitted\n`);
+  // Before any list (an answer submitted by hand), the traces known are not the evaluation's: no total is given.
+  const submitted = status.listed ? `${counts.submitted}/${status.total} submitted` : `${counts.submitted} submitted (the prompt list is not journaled yet, so the total is unknown: "run" lists it)`;
+  out.write(`${args.kind} evaluation ${args.evaluationId}: ${submitted}\n`);
   for (const state of LOCAL_STATES) out.write(`  ${STATE_LABELS[state].padEnd(18)} ${counts[state]}\n`);
   if (status.alreadyAtService) out.write(`  ${'Already there'.padEnd(18)} ${status.alreadyAtService} (the service already held an answer: 409; among Submitted)\n`);
   if (status.notAnswered) out.write(`  ${'Not answered'.padEnd(18)} ${status.notAnswered} (skipped traces submitted as not answered, among the above)\n`);

@@ -77,6 +77,8 @@ export interface EvaluationStatus {
   journals?: string[];
   notDone?: string[];
   total: number;
+  /** The journal holds the service's prompt list: false, the total counts only the traces acted on by hand. */
+  listed: boolean;
   counts: StateCounts;
   failed: Array<{ traceId: string; reason: string | undefined }>;
   /** Skipped traces submitted (or about to be) with the not-answered text, counted apart. */
@@ -509,6 +511,7 @@ export class EvaluationSession {
       // Only the folders that hold a journal are named (a shard that never ran has none).
       ...(this.alsoFrom.length ? { journals: [this.journalFile, ...this.alsoFrom.map((dir) => journalPath(dir, this.key))].filter((f) => existsSync(f)), notDone: notDoneIds(this.store, 1000) } : {}),
       total: this.store.total,
+      listed: this.store.promptsRecorded || this.store.listedTotal !== undefined,
       counts: this.store.snapshotCounts(),
       failed,
       notAnswered: notAnsweredCount(this.store),

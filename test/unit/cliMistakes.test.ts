@@ -79,6 +79,17 @@ describe('CLI mistakes get words, on stderr, with a next step', function () {
     assert.match(local.stderr, /\(for the local sandbox: sandbox-token\)/);
   });
 
+  it('status after an answer submitted by hand, before any list, gives no total it does not know', async () => {
+    const dir = tempDir();
+    const where = ['--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', dir];
+    assert.equal((await cli(['submit', ...where, '--trace', 'bench-0000', '--answer', 'hi'], env)).code, 0);
+    const r = await cli(['status', ...where]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /benchmark evaluation 1: 1 submitted \(the prompt list is not journaled yet, so the total is unknown: "run" lists it\)/);
+    assert.doesNotMatch(r.stdout, /1\/1 submitted/);
+    assert.equal((JSON.parse((await cli(['status', ...where, '--json'])).stdout) as { listed: boolean }).listed, false);
+  });
+
   it('an --out that cannot be written is said in words, exit 2, for export and report', async () => {
     await runEcho();
     const cases: Array<[string[], RegExp]> = [
