@@ -76,7 +76,7 @@ export function describeStats(stats: RunStats): string {
   if (stats.batches) parts.push(`batches: mean ${stats.batches.mean}, max ${stats.batches.max}`);
   if (stats.ttftMs) parts.push(`first token p50 ${ms(stats.ttftMs.p50)} · p95 ${ms(stats.ttftMs.p95)}`);
   if (stats.tokens) parts.push(`tokens ${stats.tokens.prompt.toLocaleString('en-US')} prompt + ${stats.tokens.completion.toLocaleString('en-US')} completion`);
-  if (stats.tracesPerSecond !== undefined) parts.push(`${stats.tracesPerSecond} traces/s`);
+  if (stats.tracesPerSecond !== undefined) parts.push(`${stats.tracesPerSecond} answered/s`);
   const errors = Object.values(stats.errors).reduce((a, b) => a + b, 0);
   if (errors) parts.push(`${errors} error(s)`);
   return parts.join(' · ');

@@ -37,6 +37,15 @@ describe('figures mean what they say', () => {
     assert.ok(!describeStats(plain).includes('worker wait'), describeStats(plain));
   });
 
+  it("status's rate is answers per second from the run's start to its last answer, and says so", () => {
+    const s = TraceStore.fromRecords([
+      { t: 'run', at: 1_000, run: 'r', fp: 'f', target: 'echo' },
+      { t: 'answer', id: 'a', a: 'x', at: 2_000, ms: 1, run: 'r' },
+      { t: 'answer', id: 'b', a: 'x', at: 3_000, ms: 1, run: 'r' },
+    ]);
+    assert.match(describeStats(runStats(s.runs[0]!)), / · 1 answered\/s$/);
+  });
+
   it('the journal keeps the wait as qw, on its fast path as in its schema', () => {
     const record = { t: 'answer', id: 't', a: 'ok', at: 1, ms: 50, qw: 150 };
     assert.equal(isFastRecord(record), true);
