@@ -601,7 +601,7 @@ async function runSummaryFrom(wb, timeoutMs) {
 
 /** One round of the editorrun row: the CLI's run, then the editor's, each against its own fresh sandbox. */
 async function editorRound() {
-  const { openWorkbench, openView, palette, notification } = await import('../test/e2e/workbenchPage.mjs');
+  const { openWorkbench, openView, palette } = await import('../test/e2e/workbenchPage.mjs');
   let cli;
   let cliCpuMs;
   let sb = await sandboxProcess(['--benchmark-traces', '100000']);
@@ -625,10 +625,7 @@ async function editorRound() {
     });
     try {
       const { page } = wb;
-      await palette(page, 'Eval Runner: Set Token');
-      await page.locator('.quick-input-widget input[type="password"]').fill(sb.token);
-      await page.keyboard.press('Enter');
-      await notification(page, 'saved in secret storage');
+      await setToken(page, sb.token);
       // As a user watches it: the sidebar's tree open, and Process Details showing the run.
       if (!process.env.BENCH_NO_VIEW) await openView(page);
       const editorBefore = cpuByRole();
@@ -730,7 +727,7 @@ function rssOf(pid) {
 }
 
 async function editorScale(sb, stateDir, journal) {
-  const { openWorkbench, palette, notification, quickPick } = await import('../test/e2e/workbenchPage.mjs');
+  const { openWorkbench, palette, quickPick } = await import('../test/e2e/workbenchPage.mjs');
   const wb = await openWorkbench({
     settings: {
       'evalRunner.baseUrl': sb.baseUrl,
@@ -741,10 +738,7 @@ async function editorScale(sb, stateDir, journal) {
   });
   try {
     const { page } = wb;
-    await palette(page, 'Eval Runner: Set Token');
-    await page.locator('.quick-input-widget input[type="password"]').fill(sb.token);
-    await page.keyboard.press('Enter');
-    await notification(page, 'saved in secret storage');
+    await setToken(page, sb.token);
     // The extension is active (Set Token ran in it) and nothing has opened the evaluation yet. code-server may run
     // more than one extension host: each is read now, and ours is the one that holds the journal open afterwards.
     await new Promise((r) => setTimeout(r, 3000));
@@ -914,10 +908,7 @@ if (wanted('webview')) {
   });
   try {
     const { page } = wb;
-    await palette(page, 'Eval Runner: Set Token');
-    await page.locator('.quick-input-widget input[type="password"]').fill('bench-token');
-    await page.keyboard.press('Enter');
-    await notification(page, 'saved in secret storage');
+    await setToken(page, 'bench-token');
     await palette(page, 'Eval Runner: Fetch Prompts');
     await pickIfAsked(page, 'Bench 100k');
     await notification(page, '100000 prompts fetched', 60_000);
@@ -942,6 +933,15 @@ if (wanted('webview')) {
     await wb.close();
     await sb.close();
   }
+}
+
+/** Eval Runner: Set Token in the workbench, as a user types it. */
+async function setToken(page, token) {
+  const { palette, notification } = await import('../test/e2e/workbenchPage.mjs');
+  await palette(page, 'Eval Runner: Set Token');
+  await page.locator('.quick-input-widget input[type="password"]').fill(token);
+  await page.keyboard.press('Enter');
+  await notification(page, 'saved in secret storage');
 }
 
 async function pickIfAsked(page, text) {
