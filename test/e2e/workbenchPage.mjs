@@ -95,15 +95,23 @@ export async function openView(page) {
 }
 
 export async function palette(page, title, { pick } = {}) {
-  await page.keyboard.press('F1');
-  const input = page.locator('.quick-input-widget input.input');
-  await input.fill(`>${title}`);
-  // Click the matching row: Enter would run whichever row has focus, and recently used commands are listed
-  // (and focused) first until the filter settles.
-  const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-  await row.waitFor();
-  await row.click();
-  if (pick) await quickPick(page, pick);
+  // The workbench closes the quick input when something else takes focus (a view revealed as it first renders):
+  // then the user opens it again. Only a closed quick input is tried again, and at most twice.
+  for (let attempt = 1; ; attempt++) {
+    const timeout = attempt < 3 ? 10_000 : 30_000;
+    try {
+      await page.keyboard.press('F1');
+      await page.locator('.quick-input-widget input.input').fill(`>${title}`, { timeout });
+      // Click the matching row: Enter would run whichever row has focus, and recently used commands are listed
+      // (and focused) first until the filter settles.
+      const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+      await row.click({ timeout });
+      if (pick) await page.locator('.quick-input-widget .monaco-list-row', { hasText: pick }).first().click({ timeout });
+      return;
+    } catch (error) {
+      if (attempt >= 3 || (await page.locator('.quick-input-widget').isVisible())) throw error;
+    }
+  }
 }
 
 /** Fills the input box whose title contains titleText, once it shows (input boxes follow one another). */
