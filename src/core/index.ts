@@ -42,7 +42,9 @@ export type { FlagValues, KindBase, KindFlag, KindKey, KindPick, TargetKind } fr
 export { CLI_TARGET_TYPES, cliKindOf, column, configFromFlags, flagsOfConfig, realNumber, targetFlagOptions, targetFlagsHelp, wholeNumber } from './targets/kinds/flags';
 export type { CliTargetType } from './targets/kinds/flags';
 export { configTargetSchema, configTypesText, settingsTarget, targetSettingsSchema } from './targets/kinds/schemas';
-export { flagSecretVariables, headerVariable, isOpenAiApi, secretVariables, secretsFromEnv, sentHeaders } from './targets/kinds/secretSources';
+export { flagSecretVariables, headerVariable, isOpenAiApi, secretReads, secretVariables, secretsFromEnv, sentHeaders } from './targets/kinds/secretSources';
+export type { SecretPlace, SecretRead } from './targets/kinds/secretSources';
+export { BOUND_VARIABLES, SERVICE_TOKEN_ENV, boundOrigin, originOf, variableBoundTo, variableRefusal } from './targets/variableOwners';
 export { ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, clampRunOption, runBasics } from './runOptions';
 export type { RunBasics, RunChoices, RunOptionName } from './runOptions';
 export { createBatchTarget } from './targets/openaiBatch';

@@ -1,6 +1,7 @@
 // Where a kind's secrets come from. The keys and flags that name them are declared once here and shared by the kinds
 // that take them (openai, http); the values never pass through settings, a config file or argv.
 import { OPENAI_API_ORIGIN } from '../openaiTarget';
+import { originOf, variableBoundTo } from '../variableOwners';
 import type { FlagValues, KindFlag, KindKey } from './kind';
 import { TargetConfigError } from './kind';
 import type { SecretSources, TargetSecrets } from './specs';
@@ -13,7 +14,7 @@ export const API_KEY_ENV_KEY: KindKey = {
   flag: 'api-key-env',
   arg: 'NAME',
   secretSource: true,
-  description: `the environment variable holding the API key; without it, OPENAI_API_KEY is sent to ${OPENAI_API_ORIGIN} only, and other endpoints get no key`,
+  description: `the environment variable holding the API key; without it, OPENAI_API_KEY is sent to ${OPENAI_API_ORIGIN} only (and ANTHROPIC_API_KEY, MISTRAL_API_KEY to their own APIs), and other endpoints get no key`,
 };
 
 /** Plain headers, and the names of those whose values are secret. */
@@ -111,18 +112,41 @@ function modelKeyFromEnv(named: string | undefined, baseUrl: string, env: NodeJS
     if (!apiKey) throw new TargetConfigError(`--api-key-env ${named}: the environment variable ${named} is not set.`);
     return { apiKey, authHint: `Check the key in ${named}.` };
   }
-  if (isOpenAiApi(baseUrl)) return { apiKey: env.OPENAI_API_KEY?.trim() || undefined, authHint: 'Set OPENAI_API_KEY, or name the variable with --api-key-env NAME.' };
+  const bound = defaultKeyVariable(baseUrl);
+  if (bound) return { apiKey: env[bound]?.trim() || undefined, authHint: `Set ${bound}, or name the variable with --api-key-env NAME.` };
   return {
     apiKey: undefined,
     authHint: `No key was sent: OPENAI_API_KEY goes only to ${OPENAI_API_ORIGIN}. Name the variable holding this endpoint's key with --api-key-env NAME.`,
   };
 }
 
+/** The key's variable when none is named: the one a rule binds to the endpoint's origin (OPENAI_API_KEY for OpenAI's API). */
+function defaultKeyVariable(baseUrl: string): string | undefined {
+  return variableBoundTo(originOf(baseUrl));
+}
+
+/** Where a secret read from a variable goes: a request header, a query parameter, or the model key. */
+export type SecretPlace = { readonly header: string } | { readonly query: string } | { readonly apiKey: true };
+
+/** One variable a config reads a secret from, and where its value goes (never the value). */
+export interface SecretRead {
+  variable: string;
+  place: SecretPlace;
+  /** Named by no one: the variable a rule binds to the endpoint (OPENAI_API_KEY for OpenAI's API). */
+  byDefault?: true;
+}
+
+/** Every (variable, place) a config reads: the model key's, then each secret header's. */
+export function secretReads(target: object, takesKey: boolean): SecretRead[] {
+  const config = target as SecretSources & { baseUrl?: string };
+  const bound = takesKey && !config.apiKeyEnv ? defaultKeyVariable(config.baseUrl ?? '') : undefined;
+  const key: SecretRead[] = config.apiKeyEnv && takesKey ? [{ variable: config.apiKeyEnv, place: { apiKey: true } }] : bound ? [{ variable: bound, place: { apiKey: true }, byDefault: true }] : [];
+  return [...key, ...(config.secretHeaders ?? []).map((header) => ({ variable: headerVariable(config, header), place: { header } }))];
+}
+
 /** The environment variables a config reads secrets from (never their values). */
 export function secretVariables(target: object, takesKey: boolean): string[] {
-  const config = target as SecretSources & { baseUrl?: string };
-  const key = takesKey ? (config.apiKeyEnv ?? (isOpenAiApi(config.baseUrl ?? '') ? 'OPENAI_API_KEY' : undefined)) : undefined;
-  return [...(key ? [key] : []), ...(config.secretHeaders ?? []).map((h) => headerVariable(config, h))];
+  return secretReads(target, takesKey).map((read) => read.variable);
 }
 
 /** The variables the secret flags name, whatever the kind: a command the user runs never sees them. */
