@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 // The ES module build: esbuild cannot follow the package's main (UMD) build, whose requires are a factory's
@@ -7,18 +8,26 @@ import type { ParseError } from 'jsonc-parser/lib/esm/main.js';
 import { parseRunConfig, resolveConfigPaths, RunConfigError } from '../core';
 import type { RunConfig } from '../core';
 import { UsageError } from './exitCodes';
+import type { NamingFile } from './secretUses';
+
+/** The flags a --config file put first in a command's argv: how many, and the file (by content) they came from. */
+export interface ConfigFlags {
+  file: NamingFile;
+  count: number;
+}
 
 /**
  * Reads `--config FILE` (see src/core/runConfig.ts) as VS Code reads settings.json: comments and trailing commas
  * allowed. Its relative paths are read from the file's folder. Every problem is a usage error (exit 2).
  */
-export function readConfigFile(path: string): RunConfig {
+export function readConfigFile(path: string): { config: RunConfig; sha256: string } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     throw new UsageError(`Cannot read --config ${path}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
+  const sha256 = createHash('sha256').update(text).digest('hex');
   text = text.replace(/^\uFEFF/, '');
   const errors: ParseError[] = [];
   const value = parse(text, errors, { allowTrailingComma: true, disallowComments: false }) as unknown;
@@ -28,7 +37,7 @@ export function readConfigFile(path: string): RunConfig {
     throw new UsageError(`--config ${path} is not valid JSON at line ${line}, column ${column}: ${PARSE_ERRORS[printParseErrorCode(first.error)] ?? printParseErrorCode(first.error)}.`);
   }
   try {
-    return resolveConfigPaths(parseRunConfig(value, `--config ${path}`), dirname(resolve(path)));
+    return { config: resolveConfigPaths(parseRunConfig(value, `--config ${path}`), dirname(resolve(path))), sha256 };
   } catch (error) {
     if (error instanceof RunConfigError) throw new UsageError(error.message);
     throw error;

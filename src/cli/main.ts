@@ -2,6 +2,8 @@ import { boundHeapGrowth, configToArgs, RunConfigError, TOOL_VERSION } from '../
 import type { ConfigScope } from '../core';
 import { explain } from './common';
 import { extractConfig, readConfigFile } from './configFile';
+import type { ConfigFlags } from './configFile';
+import type { NamingFile } from './secretUses';
 import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';
 import { EXIT } from './exitCodes';
@@ -30,7 +32,8 @@ Run "eval-runner <command> --help" (or "eval-runner help <command>") for a comma
   --version, -v   the version
 `;
 
-type Command = (argv: string[], out: NodeJS.WritableStream) => Promise<number>;
+/** A command; `config`: the --config file whose flags argv starts with. */
+type Command = (argv: string[], out: NodeJS.WritableStream, config?: ConfigFlags) => Promise<number>;
 
 /** Commands that take --config FILE, and which of its settings. */
 const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service' };
@@ -65,9 +68,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     const scope = CONFIG_SCOPES[name];
     const { path, rest: own } = scope ? extractConfig(rest) : { path: undefined, rest };
-    // The config's settings first: every flag on the command line overrides them.
-    const args = path ? [...fromConfig(path, own, scope!), ...own] : own;
-    return await command(args, process.stdout);
+    // The config's settings first: every flag on the command line overrides them. The command is told which
+    // flags came from the file: variables a file names are sent only once the user allows them.
+    const config = path ? fromConfig(path, own, scope!) : undefined;
+    return await command(config ? [...config.flags, ...own] : own, process.stdout, config && { file: config.file, count: config.flags.length });
   } catch (error) {
     if (outputClosed && isClosedPipe(error)) return EXIT.ok;
     const { message, code } = explain(error);
@@ -109,9 +113,10 @@ main(process.argv.slice(2)).then(
   },
 );
 
-function fromConfig(path: string, argv: readonly string[], scope: ConfigScope): string[] {
+function fromConfig(path: string, argv: readonly string[], scope: ConfigScope): { flags: string[]; file: NamingFile } {
   try {
-    return configToArgs(readConfigFile(path), argv, scope);
+    const { config, sha256 } = readConfigFile(path);
+    return { flags: configToArgs(config, argv, scope), file: { flag: '--config', path, sha256 } };
   } catch (error) {
     throw error instanceof RunConfigError ? new UsageError(error.message) : error;
   }

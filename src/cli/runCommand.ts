@@ -1,5 +1,5 @@
 import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, runBasics, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { BatchTarget, JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import type { BatchTarget, FlagValues, JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
@@ -10,7 +10,11 @@ import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import type { ExitCode } from './exitCodes';
 import { progressReporter } from './progressLine';
-import { TARGET_HELP, TARGET_OPTIONS, targetFromArgs } from './targetOptions';
+import { ApprovalStore, approveFileUses, terminalAsker } from './allowedEnv';
+import { TARGET_HELP, TARGET_OPTIONS, targetFromPlan, targetPlan } from './targetOptions';
+import type { TargetPlan } from './targetOptions';
+import { useLines } from './secretUses';
+import type { ConfigFlags } from './configFile';
 import { safeJson, safeText } from './terminalText';
 
 export const RUN_HELP = `Usage: eval-runner run --base-url URL --evaluation ID --kind benchmark|robustness --target KIND [options]
@@ -333,29 +337,32 @@ export function interruptSignals(
   };
 }
 
-export async function runCommand(argv: string[], stdout: NodeJS.WritableStream): Promise<number> {
-  const v = parseCommandArgs(argv, {
-    ...SERVICE_OPTIONS,
-    ...TARGET_OPTIONS,
-    concurrency: { type: 'string' },
-    'state-dir': { type: 'string' },
-    'wait-for-generation': { type: 'string' },
-    'service-patience': { type: 'string' },
-    'target-retries': { type: 'string' },
-    'on-target-error': { type: 'string' },
-    encoding: { type: 'string' },
-    'no-journal': { type: 'boolean' },
-    json: { type: 'boolean' },
-    fresh: { type: 'boolean' },
-    'reuse-answers': { type: 'boolean' },
-    limit: { type: 'string' },
-    'no-submit': { type: 'boolean' },
-    'max-rpm': { type: 'string' },
-    only: { type: 'string' },
-    shard: { type: 'string' },
-    'submit-skipped': { type: 'boolean' },
-    'skipped-answer': { type: 'string' },
-  });
+const RUN_FLAGS = {
+  ...SERVICE_OPTIONS,
+  ...TARGET_OPTIONS,
+  concurrency: { type: 'string' },
+  'state-dir': { type: 'string' },
+  'wait-for-generation': { type: 'string' },
+  'service-patience': { type: 'string' },
+  'target-retries': { type: 'string' },
+  'on-target-error': { type: 'string' },
+  encoding: { type: 'string' },
+  'no-journal': { type: 'boolean' },
+  json: { type: 'boolean' },
+  fresh: { type: 'boolean' },
+  'reuse-answers': { type: 'boolean' },
+  limit: { type: 'string' },
+  'no-submit': { type: 'boolean' },
+  'max-rpm': { type: 'string' },
+  only: { type: 'string' },
+  shard: { type: 'string' },
+  'submit-skipped': { type: 'boolean' },
+  'skipped-answer': { type: 'string' },
+} as const;
+
+/** `run`; `config`: the config file whose flags argv starts with (the rest are the command line's own). */
+export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, config?: ConfigFlags): Promise<number> {
+  const v = parseCommandArgs(argv, RUN_FLAGS);
   if (v.help) {
     stdout.write(RUN_HELP);
     return EXIT.ok;
@@ -386,7 +393,8 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   const workerLog = (level: 'info' | 'warn', message: string) => {
     if (!request.json || level !== 'info') process.stderr.write(`${level === 'warn' ? 'warning: ' : ''}${safeText(message)}\n`);
   };
-  const { target, batch, identity, timeoutMs, warnings } = targetFromArgs(v, request.concurrency, process.env, workerLog);
+  const plan = await allowedPlan(v, argv, config);
+  const { target, batch, identity, timeoutMs, warnings } = targetFromPlan(plan, v, request.concurrency, workerLog);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
   try {
@@ -398,6 +406,21 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream):
   } finally {
     signals.dispose();
   }
+}
+
+/**
+ * The target's plan, its secrets' owners checked and each file's variables allowed (asked at a terminal), then
+ * said on stderr, one line per variable: all before anything is sent.
+ */
+async function allowedPlan(v: FlagValues, argv: readonly string[], config: ConfigFlags | undefined): Promise<TargetPlan> {
+  const own = config ? parseCommandArgs(argv.slice(config.count), RUN_FLAGS) : v;
+  const plan = targetPlan(v, process.env, { own, ...(config ? { config: config.file } : {}) });
+  if (!plan.origin || plan.uses.length === 0) return plan;
+  const allowEnv = [own['allow-env'] ?? []].flat().map(String);
+  const ask = terminalAsker();
+  await approveFileUses(plan.uses, plan.origin, { allowEnv, store: new ApprovalStore(), ...(ask ? { ask } : {}) });
+  for (const line of useLines(plan.uses, plan.origin)) process.stderr.write(`${line}\n`);
+  return plan;
 }
 
 /** The run's options from its flags: the defaults and ranges are the core's, the editor's too (RUN_OPTIONS). */

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import {
   CurlError,
@@ -9,7 +10,9 @@ import {
   createTarget,
   fieldList,
   flagSecretVariables,
+  originOf,
   readCurl,
+  secretReads,
   secretsFromEnv,
   sentHeaders,
   specOf,
@@ -18,22 +21,28 @@ import {
   targetIdentity,
   withPromptAt,
 } from '../core';
-import type { BatchTarget, CurlRequest, FlagValues, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
+import type { BatchTarget, CurlRequest, FlagValues, SecretRead, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { intOption } from './args';
 import { UsageError } from './exitCodes';
+import { checkOwners, curlReads } from './secretUses';
+import type { NamingFile, SecretUse } from './secretUses';
 
 // The target's flags and their help come from the core's kind descriptors (src/core/targets/kinds): a key added
 // there is a flag here, in the help, and in a config file, without a line changed in this file.
 export const TARGET_OPTIONS = {
   target: { type: 'string' },
   'target-timeout': { type: 'string' },
+  'allow-env': { type: 'string', multiple: true },
   ...targetFlagOptions(),
 } as const;
 
 const TIMEOUT = RUN_OPTIONS.targetTimeoutSeconds;
 
 export const TARGET_HELP = `${targetFlagsHelp()}
-  --target-timeout SECONDS    per target call (default ${TIMEOUT.default})`;
+  --target-timeout SECONDS    per target call (default ${TIMEOUT.default})
+  --allow-env NAME            send variable NAME, which a --from-curl or --config file names (repeatable; at a
+                              terminal you are asked once per file and origin instead). Never EVAL_RUNNER_TOKEN,
+                              nor a provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) to another origin`;
 
 export interface CliTarget {
   target: Target;
@@ -43,6 +52,23 @@ export interface CliTarget {
   timeoutMs: number;
   /** Said once before the run: a credential about to cross a network in plain http. */
   warnings: string[];
+}
+
+/** Where the flags came from: the command line's own, and the config file whose flags were put before them. */
+export interface FlagOrigins {
+  own: FlagValues;
+  config?: NamingFile;
+}
+
+/** The target the flags describe, its secrets read, not built yet: what it will send, and where. */
+export interface TargetPlan {
+  kind: TargetKind;
+  parts: TargetParts;
+  /** The endpoint's origin, where every secret goes (none for a kind without an endpoint). */
+  origin?: string;
+  /** Each variable read as a secret, where it goes, and the file that named it. */
+  uses: SecretUse[];
+  timeoutMs: number;
 }
 
 /** The core's words about a flag, as a usage error (exit 2). */
@@ -55,23 +81,32 @@ function usage<T>(read: () => T): T {
   }
 }
 
-/** The flags as a target spec and its secrets (from the environment): the core builds the target, as for the editor. */
-export function targetFromArgs(v: FlagValues, concurrency: number, env = process.env, onLog?: (level: 'info' | 'warn', message: string) => void): CliTarget {
+/**
+ * The flags as a target spec and its secrets (from the environment). A variable no target may read, or one bound
+ * to another origin, is refused here, before any value is read.
+ */
+export function targetPlan(v: FlagValues, env: NodeJS.ProcessEnv = process.env, origins: FlagOrigins = { own: v }): TargetPlan {
   const kind = usage(() => cliKindOf(typeof v.target === 'string' ? v.target : undefined));
   const timeoutMs = intOption(v['target-timeout'] as string | undefined, 'target-timeout', TIMEOUT.default, TIMEOUT.min, TIMEOUT.max) * 1000;
   // Half the price is the Batch API's, which only the openai kind speaks: said, rather than a live run at full price.
   if ((v.batch !== undefined || v['batch-fallback'] !== undefined) && kind.type !== 'openai') throw new UsageError('--batch and --batch-fallback go with --target openai (the Batch API).');
-  const parts = v['from-curl'] !== undefined && kind.type === 'http' ? curlParts(v, env) : flagParts(kind, v, env);
+  const parts = v['from-curl'] !== undefined && kind.type === 'http' ? curlParts(v, env, origins) : flagParts(kind, v, env, origins);
+  return { kind, parts, ...(parts.origin ? { origin: parts.origin } : {}), uses: parts.uses, timeoutMs };
+}
+
+/** The core builds the target from the plan, as for the editor. */
+export function targetFromPlan(plan: TargetPlan, v: FlagValues, concurrency: number, onLog?: (level: 'info' | 'warn', message: string) => void): CliTarget {
+  const { kind, parts } = plan;
   const options: TargetOptions = { connections: concurrency, ...(parts.authHint ? { authHint: parts.authHint } : {}), ...(onLog ? { onLog } : {}) };
   if (kind.localProcess) {
     // The user's programs start here, and never see the variables this run reads secrets from.
     options.cwd = process.cwd();
-    options.withhold = flagSecretVariables(v);
+    options.withhold = [...new Set([...flagSecretVariables(v), ...plan.uses.map((u) => u.variable)])];
   }
   const warnings = [...parts.warnings, ...(kind.warnings?.(parts.spec, parts.secrets) ?? [])];
   const target = usage(() => createTarget(parts.spec, parts.secrets, options));
   const batch = usage(() => createBatchTarget(parts.spec, parts.secrets, options));
-  return { target, ...(batch ? { batch } : {}), identity: targetIdentity(parts.spec, options.cwd), timeoutMs, warnings };
+  return { target, ...(batch ? { batch } : {}), identity: targetIdentity(parts.spec, options.cwd), timeoutMs: plan.timeoutMs, warnings };
 }
 
 /** What the flags of one kind of target make: its spec, its secrets, and warnings to print. */
@@ -80,24 +115,43 @@ interface TargetParts {
   secrets: TargetSecrets;
   authHint?: string;
   warnings: string[];
+  origin?: string;
+  uses: SecretUse[];
 }
 
-function flagParts(kind: TargetKind, v: FlagValues, env: NodeJS.ProcessEnv): TargetParts {
+/** Who named each read: a rule (by default), the command line, else the config file whose flags came first. */
+function usesOf(reads: readonly SecretRead[], origins: FlagOrigins, file = origins.config): SecretUse[] {
+  const own = new Set(flagSecretVariables(origins.own));
+  return reads.map((read) => (read.byDefault || own.has(read.variable) || !file ? read : { ...read, file }));
+}
+
+function flagParts(kind: TargetKind, v: FlagValues, env: NodeJS.ProcessEnv, origins: FlagOrigins): TargetParts {
   if (kind.type === 'http' && v['prompt-path'] !== undefined) throw new UsageError('--prompt-path goes with --from-curl; with --http-url, write {{prompt}} in --body-template.');
   const config = usage(() => configFromFlags(kind.type as Parameters<typeof configFromFlags>[0], v));
+  const spec = specOf(config)!;
+  const origin = originOf(kind.endpoint?.(spec) ?? '');
+  const uses = kind.secrets ? usesOf(secretReads(config, kind.secrets.apiKey === true), origins) : [];
+  if (origin) checkOwners(uses, origin);
   const { secrets, authHint } = kind.secrets ? usage(() => secretsFromEnv(config, kind.secrets?.apiKey === true, env)) : { secrets: {}, authHint: undefined };
-  return { spec: specOf(config)!, secrets, ...(authHint ? { authHint } : {}), warnings: [] };
+  return { spec, secrets, ...(authHint ? { authHint } : {}), warnings: [], ...(origin ? { origin } : {}), uses };
 }
 
 /**
  * --from-curl: the request as a curl command. Its variables are read from the environment here and kept in
  * headers and the URL's query only, whose values the core never writes down (the identity shows neither).
  */
-function curlParts(v: FlagValues, env: NodeJS.ProcessEnv): TargetParts {
+function curlParts(v: FlagValues, env: NodeJS.ProcessEnv, origins: FlagOrigins): TargetParts {
   const clash = (['http-url', 'http-method', 'body-template'] as const).find((flag) => v[flag] !== undefined);
   if (clash) throw new UsageError(`--from-curl gives the whole request: leave out --${clash}.`);
-  const text = curlText(String(v['from-curl']));
-  checkVariables(text, env);
+  const path = String(v['from-curl']);
+  const text = curlText(path);
+  const written = checkPlaces(text);
+  const origin = originOf(written.url);
+  const file: NamingFile = { flag: '--from-curl', path: path === '-' ? '- (the standard input)' : path, sha256: createHash('sha256').update(text).digest('hex') };
+  const flagConfig = usage(() => configFromFlags('http', { ...v, 'http-url': written.url, 'http-method': written.method, 'body-template': '{}' }));
+  const uses = [...usesOf(withCurlError(() => curlReads(text)), origins, file), ...usesOf(secretReads(flagConfig, false), origins)];
+  if (origin) checkOwners(uses, origin);
+  checkSet(written, env);
   const request = withCurlError(() => readCurl(text, { variable: (name) => env[name]!.trim() }));
   // The rest of the http target's flags (--answer-path, --header, ...) read as for --http-url.
   const bodyTemplate = curlTemplate(request, typeof v['prompt-path'] === 'string' ? v['prompt-path'] : undefined);
@@ -106,7 +160,7 @@ function curlParts(v: FlagValues, env: NodeJS.ProcessEnv): TargetParts {
   const secrets = { headers: { ...sentHeaders(request.headers, request.secretHeaders), ...fromFlags } };
   const unused = request.ignored.filter((name) => CONNECTION_OPTIONS.has(name));
   const warnings = unused.length > 0 ? [`--from-curl: ${unused.join(', ')} changes how curl connects and is not used here: certificates are checked, and the proxy is HTTPS_PROXY's.`] : [];
-  return { spec: specOf(config)!, secrets, warnings };
+  return { spec: specOf(config)!, secrets, warnings, ...(origin ? { origin } : {}), uses };
 }
 
 /** curl options about the connection (not the request), which the run does not follow. */
@@ -120,17 +174,22 @@ function curlText(file: string): string {
   }
 }
 
-/** Reads the command with its variables as written: each must be set, and be where its value stays secret. */
-function checkVariables(text: string, env: NodeJS.ProcessEnv): void {
-  const { variables } = withCurlError(() => readCurl(text));
-  const misplaced = variables.find((x) => x.in === 'body' || x.in === 'url');
+/** The command with its variables as written: each must be where its value stays secret. */
+function checkPlaces(text: string): CurlRequest {
+  const written = withCurlError(() => readCurl(text));
+  const misplaced = written.variables.find((x) => x.in === 'body' || x.in === 'url');
   if (misplaced) {
     throw new UsageError(
       `--from-curl: the variable ${misplaced.name} is in the ${misplaced.in === 'body' ? 'body' : "URL's address"}; variables are read only in headers and the URL's query, ` +
         'where their values are never written down. Move it to a header, or write the value in the file.',
     );
   }
-  const missing = [...new Set(variables.map((x) => x.name))].filter((name) => !env[name]?.trim());
+  return written;
+}
+
+/** Each of the command's variables is set. */
+function checkSet(written: CurlRequest, env: NodeJS.ProcessEnv): void {
+  const missing = [...new Set(written.variables.map((x) => x.name))].filter((name) => !env[name]?.trim());
   if (missing.length > 0) {
     throw new UsageError(`--from-curl: the command uses ${missing.length === 1 ? 'the environment variable' : 'environment variables'} ${missing.join(', ')}, not set here. Set ${missing.length === 1 ? 'it' : 'them'} and run again.`);
   }

@@ -3,7 +3,7 @@ import * as z from 'zod/mini';
 import { kindOf } from './targets/kinds/index';
 import { flagsOfConfig } from './targets/kinds/flags';
 import { configTargetSchema, configTypesText } from './targets/kinds/schemas';
-import { secretVariables } from './targets/kinds/secretSources';
+import { secretReads, secretVariables } from './targets/kinds/secretSources';
 
 /**
  * A run's settings as a file (the CLI's `--config FILE`): the extension's settings, without the `evalRunner.` prefix, as a JSON file, so a run tried in
@@ -156,8 +156,15 @@ export function configSecrets(config: RunConfig): string[] {
   return ['EVAL_RUNNER_TOKEN', ...(t ? secretVariables(t, kindOf(t.type).secrets?.apiKey === true) : [])];
 }
 
-/** `eval-runner run …` for this config: its flags, or `--config FILE` when the config lives in a file. */
+/**
+ * `eval-runner run …` for this config: its flags, or `--config FILE` when the config lives in a file. A file's
+ * variables are sent only once allowed: the line, made from the user's own settings, allows them (--allow-env), as
+ * CI has no terminal to ask at.
+ */
 export function runCommandLine(config: RunConfig, configFile?: string): string {
-  const args = configFile ? ['--config', configFile] : configToArgs(config, [], 'run');
+  const t = config.target;
+  const named = t && configFile ? secretReads(t, kindOf(t.type).secrets?.apiKey === true).filter((read) => !read.byDefault) : [];
+  const allow = [...new Set(named.map((read) => read.variable))].flatMap((variable) => ['--allow-env', variable]);
+  const args = configFile ? ['--config', configFile, ...allow] : configToArgs(config, [], 'run');
   return ['eval-runner', 'run', ...args].map(shellQuote).join(' ');
 }

@@ -21,7 +21,7 @@ describe('journal: a stale lock taken over by two runs at once, and hand-edited 
     const traces = 60;
     // The sandbox's echo model is the target: it counts calls per prompt. 20 ms each keeps both runs overlapping.
     const sandbox = await startSandbox({ port: 0, benchmarkTraces: traces, evaluationSeconds: 0, modelLatencyMs: 20 });
-    const env = { EVAL_RUNNER_TOKEN: sandbox.token, OPENAI_API_KEY: 'unused' };
+    const env = { EVAL_RUNNER_TOKEN: sandbox.token, MODEL_KEY: 'unused' };
     try {
       for (let attempt = 0; attempt < 8; attempt++) {
         const stateDir = tempDir();
@@ -31,7 +31,7 @@ describe('journal: a stale lock taken over by two runs at once, and hand-edited 
         const callsBefore = sandbox.stats.modelCalls;
         const submissionsBefore = sandbox.stats.submissions;
         const args = ['run', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', stateDir,
-          '--target', 'openai', '--openai-base-url', `${sandbox.baseUrl}/v1`, '--model', 'echo', '--api-key-env', 'OPENAI_API_KEY'];
+          '--target', 'openai', '--openai-base-url', `${sandbox.baseUrl}/v1`, '--model', 'echo', '--api-key-env', 'MODEL_KEY'];
         const [a, b] = await Promise.all([cli(args, env), cli(args, env)]);
         const codes = [a.code, b.code].sort();
         const refused = [a, b].find((r) => r.code === 2);

@@ -38,6 +38,8 @@ describe('the CLI reads an http target from a curl command (--from-curl)', funct
   let model: ScriptedServer;
   const env = () => ({ EVAL_RUNNER_TOKEN: sandbox.token, CURL_TEST_KEY: HEADER_KEY, CURL_QUERY_KEY: QUERY_KEY });
   const service = (stateDir: string) => ['--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', stateDir];
+  // The file names the variables: with no terminal to ask at, the command line allows them.
+  const allowed = ['--allow-env', 'CURL_TEST_KEY', '--allow-env', 'CURL_QUERY_KEY'];
 
   beforeEach(async () => {
     sandbox = await startSandbox({ port: 0, benchmarkTraces: 6, generationSeconds: 0, evaluationSeconds: 0 });
@@ -52,7 +54,7 @@ describe('the CLI reads an http target from a curl command (--from-curl)', funct
     const file = join(tempDir(), 'request.sh');
     writeFileSync(file, curlCommand(model.url, '{{prompt}}'));
     const stateDir = join(tempDir(), 'state');
-    const run = await cli(['run', ...service(stateDir), '--target', 'http', '--from-curl', file, '--answer-path', 'content.0.text'], env());
+    const run = await cli(['run', ...service(stateDir), '--target', 'http', '--from-curl', file, '--answer-path', 'content.0.text', ...allowed], env());
     assert.equal(run.code, 0, run.stderr);
     const prompts = seedPrompts('benchmark', 6);
     for (const p of prompts) assert.equal(sandbox.answerOf(1, p.traceId), `answer to: ${p.content}`);
@@ -74,7 +76,7 @@ describe('the CLI reads an http target from a curl command (--from-curl)', funct
 
   it('reads the command from stdin; without {{prompt}} --prompt-path names the field, and without either it lists them', async () => {
     const command = curlCommand(model.url, 'Hello!');
-    const args = ['run', ...service(join(tempDir(), 'state')), '--target', 'http', '--from-curl', '-', '--answer-path', '$.content[0].text'];
+    const args = ['run', ...service(join(tempDir(), 'state')), '--target', 'http', '--from-curl', '-', '--answer-path', '$.content[0].text', ...allowed];
     const unnamed = await cli(args, env(), undefined, command);
     assert.equal(unnamed.code, 2);
     assert.match(unnamed.stderr, /the body has no \{\{prompt\}\}.*--prompt-path.*Its string fields: \$\.model, \$\.messages\[0\]\.role, \$\.messages\[0\]\.content\./);

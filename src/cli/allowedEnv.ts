@@ -1,0 +1,118 @@
+// A variable named by a file (a curl file, a config file: perhaps a cloned repository's) is sent only once the
+// person running the CLI allows it: asked once at a terminal and remembered per file content and origin, or
+// --allow-env NAME on the command line (CI). The answers live in the user's own config folder, never in the
+// state folder, which a config file can choose.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { boundOrigin } from '../core';
+import { UsageError } from './exitCodes';
+import { useLines } from './secretUses';
+import type { SecretUse } from './secretUses';
+
+/** The user's own config folder: $XDG_CONFIG_HOME/eval-runner, else the platform's usual per-user one. */
+export function userConfigDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
+  if (env.XDG_CONFIG_HOME) return join(env.XDG_CONFIG_HOME, 'eval-runner');
+  if (platform === 'win32') return join(env.APPDATA || join(home, 'AppData', 'Roaming'), 'eval-runner');
+  if (platform === 'darwin') return join(home, 'Library', 'Preferences', 'eval-runner');
+  return join(home, '.config', 'eval-runner');
+}
+
+/** One yes, remembered: this file's content may send its variables to this origin. */
+interface Approval {
+  sha256: string;
+  origin: string;
+  /** For people reading the file: where it was, and what it named. */
+  file: string;
+  variables: string[];
+  at: string;
+}
+
+/** The remembered answers: an owner-only JSON file. */
+export class ApprovalStore {
+  constructor(readonly path: string = join(userConfigDir(), 'allowed-env.json')) {}
+
+  has(sha256: string, origin: string): boolean {
+    return this.read().some((a) => a.sha256 === sha256 && a.origin === origin);
+  }
+
+  add(approval: Omit<Approval, 'at'>): void {
+    const all = [...this.read().filter((a) => a.sha256 !== approval.sha256 || a.origin !== approval.origin), { ...approval, at: new Date().toISOString() }];
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
+    const tmp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
+    try {
+      writeFileSync(tmp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600, flag: 'wx' });
+      renameSync(tmp, this.path);
+    } catch (error) {
+      rmSync(tmp, { force: true });
+      throw error;
+    }
+    if (process.platform !== 'win32') chmodSync(this.path, 0o600);
+  }
+
+  /** The answers; none from a file another user could have written (not ours, or writable by others). */
+  private read(): Approval[] {
+    try {
+      const stat = lstatSync(this.path);
+      if (!stat.isFile()) return [];
+      if (process.platform !== 'win32' && (stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0)) return [];
+      const value = JSON.parse(readFileSync(this.path, 'utf8')) as unknown;
+      return Array.isArray(value) ? (value as Approval[]).filter((a) => typeof a?.sha256 === 'string' && typeof a.origin === 'string') : [];
+    } catch {
+      return [];
+    }
+  }
+}
+
+/** Asks the person at the terminal a yes/no question; true only for a yes. */
+export type Asker = (question: string) => Promise<boolean>;
+
+/** The question on stderr, the answer from stdin: for a terminal (both TTYs) only. */
+export function terminalAsker(input: NodeJS.ReadStream = process.stdin, output: NodeJS.WriteStream = process.stderr): Asker | undefined {
+  if (!input.isTTY || !output.isTTY) return undefined;
+  return (question) =>
+    new Promise((resolve) => {
+      const rl = createInterface({ input, output });
+      rl.on('close', () => resolve(false));
+      rl.question(question, (answer) => {
+        resolve(/^\s*y(es)?\s*$/i.test(answer));
+        rl.close();
+      });
+    });
+}
+
+export interface ApprovalOptions {
+  /** --allow-env NAME, from the command line itself. */
+  allowEnv: readonly string[];
+  store: ApprovalStore;
+  /** undefined: no terminal to ask at (CI). */
+  ask?: Asker;
+}
+
+/**
+ * Each file's variables are allowed, or the run stops (exit 2) before anything is sent. Allowed: named on the
+ * command line (no file), by --allow-env, a variable bound to this very origin (its provider's key, going to its
+ * provider), or a yes remembered for this file's content and origin.
+ */
+export async function approveFileUses(uses: readonly SecretUse[], origin: string, options: ApprovalOptions): Promise<void> {
+  const pending = uses.filter((u) => u.file && boundOrigin(u.variable) !== origin && !options.allowEnv.includes(u.variable));
+  const files = [...new Map(pending.map((u) => [`${u.file!.flag} ${u.file!.sha256}`, u.file!])).values()];
+  for (const file of files) {
+    if (options.store.has(file.sha256, origin)) continue;
+    const named = pending.filter((u) => u.file!.flag === file.flag && u.file!.sha256 === file.sha256);
+    const variables = [...new Set(named.map((u) => u.variable))];
+    const lines = useLines(named, origin).map((line) => `  ${line}\n`).join('');
+    const said = `${file.flag} ${file.path} names ${variables.length === 1 ? 'the variable' : 'variables'} ${variables.join(', ')}, whose ${variables.length === 1 ? 'value' : 'values'} it would send:\n${lines}`;
+    if (!options.ask) {
+      throw new UsageError(
+        `${said}A variable named by a file is sent only once you allow it. With no terminal to ask at, add ${variables.map((v) => `--allow-env ${v}`).join(' ')} ` +
+          'to the command line if you trust this file. Nothing was sent.',
+      );
+    }
+    const yes = await options.ask(`${said}Send ${variables.length === 1 ? 'it' : 'them'} to ${origin}? Allow only a file you trust; the answer is remembered for this file's content and this origin. [y/N] `);
+    if (!yes) throw new UsageError(`Not allowed: nothing was sent. Allow it at the question, or add ${variables.map((v) => `--allow-env ${v}`).join(' ')} to the command line.`);
+    options.store.add({ sha256: file.sha256, origin, file: file.path, variables });
+  }
+}

@@ -1,0 +1,143 @@
+import assert from 'node:assert/strict';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { ApprovalStore, approveFileUses, terminalAsker, userConfigDir } from '../../src/cli/allowedEnv';
+import { UsageError } from '../../src/cli/exitCodes';
+import { curlReads, useLines } from '../../src/cli/secretUses';
+import { targetPlan } from '../../src/cli/targetOptions';
+import { runCommandLine, parseRunConfig } from '../../src/core/runConfig';
+import { secretReads } from '../../src/core/targets/kinds/secretSources';
+import { variableBoundTo, variableRefusal } from '../../src/core/targets/variableOwners';
+import { tempDir } from './helpers/runs';
+
+describe("secret variables have an owner: the service token is the service's, a provider's key its provider's", () => {
+  it('refuses the service token for any target (whatever its case), and a bound key for another origin only', () => {
+    for (const name of ['EVAL_RUNNER_TOKEN', 'eval_runner_token']) assert.match(variableRefusal(name, 'https://m.example')!, new RegExp(`^${name} holds the service's token, which goes to the service only`));
+    assert.equal(variableRefusal('OPENAI_API_KEY', 'https://api.openai.com'), undefined);
+    assert.equal(
+      variableRefusal('OPENAI_API_KEY', 'http://127.0.0.1:8080'),
+      "OPENAI_API_KEY is https://api.openai.com's key and goes there only, not to http://127.0.0.1:8080. Put this endpoint's key in a variable of its own.",
+    );
+    assert.match(variableRefusal('ANTHROPIC_API_KEY', 'https://api.openai.com')!, /^ANTHROPIC_API_KEY is https:\/\/api\.anthropic\.com's key/);
+    assert.equal(variableRefusal('GITHUB_TOKEN', 'https://m.example'), undefined, 'a variable of no provider is the user to allow');
+  });
+
+  it('lists every (variable, place) a config reads; the key named by no one is the one bound to the endpoint', () => {
+    assert.deepEqual(secretReads({ baseUrl: 'https://api.openai.com/v1', secretHeaders: ['X-Api-Key', 'X-Org'], headerEnv: { 'X-Org': 'ORG' } }, true), [
+      { variable: 'OPENAI_API_KEY', place: { apiKey: true }, byDefault: true },
+      { variable: 'X_API_KEY', place: { header: 'X-Api-Key' } },
+      { variable: 'ORG', place: { header: 'X-Org' } },
+    ]);
+    assert.equal(variableBoundTo('https://api.anthropic.com'), 'ANTHROPIC_API_KEY');
+    assert.deepEqual(secretReads({ baseUrl: 'https://api.anthropic.com/v1/' }, true), [{ variable: 'ANTHROPIC_API_KEY', place: { apiKey: true }, byDefault: true }]);
+    assert.deepEqual(secretReads({ baseUrl: 'https://m.example/v1', apiKeyEnv: 'K' }, true), [{ variable: 'K', place: { apiKey: true } }]);
+    assert.deepEqual(secretReads({ baseUrl: 'https://m.example/v1' }, true), [], 'another endpoint gets no key unnamed');
+  });
+
+  it("finds a curl command's variables in its headers (-u too) and query, reading no value", () => {
+    const text = `curl "https://m.example/v1?key=$QK&plain=1" -H "Authorization: Bearer \${BEARER}" -H "X-Team: $TEAM" -u "ann:$PW"`;
+    // -u takes the Authorization header's place: BEARER is not sent.
+    assert.deepEqual(curlReads(text), [
+      { variable: 'PW', place: { header: 'authorization' } },
+      { variable: 'TEAM', place: { header: 'x-team' } },
+      { variable: 'QK', place: { query: 'key' } },
+    ]);
+    assert.deepEqual(curlReads(`curl https://m.example -H "Authorization: Bearer $BEARER"`), [{ variable: 'BEARER', place: { header: 'authorization' } }]);
+  });
+
+  it('says where each variable goes, one line each: the host for https, the whole origin for plain http', () => {
+    const uses = [
+      { variable: 'MY_KEY', place: { header: 'X-Api-Key' } },
+      { variable: 'QK', place: { query: 'key' } },
+      { variable: 'MODEL_KEY', place: { apiKey: true as const } },
+    ];
+    assert.deepEqual(useLines(uses, 'https://api.example.com'), [
+      'MY_KEY → api.example.com, in the header X-Api-Key',
+      'QK → api.example.com, in the query (key)',
+      'MODEL_KEY → api.example.com, as the API key',
+    ]);
+    assert.deepEqual(useLines(uses.slice(0, 1), 'http://127.0.0.1:8080'), ['MY_KEY → http://127.0.0.1:8080, in the header X-Api-Key']);
+  });
+
+  it('a copied command line allows the variables its config file names, not the one a rule binds', () => {
+    const http = parseRunConfig({ target: { type: 'http', url: 'https://m.example/v1', answerPath: 'a', secretHeaders: ['X-Api-Key', 'X-Org'], headerEnv: { 'X-Org': 'ORG' } } }, 'test');
+    assert.equal(runCommandLine(http, 'eval.json'), 'eval-runner run --config eval.json --allow-env X_API_KEY --allow-env ORG');
+    const openai = parseRunConfig({ target: { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' } }, 'test');
+    assert.equal(runCommandLine(openai, 'eval.json'), 'eval-runner run --config eval.json');
+  });
+});
+
+describe('a variable named by a file is asked about once per file content and origin', () => {
+  const env = { MY_KEY: 'mk-value-1' };
+  let dir: string;
+  let store: ApprovalStore;
+  let questions: string[];
+  const yes = (question: string) => {
+    questions.push(question);
+    return Promise.resolve(true);
+  };
+  /** The plan of --from-curl FILE, then its approval with this asker (or none: no terminal). */
+  const approve = async (file: string, ask?: (q: string) => Promise<boolean>, allowEnv: string[] = []) => {
+    const v = { target: 'http', 'from-curl': file, 'answer-path': 'a' };
+    const plan = targetPlan(v, env, { own: v });
+    await approveFileUses(plan.uses, plan.origin!, { allowEnv, store, ...(ask ? { ask } : {}) });
+  };
+  const curl = (url: string) => `curl ${url} -H "X-Key: $MY_KEY" -d '{"q": "{{prompt}}"}'`;
+
+  beforeEach(() => {
+    dir = tempDir();
+    store = new ApprovalStore(join(dir, 'config', 'eval-runner', 'allowed-env.json'));
+    questions = [];
+  });
+
+  it('asks at a terminal, remembers a yes in an owner-only file, asks nothing the second time, and again when the file changes', async () => {
+    const file = join(dir, 'req.sh');
+    writeFileSync(file, curl('https://m.example/v1'));
+    await approve(file, yes);
+    assert.equal(questions.length, 1);
+    assert.match(questions[0]!, /^--from-curl .*req\.sh names the variable MY_KEY, whose value it would send:\n {2}MY_KEY → m\.example, in the header x-key\nSend it to https:\/\/m\.example\? .*\[y\/N\] $/);
+    if (process.platform !== 'win32') {
+      assert.equal(statSync(store.path).mode & 0o777, 0o600);
+      assert.equal(statSync(join(dir, 'config', 'eval-runner')).mode & 0o777, 0o700);
+    }
+    await approve(file, yes);
+    assert.equal(questions.length, 1, 'the second run asks nothing');
+    await approve(file, undefined);
+    writeFileSync(file, curl('https://m.example/v2'));
+    await approve(file, yes);
+    assert.equal(questions.length, 2, 'the changed file is asked about again');
+    writeFileSync(file, curl('https://other.example/v2'));
+    await assert.rejects(approve(file, undefined), /--allow-env MY_KEY/, 'another origin is another approval');
+  });
+
+  it('a no stops the run and is not remembered; with no terminal --allow-env is the way', async () => {
+    const file = join(dir, 'req.sh');
+    writeFileSync(file, curl('https://m.example/v1'));
+    await assert.rejects(approve(file, () => Promise.resolve(false)), (e: Error) => e instanceof UsageError && /^Not allowed: nothing was sent\./.test(e.message));
+    await assert.rejects(approve(file, undefined), (e: Error) => e instanceof UsageError && /add --allow-env MY_KEY to the command line if you trust this file\. Nothing was sent\.$/.test(e.message));
+    await approve(file, undefined, ['MY_KEY']);
+    await approve(file, yes);
+    assert.equal(questions.length, 1, '--allow-env remembered nothing');
+  });
+
+  it('asks only where stdin and stderr are terminals, and takes y or yes', async () => {
+    const stream = (isTTY: boolean) => Object.assign(new PassThrough(), { isTTY }) as unknown as NodeJS.ReadStream & NodeJS.WriteStream;
+    assert.equal(terminalAsker(stream(false), stream(true)), undefined);
+    assert.equal(terminalAsker(stream(true), stream(false)), undefined);
+    for (const [answer, expected] of [['y', true], ['Yes', true], ['', false], ['n', false]] as const) {
+      const input = stream(true);
+      const ask = terminalAsker(input, stream(true))!;
+      const answered = ask('Send it? [y/N] ');
+      input.write(`${answer}\n`);
+      assert.equal(await answered, expected, answer);
+    }
+  });
+
+  it("keeps its answers in the user's config folder, never the state folder", () => {
+    assert.equal(userConfigDir({ XDG_CONFIG_HOME: '/x/cfg' }, 'linux', '/home/u'), join('/x/cfg', 'eval-runner'));
+    assert.equal(userConfigDir({}, 'linux', '/home/u'), join('/home/u', '.config', 'eval-runner'));
+    assert.equal(userConfigDir({}, 'darwin', '/Users/u'), join('/Users/u', 'Library', 'Preferences', 'eval-runner'));
+    assert.equal(userConfigDir({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u'), join('C:\\Users\\u\\AppData\\Roaming', 'eval-runner'));
+  });
+});
