@@ -121,6 +121,15 @@ describe('a variable named by a file is asked about once per file content and or
     assert.equal(questions.length, 1, '--allow-env remembered nothing');
   });
 
+  it("a provider's key for its own API, as its docs write the command, needs no question", async () => {
+    const file = join(dir, 'openai.sh');
+    writeFileSync(file, `curl https://api.openai.com/v1/chat/completions -H "Authorization: Bearer $OPENAI_API_KEY" -d '{"q": "{{prompt}}"}'`);
+    const v = { target: 'http', 'from-curl': file, 'answer-path': 'a' };
+    const plan = targetPlan(v, { OPENAI_API_KEY: 'sk-1' }, { own: v });
+    await approveFileUses(plan.uses, plan.origin!, { allowEnv: [], store });
+    assert.deepEqual(plan.uses.map((u) => u.variable), ['OPENAI_API_KEY']);
+  });
+
   it('asks only where stdin and stderr are terminals, and takes y or yes', async () => {
     const stream = (isTTY: boolean) => Object.assign(new PassThrough(), { isTTY }) as unknown as NodeJS.ReadStream & NodeJS.WriteStream;
     assert.equal(terminalAsker(stream(false), stream(true)), undefined);

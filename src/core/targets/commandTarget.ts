@@ -3,6 +3,7 @@ import { abortReason } from '../../api/errors';
 import { killTree, shellInvocation, treeSpawnOptions } from './processes';
 import { TargetError } from './target';
 import type { Target } from './target';
+import { SERVICE_TOKEN_ENV } from './variableOwners';
 
 export interface CommandTargetOptions {
   /** Run by the platform's shell (/bin/sh -c; %ComSpec% /d /s /c on Windows); prompt on stdin, answer on stdout. */
@@ -17,7 +18,7 @@ export interface CommandTargetOptions {
  * Variables a command never sees, whatever the run: the service token and the conventional model key. A
  * command that prints its environment would otherwise submit them to the service as its answer.
  */
-export const WITHHELD_ENV = ['EVAL_RUNNER_TOKEN', 'OPENAI_API_KEY'] as const;
+export const WITHHELD_ENV = [SERVICE_TOKEN_ENV, 'OPENAI_API_KEY'] as const;
 
 export function commandEnv(env: NodeJS.ProcessEnv, withhold: readonly string[] = []): NodeJS.ProcessEnv {
   const out = { ...env };
