@@ -1,0 +1,55 @@
+// Restricted Mode in the editor: where the user's own code (python, worker, command) may run. The places are gathered
+// here and decided once in the core (ownCodeVerdict); a refusal is said in words, with the way to trust the folder.
+import { mkdirSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import * as vscode from 'vscode';
+import { ownCodeVerdict } from '../core';
+import type { OwnCodeVerdict, TargetSpec } from '../core';
+
+/** VS Code's own command for the workspace's trust (the Workspace Trust editor). */
+export const MANAGE_TRUST_COMMAND = 'workbench.trust.manage';
+
+/**
+ * The verdict for this window: its trust, its folders on disk, symlinks followed. In Restricted Mode the working
+ * folder is the program's own folder, else the home folder, else the editor's storage for Eval Runner, whichever is
+ * neither in a workspace folder nor holds one.
+ */
+export function ownCodePlace(spec: TargetSpec, interpreter: { path: string; byWorkspace: boolean } | undefined, storage: string): OwnCodeVerdict {
+  const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
+  const verdict = ownCodeVerdict({ spec, trusted: vscode.workspace.isTrusted, folders, ...(interpreter ? { interpreter } : {}), fallbacks: [homedir(), storage], realpath });
+  if (verdict.ok && verdict.cwd === storage) mkdirSync(storage, { recursive: true });
+  return verdict;
+}
+
+function realpath(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Why the target does not run in Restricted Mode, naming the path and what to do. */
+export function refusalText(verdict: Extract<OwnCodeVerdict, { ok: false }>): string {
+  const { path } = verdict;
+  switch (verdict.refused) {
+    case 'file':
+      return verdict.relative
+        ? vscode.l10n.t('Restricted Mode: the target names {0} by a relative path, which means this workspace. Nothing of an untrusted workspace runs. Trust this folder, or select a file outside it (it is stored with its full path).', path)
+        : vscode.l10n.t('Restricted Mode: the target would run {0}, which is in this workspace. Nothing of an untrusted workspace runs. Trust this folder, or select a target outside it.', path);
+    case 'interpreter':
+      return vscode.l10n.t('Restricted Mode: the Python interpreter {0} is in this workspace, so it is not started. Trust this folder, or set evalRunner.target\'s "python" to an interpreter outside it.', path);
+    case 'workspaceInterpreter':
+      return vscode.l10n.t('Restricted Mode: the Python interpreter {0} was chosen by this workspace\'s settings, so it is not started. Trust this folder, or set evalRunner.target\'s "python" in your user settings.', path);
+    case 'workingFolder':
+      return vscode.l10n.t('Restricted Mode: your code would start inside this workspace or a folder holding it ({0}), and no other working folder was found. Trust this folder to run it.', path);
+  }
+}
+
+/** The refusal as an error with a "Trust this folder" button; not awaited, so a run that was refused ends at once. */
+export function showRefusal(message: string): void {
+  const trust = vscode.l10n.t('Trust this folder');
+  void vscode.window.showErrorMessage(message, trust).then(async (choice) => {
+    if (choice === trust) await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
+  });
+}
