@@ -35,14 +35,14 @@ export function refusalText(verdict: Extract<OwnCodeVerdict, { ok: false }>): st
   switch (verdict.refused) {
     case 'file':
       return verdict.relative
-        ? vscode.l10n.t('Restricted Mode: the target names {0} by a relative path, which means this workspace. Nothing of an untrusted workspace runs. Trust this folder, or select a file outside it (it is stored with its full path).', path)
-        : vscode.l10n.t('Restricted Mode: the target would run {0}, which is in this workspace. Nothing of an untrusted workspace runs. Trust this folder, or select a target outside it.', path);
+        ? vscode.l10n.t('Restricted Mode: {0} is in this untrusted workspace (a relative path means the workspace), so it does not run. Trust this folder, or select a file outside it.', path)
+        : vscode.l10n.t('Restricted Mode: {0} is in this untrusted workspace, so it does not run. Trust this folder, or select a target outside it.', path);
     case 'interpreter':
-      return vscode.l10n.t('Restricted Mode: the Python interpreter {0} is in this workspace, so it is not started. Trust this folder, or set evalRunner.target\'s "python" to an interpreter outside it.', path);
+      return vscode.l10n.t('Restricted Mode: the Python interpreter {0} is in this untrusted workspace, so it is not started. Trust this folder, or name another in evalRunner.target\'s "python".', path);
     case 'workspaceInterpreter':
-      return vscode.l10n.t('Restricted Mode: the Python interpreter {0} was chosen by this workspace\'s settings, so it is not started. Trust this folder, or set evalRunner.target\'s "python" in your user settings.', path);
+      return vscode.l10n.t('Restricted Mode: this workspace\'s settings chose the Python interpreter {0}, so it is not started. Trust this folder, or name one in evalRunner.target\'s "python" in your user settings.', path);
     case 'workingFolder':
-      return vscode.l10n.t('Restricted Mode: your code would start inside this workspace or a folder holding it ({0}), and no other working folder was found. Trust this folder to run it.', path);
+      return vscode.l10n.t('Restricted Mode: your code has no working folder outside this workspace ({0} holds it). Trust this folder to run it.', path);
   }
 }
 
