@@ -2,6 +2,7 @@
 // here and decided once in the core (ownCodeVerdict); a refusal is said in words, with the way to trust the folder.
 import { mkdirSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { ownCodeVerdict } from '../core';
 import type { OwnCodeVerdict, TargetSpec } from '../core';
@@ -16,7 +17,11 @@ export const MANAGE_TRUST_COMMAND = 'workbench.trust.manage';
  */
 export function ownCodePlace(spec: TargetSpec, interpreter: { path: string; byWorkspace: boolean } | undefined, storage: string): OwnCodeVerdict {
   const folders = (vscode.workspace.workspaceFolders ?? []).filter((f) => f.uri.scheme === 'file').map((f) => f.uri.fsPath);
-  const verdict = ownCodeVerdict({ spec, trusted: vscode.workspace.isTrusted, folders, ...(interpreter ? { interpreter } : {}), fallbacks: [homedir(), storage], realpath });
+  const trusted = vscode.workspace.isTrusted;
+  // Untrusted, a .code-workspace file comes with the repository that holds it, whichever folders it lists.
+  const file = vscode.workspace.workspaceFile;
+  if (!trusted && file?.scheme === 'file') folders.push(dirname(file.fsPath));
+  const verdict = ownCodeVerdict({ spec, trusted, folders, ...(interpreter ? { interpreter } : {}), fallbacks: [homedir(), storage], realpath });
   if (verdict.ok && verdict.cwd === storage) mkdirSync(storage, { recursive: true });
   return verdict;
 }
