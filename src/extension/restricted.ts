@@ -53,8 +53,15 @@ export function refusalText(verdict: Extract<OwnCodeVerdict, { ok: false }>): st
 
 /** The refusal as an error with a "Trust this folder" button; not awaited, so a run that was refused ends at once. */
 export function showRefusal(message: string): void {
-  const trust = vscode.l10n.t('Trust this folder');
-  void vscode.window.showErrorMessage(message, trust).then(async (choice) => {
-    if (choice === trust) await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
-  });
+  void vscode.window.showErrorMessage(message, trustButton()).then(offerTrust);
+}
+
+/** The button that opens VS Code's workspace trust. */
+export function trustButton(): string {
+  return vscode.l10n.t('Trust this folder');
+}
+
+/** Opens the workspace trust editor when the choice was the trust button. */
+export async function offerTrust(choice: string | undefined): Promise<void> {
+  if (choice === trustButton()) await vscode.commands.executeCommand(MANAGE_TRUST_COMMAND);
 }
