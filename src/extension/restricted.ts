@@ -40,12 +40,12 @@ export function refusalText(verdict: Extract<OwnCodeVerdict, { ok: false }>): st
   switch (verdict.refused) {
     case 'file':
       return verdict.relative
-        ? vscode.l10n.t('Restricted Mode: {0} is in this untrusted workspace (a relative path means the workspace), so it does not run. Trust this folder, or select a file outside it.', path)
-        : vscode.l10n.t('Restricted Mode: {0} is in this untrusted workspace, so it does not run. Trust this folder, or select a target outside it.', path);
+        ? vscode.l10n.t('Restricted Mode: a relative path means the workspace, and {0} is in it: not run. Trust this folder, or select a file by its full path outside it.', path)
+        : vscode.l10n.t('Restricted Mode: {0} is in the workspace: not run. Trust this folder, or select a target outside it.', path);
     case 'interpreter':
-      return vscode.l10n.t('Restricted Mode: the Python interpreter {0} is in this untrusted workspace, so it is not started. Trust this folder, or name another in evalRunner.target\'s "python".', path);
+      return vscode.l10n.t('Restricted Mode: the Python interpreter {0} is in the workspace: not started. Trust this folder, or name another in evalRunner.target\'s "python".', path);
     case 'workspaceInterpreter':
-      return vscode.l10n.t('Restricted Mode: this workspace\'s settings chose the Python interpreter {0}, so it is not started. Trust this folder, or name one in evalRunner.target\'s "python" in your user settings.', path);
+      return vscode.l10n.t('Restricted Mode: this workspace\'s settings chose the Python interpreter {0}: not started. Trust this folder, or name one in evalRunner.target\'s "python".', path);
     case 'workingFolder':
       return vscode.l10n.t('Restricted Mode: your code has no working folder outside this workspace ({0} holds it). Trust this folder to run it.', path);
   }
