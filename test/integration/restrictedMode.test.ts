@@ -87,6 +87,22 @@ if (!vscode.workspace.isTrusted) {
       assert.equal(state.sandbox.stats.submissions, 0);
     });
 
+    it('an interpreter in the workspace (its .venv) is not started, even for the user\'s own file', async () => {
+      const marker = join(marks, 'venv-started');
+      const venv = join(ws, '.venv', 'bin');
+      mkdirSync(venv, { recursive: true });
+      writeFileSync(join(venv, 'python'), `#!/bin/sh\ntouch ${JSON.stringify(marker)}\n`, { mode: 0o755 });
+      const own = join(marks, 'own-for-venv', 'agent.py');
+      mkdirSync(dirname(own));
+      writeFileSync(own, agent(join(marks, 'own-for-venv-imported')));
+      await config().update('target', { type: 'python', file: own, python: '.venv/bin/python' }, G);
+      await until('the target is read', () => (state.api.ctx.settings.target as { python?: string }).python === '.venv/bin/python');
+      assert.equal(await state.api.runs.run(ref()), undefined);
+      assert.equal(refusals.length, 1);
+      assert.ok(refusals[0]!.includes(join(venv, 'python')), refusals[0]);
+      assert.ok(!existsSync(marker), 'the workspace\'s interpreter never started');
+    });
+
     it('Rerun Traces and Debug Trace follow the same rule: a worker of the workspace does not start', async () => {
       const marker = join(marks, 'worker-started');
       writeFileSync(join(ws, 'worker.js'), worker(marker));
