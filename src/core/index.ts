@@ -32,6 +32,8 @@ export { TargetError } from './targets/target';
 export type { Target, TargetCallOptions } from './targets/target';
 export { plainHttpWarning } from './targets/targetSecrets';
 export { createTarget, targetIdentity } from './targets/targetSpec';
+export { absoluteCommand, isInside, ownCodeVerdict } from './targets/restrictedMode';
+export type { OwnCodePlaces, OwnCodeRefusal, OwnCodeVerdict } from './targets/restrictedMode';
 export { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from './targets/debugLaunch';
 export type { DebugFiles, DebugKind, DebugLaunch, DebugOutcome, DebugRequest } from './targets/debugLaunch';
 export type { SecretSources, TargetConfig, TargetIdentity, TargetOptions, TargetSecrets, TargetSpec, TargetType } from './targets/targetSpec';

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
-import { PythonWatcher, absolutePythonFile, pythonInterpreter } from './pythonFiles';
+import { PythonWatcher, interpreterChosenByWorkspace, pythonInterpreter } from './pythonFiles';
+import { ownCodePlace, refusalText, showRefusal } from './restricted';
 import type { Restartable } from './pythonFiles';
 import { BUTTON } from './buttons';
 import { MIB, createApiClient, parseBaseUrl } from '../api/client';
@@ -129,6 +130,9 @@ export class Ctx extends Disposable {
   pickItem = <T extends vscode.QuickPickItem>(items: readonly T[], options: vscode.QuickPickOptions): Thenable<T | undefined> =>
     vscode.window.showQuickPick(items, options);
 
+  /** Says why the own-code target does not run in Restricted Mode; a field so the integration tests can see it. */
+  refuseOwnCode = (message: string): void => showRefusal(message);
+
   /** Asks where to save a file (undefined: cancelled); a field so the integration tests can answer it. */
   askSaveUri = (options: vscode.SaveDialogOptions): Thenable<vscode.Uri | undefined> => vscode.window.showSaveDialog(options);
 
@@ -159,11 +163,19 @@ export class Ctx extends Disposable {
       if (kind.secrets.apiKey) options.authHint = `Set this endpoint's key: Eval Runner: Clear Model Key, then run again to be asked for it.`;
       this.warnOnce(kind.endpoint(spec), kind.warnings?.(spec, secrets) ?? []);
     }
-    // The user's programs start in the workspace, as the CLI's start in its working folder.
-    if (kind.localProcess && workspaceDir()) options.cwd = workspaceDir()!;
-    if (spec.type === 'python') {
-      const python = await pythonInterpreter(spec.python, this.log);
-      spec = { ...spec, file: absolutePythonFile(spec.file), ...(python ? { python } : {}) };
+    if (kind.localProcess) {
+      // The user's own code: where it starts (the workspace, as the CLI's start in its working folder) and, in
+      // Restricted Mode, whether it may. Every run, rerun, runner and Debug Trace comes through here.
+      const found = spec.type === 'python' && !spec.python ? await pythonInterpreter(undefined, this.log) : undefined;
+      const verdict = ownCodePlace(spec, found ? { path: found, byWorkspace: interpreterChosenByWorkspace() } : undefined, this.extension.globalStorageUri.fsPath);
+      if (!verdict.ok) {
+        const message = refusalText(verdict);
+        this.log.warn(message);
+        this.refuseOwnCode(message);
+        return undefined;
+      }
+      spec = verdict.spec;
+      if (verdict.cwd) options.cwd = verdict.cwd;
     }
     return { spec, secrets, options, identity: targetIdentity(spec, options.cwd) };
   }
@@ -257,11 +269,6 @@ function baseUrlProblem(baseUrl: string): string {
   } catch (error) {
     return (error as Error).message;
   }
-}
-
-function workspaceDir(): string | undefined {
-  const folder = vscode.workspace.workspaceFolders?.[0];
-  return folder?.uri.scheme === 'file' ? folder.uri.fsPath : undefined;
 }
 
 /** The extension's version, from its package.json. */

@@ -11,6 +11,7 @@ import type { Features } from './features';
 import { Disposable } from './lifecycle';
 import { showError } from './log';
 import { pickTrace } from './pick';
+import { offerTrust, trustButton } from './restricted';
 import type { EvaluationRef } from './registry';
 import { openReview, reviewUri } from './review';
 import { onSettingsChanged } from './settings';
@@ -52,12 +53,13 @@ async function debuggerReady(ctx: Ctx): Promise<boolean> {
   if (!debuggable(target)) {
     const inWorkspace = vscode.workspace.getConfiguration('evalRunner').inspect<{ type?: string }>('target');
     const named = inWorkspace?.workspaceValue ?? inWorkspace?.workspaceFolderValue;
-    const message =
-      !vscode.workspace.isTrusted && (named?.type === 'python' || named?.type === 'worker')
-        ? vscode.l10n.t("This workspace is not trusted: Debug Trace runs only a target your own user settings name, never the workspace's. Trust the workspace, or select the target yourself.")
-        : vscode.l10n.t('Debug Trace runs your own code: a Python function or a worker target (the target now is {0}).', target.type);
-    const choice = await vscode.window.showInformationMessage(message, BUTTON.selectTarget);
+    const untrusted = !vscode.workspace.isTrusted && (named?.type === 'python' || named?.type === 'worker');
+    const message = untrusted
+      ? vscode.l10n.t("This workspace is not trusted: Debug Trace runs only a target your own user settings name, never the workspace's. Trust the workspace, or select the target yourself.")
+      : vscode.l10n.t('Debug Trace runs your own code: a Python function or a worker target (the target now is {0}).', target.type);
+    const choice = await vscode.window.showInformationMessage(message, BUTTON.selectTarget, ...(untrusted ? [trustButton()] : []));
     if (choice === BUTTON.selectTarget) await vscode.commands.executeCommand('evalRunner.selectTarget');
+    else await offerTrust(choice);
     return false;
   }
   if (target.type === 'python' && !vscode.extensions.getExtension(PYTHON_DEBUGGER)) {

@@ -1,6 +1,6 @@
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { relative } from 'node:path';
-import { previousRun, RERUN_SUBSETS, selectTraces } from '../core';
+import { absoluteCommand, previousRun, RERUN_SUBSETS, selectTraces } from '../core';
 import type { RerunSubset } from '../core';
 import type { TargetSettings } from './settingsModel';
 import type { Ctx } from './ctx';
@@ -49,9 +49,9 @@ export async function pickPythonTarget(ctx: Ctx): Promise<TargetSettings | undef
     { title: vscode.l10n.t('Python function (2/2): which function answers a prompt?') },
   );
   if (!fn) return undefined;
-  // Stored relative to the workspace, so the setting travels with the repository's layout.
-  const rel = root && file.scheme === 'file' && !relative(root.fsPath, file.fsPath).startsWith('..') ? relative(root.fsPath, file.fsPath) : file.fsPath;
-  return { type: 'python', file: rel.split('\\').join('/'), function: fn.label };
+  // Stored with its full path: a relative one would mean whichever workspace is open (a cloned repository's own file
+  // of the same name), and in Restricted Mode it is refused.
+  return { type: 'python', file: file.fsPath, function: fn.label };
 }
 
 /** Select Target → Worker: a long-lived command speaking the worker protocol. */
@@ -62,7 +62,10 @@ export async function pickWorkerTarget(): Promise<TargetSettings | undefined> {
     ignoreFocusOut: true,
     validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Required.')),
   });
-  return command ? { type: 'worker', command: command.trim() } : undefined;
+  if (!command) return undefined;
+  // Its files with their full paths, as a Python function's file: relative ones would mean whichever workspace is open.
+  const root = vscode.workspace.workspaceFolders?.[0]?.uri;
+  return { type: 'worker', command: root?.scheme === 'file' ? absoluteCommand(command.trim(), root.fsPath, existsSync) : command.trim() };
 }
 
 const SUBSET_LABELS: Record<(typeof RERUN_SUBSETS)[number], string> = {

@@ -1,6 +1,6 @@
 // The Python target in the editor: where its file is, which interpreter runs it, and restarting its workers when
 // the file (or one beside it) is saved.
-import { dirname, isAbsolute, resolve } from 'node:path';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from './lifecycle';
 
@@ -67,8 +67,11 @@ export class PythonWatcher extends Disposable {
   }
 }
 
-/** The target's Python file as an absolute path (the setting holds it relative to the workspace). */
-export function absolutePythonFile(file: string): string {
-  const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
-  return isAbsolute(file) || !root ? file : resolve(root, file);
+/**
+ * Whether the workspace chose the Python extension's interpreter: python.defaultInterpreterPath set in the workspace's
+ * or a folder's settings (in Restricted Mode such an interpreter is not started).
+ */
+export function interpreterChosenByWorkspace(): boolean {
+  const set = vscode.workspace.getConfiguration('python').inspect<string>('defaultInterpreterPath');
+  return set?.workspaceValue !== undefined || set?.workspaceFolderValue !== undefined;
 }

@@ -37,6 +37,8 @@ const server = await startCodeServer({
   ...(extensionsDir ? { extensionsDir } : {}),
   // Proposed APIs a test-only extension uses (the chat model fixture), enabled for it alone.
   args: proposedApi.flatMap((id) => ['--enable-proposed-api', id]),
+  // The Restricted Mode cases run in a workbench of their own with workspace trust on (runIntegration.mjs).
+  trust: process.env.EVAL_RUNNER_WORKSPACE_TRUST === '1',
   log: (text) => {
     if (process.env.EVAL_RUNNER_EDITOR_VERBOSE) process.stderr.write(`[code-server] ${text}`);
   },

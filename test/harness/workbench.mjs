@@ -38,7 +38,8 @@ export function freePort() {
 
 /**
  * Starts code-server. Everything it writes (profile, extensions, XDG dirs, TMPDIR, IPC sockets) stays in runDir.
- * @param {{ runDir?: string, userDataDir?: string, extensionsDir?: string, settings?: object, env?: object, args?: string[], log?: (line: string) => void }} options
+ * trust: workspace trust on, a folder opening in Restricted Mode (no prompt), for the cases about it; off otherwise.
+ * @param {{ runDir?: string, userDataDir?: string, extensionsDir?: string, settings?: object, env?: object, args?: string[], trust?: boolean, log?: (line: string) => void }} options
  */
 export async function startCodeServer(options = {}) {
   const runDir = options.runDir ?? mkdtempSync(join(tmpdir(), 'eval-runner-editor-'));
@@ -48,7 +49,8 @@ export async function startCodeServer(options = {}) {
     mkdirSync(d, { recursive: true });
   }
   mkdirSync(join(userDataDir, 'User'), { recursive: true });
-  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...options.settings }, null, 2));
+  const trust = options.trust ? { 'security.workspace.trust.enabled': true, 'security.workspace.trust.startupPrompt': 'never' } : {};
+  writeFileSync(join(userDataDir, 'User', 'settings.json'), JSON.stringify({ ...QUIET_SETTINGS, ...trust, ...options.settings }, null, 2));
   const port = await freePort();
   const child = spawn(
     process.execPath,
@@ -59,7 +61,7 @@ export async function startCodeServer(options = {}) {
       '--auth', 'none',
       '--disable-telemetry',
       '--disable-update-check',
-      '--disable-workspace-trust',
+      ...(options.trust ? [] : ['--disable-workspace-trust']),
       '--disable-getting-started-override',
       '--user-data-dir', userDataDir,
       '--extensions-dir', extensionsDir,

@@ -50,7 +50,7 @@ describe('your own code as the target, in the editor: pick, edit and save, rerun
     rmSync(folder, { recursive: true, force: true });
   });
 
-  it('Select Target → Python function: a workspace file, then one of its top-level functions; stored relative to the workspace', async () => {
+  it('Select Target → Python function: a workspace file, then one of its top-level functions; stored with its full path', async () => {
     const offered: string[][] = [];
     const original = api.ctx.pickItem;
     api.ctx.pickItem = ((items: readonly vscode.QuickPickItem[]) => {
@@ -65,7 +65,7 @@ describe('your own code as the target, in the editor: pick, edit and save, rerun
     assert.ok(offered[1]!.includes('.eval-runner-test/model.py'), offered[1]!.join(', '));
     assert.deepEqual(offered[2], ['answer', 'helper'], 'the file\'s top-level functions, answer first');
     await until('the setting is written', () => config().get<{ type: string }>('target')?.type === 'python');
-    assert.deepEqual(config().get('target'), { type: 'python', file: '.eval-runner-test/model.py', function: 'answer' });
+    assert.deepEqual(config().get('target'), { type: 'python', file, function: 'answer' });
   });
 
   it('saving the file mid-run restarts the workers: the next answers come from the edit', async () => {
