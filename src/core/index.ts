@@ -43,6 +43,7 @@ export { CLI_TARGET_TYPES, cliKindOf, column, configFromFlags, flagsOfConfig, re
 export type { CliTargetType } from './targets/kinds/flags';
 export { configTargetSchema, configTypesText, settingsTarget, targetSettingsSchema } from './targets/kinds/schemas';
 export { flagSecretVariables, headerVariable, isOpenAiApi, secretVariables, secretsFromEnv, sentHeaders } from './targets/kinds/secretSources';
+export { curlQuery, looksSecretQueryName, queryVariable } from './targets/kinds/querySecrets';
 export { ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, clampRunOption, runBasics } from './runOptions';
 export type { RunBasics, RunChoices, RunOptionName } from './runOptions';
 export { createBatchTarget } from './targets/openaiBatch';

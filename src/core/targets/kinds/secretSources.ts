@@ -3,6 +3,7 @@
 import { OPENAI_API_ORIGIN } from '../openaiTarget';
 import type { FlagValues, KindFlag, KindKey } from './kind';
 import { TargetConfigError } from './kind';
+import { queryFromEnv, queryVariables } from './querySecrets';
 import type { SecretSources, TargetSecrets } from './specs';
 
 /** The model key's variable (the CLI's; the editor keeps the key in secret storage). */
@@ -100,7 +101,8 @@ export function secretsFromEnv(target: object, takesKey: boolean, env: NodeJS.Pr
     secret[name] = value;
   }
   const headers = sentHeaders(config.headers, secret);
-  if (!takesKey) return { secrets: { headers } };
+  const query = queryFromEnv(config, env);
+  if (!takesKey) return { secrets: { headers, ...(query ? { query } : {}) } };
   const { apiKey, authHint } = modelKeyFromEnv(config.apiKeyEnv, config.baseUrl ?? '', env);
   return { secrets: { ...(apiKey ? { apiKey } : {}), headers }, authHint };
 }
@@ -122,7 +124,7 @@ function modelKeyFromEnv(named: string | undefined, baseUrl: string, env: NodeJS
 export function secretVariables(target: object, takesKey: boolean): string[] {
   const config = target as SecretSources & { baseUrl?: string };
   const key = takesKey ? (config.apiKeyEnv ?? (isOpenAiApi(config.baseUrl ?? '') ? 'OPENAI_API_KEY' : undefined)) : undefined;
-  return [...(key ? [key] : []), ...(config.secretHeaders ?? []).map((h) => headerVariable(config, h))];
+  return [...(key ? [key] : []), ...(config.secretHeaders ?? []).map((h) => headerVariable(config, h)), ...queryVariables(config)];
 }
 
 /** The variables the secret flags name, whatever the kind: a command the user runs never sees them. */
