@@ -1,5 +1,6 @@
 import { CurlSyntaxError, detectShell, splitWords } from './curlShell';
 import type { CurlShell, Word } from './curlShell';
+import { splitSecretQuery } from './curlQuery';
 
 export { CurlSyntaxError as CurlError } from './curlShell';
 export type { CurlShell } from './curlShell';
@@ -11,7 +12,13 @@ export type { CurlShell } from './curlShell';
 export interface CurlRequest {
   shell: CurlShell;
   method: string;
+  /** Without its secret query parameters (see secretQuery). */
   url: string;
+  /**
+   * The query parameters that use a variable or whose name says they carry a credential (key, token, sig…), with
+   * their values: taken out of the URL, to go where secrets go (the http target's secretQuery).
+   */
+  secretQuery: Record<string, string>;
   /** Header names in lower case; the values of the ones that carry no credential. */
   headers: Record<string, string>;
   /** Credentials (Authorization, API keys, cookies, -u, and any header that uses a variable): kept apart. */
@@ -204,6 +211,17 @@ function sliceWord(word: Word, from: number): Word {
   return out;
 }
 
+/** The names of the query parameters whose value holds a variable (a name written with one is taken as it reads). */
+function queryNamesWithVariables(word: Word): string[] {
+  // Each variable becomes a mark no URL holds, so the query can be split as text and the marked values found.
+  const marked = word.map((p) => ('text' in p ? p.text : '\u0000')).join('');
+  const query = marked.split('#')[0]!.split('?').slice(1).join('?');
+  return query
+    .split('&')
+    .filter((pair) => pair.slice(pair.indexOf('=') + 1).includes('\u0000') && pair.includes('='))
+    .map((pair) => pair.slice(0, pair.indexOf('=')));
+}
+
 /** A word's text with its variables as written. */
 function wordText(word: Word): string {
   return word.map((p) => ('text' in p ? p.text : p.raw)).join('');
@@ -218,6 +236,8 @@ class Draft {
   method: string | undefined;
   url: string | undefined;
   readonly ignored: string[] = [];
+  /** The URL's query parameters whose value uses a variable. */
+  private variableQuery: string[] = [];
   private readonly headers = new Map<string, { value: string; secret: boolean }>();
   private readonly bodies: string[] = [];
   private sawJson = false;
@@ -293,6 +313,7 @@ class Draft {
     if (this.url !== undefined) throw new CurlSyntaxError('The command has more than one URL (or a word curl would take as one): keep one request.');
     const text = this.text(word, 'url');
     this.url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+    this.variableQuery = queryNamesWithVariables(word);
   }
 
   finish(shell: CurlShell): CurlRequest {
@@ -305,10 +326,12 @@ class Draft {
     const body = this.bodies.length > 0 ? this.bodies.join(this.sawJson ? '' : '&') : undefined;
     const split = { headers: {} as Record<string, string>, secretHeaders: {} as Record<string, string> };
     for (const [name, h] of this.headers) (h.secret ? split.secretHeaders : split.headers)[name] = h.value;
+    const { url, secretQuery } = splitSecretQuery(this.url, this.variableQuery);
     return {
       shell,
       method: this.method ?? (body !== undefined ? 'POST' : 'GET'),
-      url: this.url,
+      url,
+      secretQuery,
       ...split,
       ...(body !== undefined ? { body } : {}),
       ...(body?.includes(PROMPT) ? { bodyTemplate: body } : {}),
