@@ -256,6 +256,11 @@ describe('the curl reader in the extension', () => {
     assert.ok(!extension.includes('is not one this reader knows'), 'the reader (its messages) is not in the extension bundle');
     assert.ok(readFileSync(join(root, 'dist', 'curlReader.js'), 'utf8').includes('is not one this reader knows'));
     assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlReader.js'), 'and the VSIX carries it');
+    // The import's questions too: dist/curlPick.js, handed the reader (it bundles neither the reader nor the core).
+    assert.ok(extension.includes('"./curlPick.js"') && !extension.includes('Where the values of this request go'));
+    const pick = readFileSync(join(root, 'dist', 'curlPick.js'), 'utf8');
+    assert.ok(pick.includes('Where the values of this request go') && !pick.includes('is not one this reader knows') && pick.length < 20_000, `dist/curlPick.js is ${pick.length} bytes`);
+    assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlPick.js'), 'and the VSIX carries it');
   });
 });
 

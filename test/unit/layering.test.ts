@@ -155,10 +155,12 @@ describe('architecture rules', () => {
   // columns and binary index took 2 KB, and the run engine left (dist/engine.js: the editor's runs are the runner's,
   // which bundles it), 26 KB: 464 KB. Compare Runs' windows of rows (the host's compare table, its byte-level journal
   // read) took 3 KB: 467 KB. Reads of the journal taking turns, and a Run that is starting, just went over: 468 KB.
-  it('keeps dist/extension.js within 468 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // Issue 35's query secrets and the settings' credentials moved to secret storage took 3 KB (the curl import's
+  // questions left for dist/curlPick.js, 5 KB): 471 KB.
+  it('keeps dist/extension.js within 471 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 468 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 471 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
     assert.ok(bundle.includes('"./listReader.js"') && !bundle.includes('a field name is larger than 64 KiB'), 'the list parser is a file of its own');
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);

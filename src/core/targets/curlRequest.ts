@@ -1,8 +1,11 @@
 import { CurlSyntaxError, detectShell, splitWords } from './curlShell';
 import type { CurlShell, Word } from './curlShell';
 import { splitSecretQuery } from './curlQuery';
+import { looksSecretHeader } from './targetSecrets';
 
 export { CurlSyntaxError as CurlError } from './curlShell';
+// The editor's import keeps every other header in secret storage (src/extension/curlImport.ts), with this module only.
+export { isPlainHeader } from './targetSecrets';
 export type { CurlShell } from './curlShell';
 
 /**
@@ -229,8 +232,6 @@ function wordText(word: Word): string {
 
 /** Headers the HTTP client sets itself, or that would spoil the exchange (an encoding it would not decode). */
 const DROPPED_HEADERS = new Set(['content-length', 'host', 'accept-encoding', 'connection', 'transfer-encoding']);
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'api-key', 'x-api-key', 'cookie']);
-const SECRET_NAME = /auth|key|token|secret|session|cookie|passw|credential|signature/i;
 
 class Draft {
   method: string | undefined;
@@ -282,7 +283,7 @@ class Draft {
   setHeader(name: string, value: string, usesVariable: boolean): void {
     const key = name.toLowerCase();
     if (DROPPED_HEADERS.has(key) || key.startsWith(':')) return;
-    this.headers.set(key, { value, secret: usesVariable || SECRET_HEADERS.has(key) || SECRET_NAME.test(key) });
+    this.headers.set(key, { value, secret: usesVariable || looksSecretHeader(key, value) });
   }
 
   data(word: Word, fileAllowed: boolean): void {
