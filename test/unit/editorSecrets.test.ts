@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import * as reader from '../../src/core/targets/curlRequest';
+import { configSecrets, runCommandLine } from '../../src/core';
 import { curlImport, curlVariableProblem, queryVariableNames } from '../../src/extension/curlImport';
+import { movedSettingsSecrets, resolveSettings, runConfigFor } from '../../src/extension/settingsModel';
+import type { TargetSettings } from '../../src/extension/settingsModel';
 
 const QUERY_KEY = 'AIzaSy-IMPORT-QUERY-3f9';
 const TEAM = 'team-credential-77ab';
@@ -51,5 +54,50 @@ describe("the editor's curl import: what goes to settings, what to secret storag
     assert.deepEqual(problem(`curl https://h.example/x -d '{"user": "'"$ME"'", "q": "{{prompt}}"}'`), { name: 'ME', in: 'body' });
     assert.deepEqual(problem(`curl "https://$HOST/x" -d '{"q": "{{prompt}}"}'`), { name: 'HOST', in: 'url' });
     assert.equal(problem(`curl "https://h.example/x?key=$K" -H "Authorization: Bearer $T" -d '{"q": "{{prompt}}"}'`), undefined);
+  });
+});
+
+describe('a credential written into the settings leaves them', () => {
+  it("moves a header that looks secret (by name or value) and a key in the http URL's query; plain headers stay", () => {
+    const target: TargetSettings = {
+      type: 'http',
+      url: 'https://api.example.com/v1/gen?alt=json&api_key=AIza-settings-1',
+      answerPath: 'a',
+      headers: { 'X-Api-Key': 'k-1', 'X-Team': 'blue', 'X-Forward': 'Bearer abc.def', 'X-Trace': 'sk-proj-00aa11', 'content-type': 'application/json' },
+      secretHeaders: ['x-org'],
+    };
+    const moved = movedSettingsSecrets(target)!;
+    assert.equal(moved.origin, 'https://api.example.com');
+    assert.deepEqual(moved.headers, { 'X-Api-Key': 'k-1', 'X-Forward': 'Bearer abc.def', 'X-Trace': 'sk-proj-00aa11' });
+    assert.deepEqual(moved.query, { api_key: 'AIza-settings-1' });
+    assert.deepEqual(moved.target, {
+      type: 'http',
+      url: 'https://api.example.com/v1/gen?alt=json',
+      answerPath: 'a',
+      headers: { 'X-Team': 'blue', 'content-type': 'application/json' },
+      secretHeaders: ['x-org', 'X-Api-Key', 'X-Forward', 'X-Trace'],
+      secretQuery: ['api_key'],
+    });
+    const openai = movedSettingsSecrets({ type: 'openai', baseUrl: 'https://llm.example/v1', model: 'm', headers: { Authorization: 'Bearer sk-x' } })!;
+    assert.deepEqual(openai.target, { type: 'openai', baseUrl: 'https://llm.example/v1', model: 'm', secretHeaders: ['Authorization'] });
+    assert.equal(movedSettingsSecrets({ type: 'http', url: 'https://h.example/x?page=2', answerPath: 'a', headers: { 'X-Team': 'blue' } }), undefined, 'nothing to move');
+  });
+
+  it('Copy as CLI Command: the config names the secret headers and query parameters with their variables, never a value', () => {
+    const target = { type: 'http', url: 'https://api.example.com/v1/gen?key=AIza-copy-SECRET', answerPath: 'a', headers: { authorization: 'Bearer copy-SECRET-2' }, secretQuery: ['sig'] };
+    const settings = resolveSettings({ effective: (key) => (key === 'target' ? target : undefined), user: () => undefined }, true, '/tmp/state');
+    const config = runConfigFor({ baseUrl: 'https://svc.example', evaluationId: 1, kind: 'benchmark', label: 'b' }, settings, false);
+    assert.ok(!('problem' in config));
+    assert.deepEqual(config.target, {
+      type: 'http',
+      url: 'https://api.example.com/v1/gen',
+      answerPath: 'a',
+      secretHeaders: ['authorization'],
+      secretQuery: ['sig', 'key'],
+      headerEnv: { authorization: 'AUTHORIZATION' },
+      queryEnv: { sig: 'SIG', key: 'KEY' },
+    });
+    assert.deepEqual(configSecrets(config), ['EVAL_RUNNER_TOKEN', 'AUTHORIZATION', 'SIG', 'KEY']);
+    for (const text of [JSON.stringify(config), runCommandLine(config)]) assert.ok(!text.includes('SECRET'), text);
   });
 });
