@@ -1,5 +1,5 @@
 import { proxyFromEnv } from '../api/proxy';
-import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, headerVariable, isOpenAiApi, kindOf, looksSecretHeader, queryVariable, settingsTarget, splitSecretQuery } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, isOpenAiApi, kindOf, looksSecretHeader, settingsTarget, splitSecretQuery } from '../core';
 import type { OnTargetError, RunConfig, TargetConfig } from '../core';
 import { DEFAULT_MAX_LIST_MEGABYTES } from '../api/client';
 import type { ProxyConfig } from '../api/proxy';
@@ -195,8 +195,9 @@ export function runConfigFor(
   }
   // A model key for another endpoint than OpenAI's own comes from a variable the CLI must be told.
   const namedKey = kindOf(t.type).secrets?.apiKey && !keyless && t.type === 'openai' && !isOpenAiApi(t.baseUrl);
-  const target = withVariables((movedSettingsSecrets(t)?.target ?? t) as typeof t);
-  if (namedKey && target.type === 'openai') target.apiKeyEnv = 'MODEL_API_KEY';
+  // A credential still written in the settings goes by name too: the CLI reads it from its variable (configSecrets).
+  const named = (movedSettingsSecrets(t)?.target ?? t) as typeof t;
+  const target: RunConfig['target'] = namedKey && named.type === 'openai' ? { ...named, apiKeyEnv: 'MODEL_API_KEY' } : named;
   return {
     baseUrl: ref.baseUrl,
     evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
@@ -247,12 +248,4 @@ export function movedSettingsSecrets(target: TargetSettings): MovedSecrets | und
       : {}),
   };
   return { target: moved, origin, headers, query: split.secretQuery };
-}
-
-/** A config's target naming the variable of each secret header and query parameter (a config file says where each comes from). */
-function withVariables(t: Exclude<TargetSettings, { type: 'manual' | 'vscode-lm' }>): NonNullable<RunConfig['target']> {
-  if (t.type !== 'http' && t.type !== 'openai') return t;
-  const headerEnv = Object.fromEntries((t.secretHeaders ?? []).map((name) => [name, headerVariable(t, name)]));
-  const queryEnv = t.type === 'http' ? Object.fromEntries((t.secretQuery ?? []).map((name) => [name, queryVariable(t, name)])) : {};
-  return { ...t, ...(Object.keys(headerEnv).length > 0 ? { headerEnv } : {}), ...(Object.keys(queryEnv).length > 0 ? { queryEnv } : {}) };
 }

@@ -83,7 +83,7 @@ describe('a credential written into the settings leaves them', () => {
     assert.equal(movedSettingsSecrets({ type: 'http', url: 'https://h.example/x?page=2', answerPath: 'a', headers: { 'X-Team': 'blue' } }), undefined, 'nothing to move');
   });
 
-  it('Copy as CLI Command: the config names the secret headers and query parameters with their variables, never a value', () => {
+  it('Copy as CLI Command: the config names the secret headers and query parameters (their variables said beside it), never a value', () => {
     const target = { type: 'http', url: 'https://api.example.com/v1/gen?key=AIza-copy-SECRET', answerPath: 'a', headers: { authorization: 'Bearer copy-SECRET-2' }, secretQuery: ['sig'] };
     const settings = resolveSettings({ effective: (key) => (key === 'target' ? target : undefined), user: () => undefined }, true, '/tmp/state');
     const config = runConfigFor({ baseUrl: 'https://svc.example', evaluationId: 1, kind: 'benchmark', label: 'b' }, settings, false);
@@ -94,8 +94,6 @@ describe('a credential written into the settings leaves them', () => {
       answerPath: 'a',
       secretHeaders: ['authorization'],
       secretQuery: ['sig', 'key'],
-      headerEnv: { authorization: 'AUTHORIZATION' },
-      queryEnv: { sig: 'SIG', key: 'KEY' },
     });
     assert.deepEqual(configSecrets(config), ['EVAL_RUNNER_TOKEN', 'AUTHORIZATION', 'SIG', 'KEY']);
     for (const text of [JSON.stringify(config), runCommandLine(config)]) assert.ok(!text.includes('SECRET'), text);
