@@ -70,7 +70,7 @@ export class TokenStore {
     await this.state.update(`${KEYED_ORIGINS}:query:${origin}`, undefined);
   }
 
-  /** Endpoint origins that have a model key or secret headers stored, or are marked keyless. */
+  /** Endpoint origins that have a model key, secret headers or query parameters stored, or are marked keyless. */
   knownOrigins(): string[] {
     return [...new Set([...this.list(KEYED_ORIGINS), ...this.list(KEYLESS_ORIGINS)])];
   }
