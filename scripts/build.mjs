@@ -103,6 +103,14 @@ const batchRunAside = {
   },
 };
 
+// Select Target's curl import (src/extension/curlPick.ts) likewise: dist/curlPick.js, required when it is picked.
+const curlPickAside = {
+  name: 'curl-pick-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/curlPick\.js$/ }, () => ({ path: './curlPick.js', external: true }));
+  },
+};
+
 // The runner process (src/runner/, dist/runner.js) hosts the core for the editor's runs; the window's client of it,
 // with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs.ts), not at activation.
 const runnerClientAside = {
@@ -113,7 +121,8 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside] }),
+  build({ ...common, entryPoints: ['src/extension/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
   build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listReader.js' }),
   build({ ...common, entryPoints: ['src/core/batchRun.ts'], outfile: 'dist/batchRun.js' }),
   build({ ...common, entryPoints: ['src/core/engine.ts'], outfile: 'dist/engine.js' }),

@@ -8,6 +8,7 @@ import {
   configFromFlags,
   createBatchTarget,
   createTarget,
+  curlQuery,
   fieldList,
   flagSecretVariables,
   originOf,
@@ -156,8 +157,8 @@ function curlParts(v: FlagValues, env: NodeJS.ProcessEnv, origins: FlagOrigins):
   // The rest of the http target's flags (--answer-path, --header, ...) read as for --http-url.
   const bodyTemplate = curlTemplate(request, typeof v['prompt-path'] === 'string' ? v['prompt-path'] : undefined);
   const config = usage(() => configFromFlags('http', { ...v, 'http-url': request.url, 'http-method': request.method, 'body-template': bodyTemplate }));
-  const fromFlags = usage(() => secretsFromEnv(config, false, env)).secrets.headers;
-  const secrets = { headers: { ...sentHeaders(request.headers, request.secretHeaders), ...fromFlags } };
+  const fromFlags = usage(() => secretsFromEnv(config, false, env)).secrets;
+  const secrets = { headers: { ...sentHeaders(request.headers, request.secretHeaders), ...fromFlags.headers }, ...curlQuery(config, request.secretQuery, fromFlags.query) };
   const unused = request.ignored.filter((name) => CONNECTION_OPTIONS.has(name));
   const warnings = unused.length > 0 ? [`--from-curl: ${unused.join(', ')} changes how curl connects and is not used here: certificates are checked, and the proxy is HTTPS_PROXY's.`] : [];
   return { spec: specOf(config)!, secrets, warnings, ...(origin ? { origin } : {}), uses };

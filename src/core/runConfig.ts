@@ -69,8 +69,8 @@ function describeIssue(issue: z.core.$ZodIssue): string {
 function findSecretKey(value: unknown, path: string[] = []): string | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   for (const [k, v] of Object.entries(value)) {
-    // Header maps name headers; their names may be anything. Only plain headers' values sit there, by design.
-    if (SECRET_KEYS.test(k) && path[path.length - 1] !== 'headers' && path[path.length - 1] !== 'headerEnv') return [...path, k].join('.');
+    // Header maps name headers, queryEnv query parameters (key); their names may be anything. Only plain headers' values sit there, by design.
+    if (SECRET_KEYS.test(k) && !['headers', 'headerEnv', 'queryEnv'].includes(path[path.length - 1]!)) return [...path, k].join('.');
     const inner = findSecretKey(v, [...path, k]);
     if (inner) return inner;
   }

@@ -32,13 +32,13 @@ export async function clearModelKey(ctx: Ctx): Promise<void> {
     // an invalid target URL has no key to clear
   }
   if (origins.size === 0) {
-    void vscode.window.showInformationMessage(vscode.l10n.t('No model keys or secret headers are stored.'));
+    void vscode.window.showInformationMessage(vscode.l10n.t('No model keys, secret headers or secret query parameters are stored.'));
     return;
   }
-  const origin = await vscode.window.showQuickPick([...origins], { title: vscode.l10n.t('Clear the model key and secret headers of which endpoint?') });
+  const origin = await vscode.window.showQuickPick([...origins], { title: vscode.l10n.t('Clear the model key, secret headers and query parameters of which endpoint?') });
   if (!origin) return;
   await ctx.tokens.clearModelKey(origin);
-  void vscode.window.showInformationMessage(vscode.l10n.t('Cleared the model key and secret headers of {0}; the next run there asks again.', origin));
+  void vscode.window.showInformationMessage(vscode.l10n.t('Cleared the model key, secret headers and query parameters of {0}; the next run there asks again.', origin));
 }
 
 export async function startSandbox(ctx: Ctx, f: Features): Promise<void> {

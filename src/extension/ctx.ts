@@ -190,7 +190,10 @@ export class Ctx extends Disposable {
     if (apiKey === null) return undefined;
     const secret = kind.secrets?.headers ? await this.secretHeaders(origin, t.secretHeaders ?? []) : {};
     if (!secret) return undefined;
-    return { ...(apiKey ? { apiKey } : {}), headers: sentHeaders(t.headers, secret) };
+    // The http target's secret query parameters: kept as its secret headers are, asked for with the origin named.
+    const query = await this.secretQuery(origin, (t as { secretQuery?: string[] }).secretQuery ?? []);
+    if (!query) return undefined;
+    return { ...(apiKey ? { apiKey } : {}), headers: sentHeaders(t.headers, secret), ...(Object.keys(query).length > 0 ? { query } : {}) };
   }
 
   /** The target of a plan, built in this process. */
@@ -234,6 +237,24 @@ export class Ctx extends Disposable {
         await this.tokens.setHeader(origin, name, value);
       }
       out[name.toLowerCase()] = value;
+    }
+    return out;
+  }
+
+  /** Values of the secret query parameters for this origin, asked for where missing (undefined: the user cancelled). */
+  private async secretQuery(origin: string, names: readonly string[]): Promise<Record<string, string> | undefined> {
+    const out: Record<string, string> = {};
+    for (const name of names) {
+      let value = await this.tokens.getQuery(origin, name);
+      if (!value) {
+        value = await this.askSecret(
+          vscode.l10n.t('Query parameter {0} for {1}', name, origin),
+          vscode.l10n.t("The value of the URL's {0} parameter (kept in secret storage, sent only to {1}).", name, origin),
+        );
+        if (!value) return undefined;
+        await this.tokens.setQuery(origin, name, value);
+      }
+      out[name] = value;
     }
     return out;
   }

@@ -1,6 +1,7 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
 import { DebugTargetContext } from './debugTrace';
+import { SettingsSecrets } from './settingsSecrets';
 import { Ctx, extensionVersion } from './ctx';
 import { ProgressPanels } from './progressPanel';
 import { ComparePanels } from './comparePanel';
@@ -53,6 +54,7 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
     lenses,
     new ReviewContext(ctx),
     new DebugTargetContext(ctx),
+    new SettingsSecrets(ctx),
     review,
     compare,
     panels,

@@ -1,5 +1,5 @@
 import { proxyFromEnv } from '../api/proxy';
-import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, isOpenAiApi, kindOf, settingsTarget } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, isOpenAiApi, kindOf, looksSecretHeader, settingsTarget, splitSecretQuery } from '../core';
 import type { OnTargetError, RunConfig, TargetConfig } from '../core';
 import { DEFAULT_MAX_LIST_MEGABYTES } from '../api/client';
 import type { ProxyConfig } from '../api/proxy';
@@ -195,7 +195,9 @@ export function runConfigFor(
   }
   // A model key for another endpoint than OpenAI's own comes from a variable the CLI must be told.
   const namedKey = kindOf(t.type).secrets?.apiKey && !keyless && t.type === 'openai' && !isOpenAiApi(t.baseUrl);
-  const target: RunConfig['target'] = namedKey ? { ...t, apiKeyEnv: 'MODEL_API_KEY' } : t;
+  // A credential still written in the settings goes by name too: the CLI reads it from its variable (configSecrets).
+  const named = (movedSettingsSecrets(t)?.target ?? t) as typeof t;
+  const target: RunConfig['target'] = namedKey && named.type === 'openai' ? { ...named, apiKeyEnv: 'MODEL_API_KEY' } : named;
   return {
     baseUrl: ref.baseUrl,
     evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
@@ -208,4 +210,42 @@ export function runConfigFor(
     ...(settings.requestEncoding !== 'urlencoded' ? { requestEncoding: settings.requestEncoding } : {}),
     ...(ref.kind === 'robustness' ? { waitForGenerationSeconds: settings.waitForGenerationSeconds } : {}),
   };
+}
+
+/** A literal credential found in the settings' target, taken out: the target keeps names, the values go to secret storage. */
+export interface MovedSecrets {
+  target: TargetSettings;
+  origin: string;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+}
+
+/**
+ * The credentials written as plain values in an http or openai target's settings: a header whose name or value
+ * looks like one (authorization, *key*, *token*, a Bearer or sk-… value) becomes a secret header, and a key in an
+ * http URL's query (key, api_key, token, sig, …) a secret query parameter. undefined: there is none.
+ */
+export function movedSettingsSecrets(target: TargetSettings): MovedSecrets | undefined {
+  if (target.type !== 'http' && target.type !== 'openai') return undefined;
+  let origin: string;
+  try {
+    origin = new URL(target.type === 'http' ? target.url : target.baseUrl).origin;
+  } catch {
+    return undefined; // an invalid URL is refused in words when the target is built
+  }
+  const plain = Object.entries(target.headers ?? {});
+  const headers = Object.fromEntries(plain.filter(([name, value]) => typeof value === 'string' && looksSecretHeader(name, value)));
+  const split = target.type === 'http' ? splitSecretQuery(target.url, []) : { url: '', secretQuery: {} };
+  if (Object.keys(headers).length === 0 && Object.keys(split.secretQuery).length === 0) return undefined;
+  const kept = Object.fromEntries(plain.filter(([name]) => !(name in headers)));
+  const { headers: _old, ...rest } = target;
+  const moved: TargetSettings = {
+    ...rest,
+    ...(Object.keys(kept).length > 0 ? { headers: kept } : {}),
+    ...(Object.keys(headers).length > 0 ? { secretHeaders: [...new Set([...(target.secretHeaders ?? []), ...Object.keys(headers)])] } : {}),
+    ...(target.type === 'http' && Object.keys(split.secretQuery).length > 0
+      ? { url: split.url, secretQuery: [...new Set([...(target.secretQuery ?? []), ...Object.keys(split.secretQuery)])] }
+      : {}),
+  };
+  return { target: moved, origin, headers, query: split.secretQuery };
 }

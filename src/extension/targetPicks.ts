@@ -2,8 +2,8 @@
 // settings (evalRunner.target), and secrets (a model key, a secret header's value) to secret storage only.
 import * as vscode from 'vscode';
 import { ALL_KINDS, curlReader } from '../core';
-import type { CurlRequest, PromptField } from '../core';
 import type { Ctx } from './ctx';
+import type * as CurlPick from './curlPick';
 import { pickPythonTarget, pickWorkerTarget } from './ownCode';
 import { writeTarget } from './settings';
 import type { TargetSettings } from './settingsModel';
@@ -24,7 +24,7 @@ const ASK: Readonly<Record<string, Ask>> = {
   },
   'vscode-lm': askChatModel,
   http: askHttp,
-  curl: askCurl,
+  curl: (ctx) => curlPick().askCurl(ctx, curlReader()),
   python: pickPythonTarget,
   worker: () => pickWorkerTarget(),
   command: async () => {
@@ -132,107 +132,8 @@ async function askSecretHeader(ctx: Ctx, url: string): Promise<string[] | undefi
   return [name.trim().toLowerCase()];
 }
 
-/**
- * HTTP request from curl: the pasted command's credentials go to secret storage (as the HTTP endpoint's secret
- * headers), its other headers to settings; then the body's field for the prompt and the answer's path.
- */
-async function askCurl(ctx: Ctx): Promise<TargetSettings | undefined> {
-  const { readCurl, CurlError } = curlReader();
-  const text = await askCurlCommand();
-  if (!text) return undefined;
-  const values = await askVariables(readCurl(text));
-  if (!values) return undefined;
-  let request: CurlRequest;
-  try {
-    request = readCurl(text, { variable: (name) => values.get(name)! });
-  } catch (error) {
-    if (!(error instanceof CurlError)) throw error;
-    void vscode.window.showErrorMessage(vscode.l10n.t('The curl command cannot be read: {0}', error.message));
-    return undefined;
-  }
-  const bodyTemplate = await askPromptField(request);
-  if (!bodyTemplate) return undefined;
-  const answerPath = await ask(vscode.l10n.t('HTTP request from curl: the answer'), vscode.l10n.t('Where the answer is in the JSON response (a dotted path or JSONPath)'), answerPathGuess(request.url));
-  if (!answerPath) return undefined;
-  const origin = new URL(request.url).origin;
-  for (const [name, value] of Object.entries(request.secretHeaders)) await ctx.tokens.setHeader(origin, name, value);
-  const secretHeaders = Object.keys(request.secretHeaders);
-  return {
-    type: 'http',
-    url: request.url,
-    ...(request.method !== 'POST' ? { method: request.method } : {}),
-    ...(Object.keys(request.headers).length > 0 ? { headers: request.headers } : {}),
-    ...(secretHeaders.length > 0 ? { secretHeaders } : {}),
-    bodyTemplate,
-    answerPath: answerPath.trim(),
-  };
-}
-
-/** The command, pasted; the clipboard's when it holds one. Checked as it is typed: the reader's words say what is wrong. */
-async function askCurlCommand(): Promise<string | undefined> {
-  const { readCurl, CurlError } = curlReader();
-  const clipboard = await vscode.env.clipboard.readText();
-  return vscode.window.showInputBox({
-    title: vscode.l10n.t('HTTP request from curl'),
-    prompt: vscode.l10n.t("Paste a curl command (DevTools' Copy as cURL, bash or cmd; Postman; API docs). Write {{prompt}} where the prompt goes, or choose a field next."),
-    value: /^\s*(\$\s+)?curl(\.exe)?\s/.test(clipboard) ? clipboard : '',
-    ignoreFocusOut: true,
-    validateInput: (v) => {
-      if (!v.trim()) return vscode.l10n.t('Required.');
-      try {
-        const found = readCurl(v).variables.find((x) => x.in !== 'header');
-        return found ? vscode.l10n.t('{0} is in the URL or the body: here variables are read in headers only. Write its value in the command.', found.name) : undefined;
-      } catch (error) {
-        return error instanceof CurlError ? error.message : String(error);
-      }
-    },
-  });
-}
-
-/** The value of each variable the headers use ($OPENAI_API_KEY), asked once; they go to secret storage with their header. */
-async function askVariables(shape: CurlRequest): Promise<Map<string, string> | undefined> {
-  const values = new Map<string, string>();
-  const origin = new URL(shape.url).origin;
-  for (const { name } of shape.variables) {
-    if (values.has(name)) continue;
-    const value = await vscode.window.showInputBox({
-      title: vscode.l10n.t('HTTP request from curl: {0}', name),
-      prompt: vscode.l10n.t('The value of {0}, used in a header (kept in secret storage, sent only to {1})', name, origin),
-      value: process.env[name] ?? '',
-      password: true,
-      ignoreFocusOut: true,
-      validateInput: (v) => (v.trim() ? undefined : vscode.l10n.t('Required.')),
-    });
-    if (!value) return undefined;
-    values.set(name, value.trim());
-  }
-  return values;
-}
-
-/** Where a field's name says it may hold the prompt: offered first, the last one (the latest message) on top. */
-const LIKELY_PROMPT = /(^|\.)(content|prompt|input|inputs|text|query|question|message)$/;
-
-/** The body as a template: as pasted when it holds {{prompt}}, else with the string field the user picks. */
-async function askPromptField(request: CurlRequest): Promise<string | undefined> {
-  if (request.bodyTemplate) return request.bodyTemplate;
-  if (request.promptFields.length === 0) {
-    const why = request.body === undefined ? vscode.l10n.t('The request sends no body.') : vscode.l10n.t('Its body has no {{prompt}} and no JSON string field.');
-    void vscode.window.showErrorMessage(vscode.l10n.t('{0} Add a JSON body with {{prompt}} where the prompt goes (-d \'{"prompt": "{{prompt}}"}\') and paste the command again.', why));
-    return undefined;
-  }
-  const likely = request.promptFields.filter((f) => LIKELY_PROMPT.test(f.dotted)).reverse();
-  const fields: PromptField[] = [...likely, ...request.promptFields.filter((f) => !likely.includes(f))];
-  const pick = await vscode.window.showQuickPick(
-    fields.map((f) => ({ label: f.path, description: f.value.length > 60 ? `${f.value.slice(0, 60)}…` : f.value, field: f })),
-    { title: vscode.l10n.t('Which field of the body holds the prompt?'), ignoreFocusOut: true },
-  );
-  return pick ? curlReader().withPromptAt(request, pick.field.path) : undefined;
-}
-
-/** The answer's place in the replies of the APIs people paste most: OpenAI's chat completions, Anthropic's messages. */
-function answerPathGuess(url: string): string {
-  const path = new URL(url).pathname;
-  if (/\/chat\/completions\/?$/.test(path)) return 'choices.0.message.content';
-  if (/\/v1\/messages\/?$/.test(path)) return 'content.0.text';
-  return '';
+/** The curl import's questions: dist/curlPick.js, built apart (scripts/build.mjs) and loaded on first use, not at activation. */
+function curlPick(): typeof CurlPick {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./curlPick.js') as typeof CurlPick;
 }

@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 const PREFIX = 'evalRunner.token:';
 const MODEL_KEY_PREFIX = 'evalRunner.modelKey:';
 const HEADER_PREFIX = 'evalRunner.header:';
+const QUERY_PREFIX = 'evalRunner.query:';
 // One key for every endpoint, as versions before 0.2 kept it: never read, deleted when first seen.
 const LEGACY_OPENAI_KEY = 'evalRunner.openaiKey';
 // Origins with a model key stored, so Clear Model Key can offer them (SecretStorage cannot list its keys).
@@ -12,7 +13,7 @@ const KEYLESS_ORIGINS = 'evalRunner.keylessOrigins';
 
 /**
  * Secrets in SecretStorage, each bound to the origin it was given for: personal access tokens per service
- * origin, model keys per endpoint origin, secret header values per endpoint origin and header name. A secret
+ * origin, model keys per endpoint origin, secret header and query parameter values per endpoint origin and name. A secret
  * is only ever looked up under the origin a request is about to go to, so it cannot follow a setting that
  * now points elsewhere. Nothing caches them: a secret set or cleared in another window applies next request.
  */
@@ -65,9 +66,11 @@ export class TokenStore {
     await this.state.update(KEYLESS_ORIGINS, this.list(KEYLESS_ORIGINS).filter((o) => o !== origin));
     for (const name of this.secretHeaderNames(origin)) await this.secrets.delete(headerKey(origin, name));
     await this.state.update(`${KEYED_ORIGINS}:headers:${origin}`, undefined);
+    for (const name of this.list(`${KEYED_ORIGINS}:query:${origin}`)) await this.secrets.delete(queryKey(origin, name));
+    await this.state.update(`${KEYED_ORIGINS}:query:${origin}`, undefined);
   }
 
-  /** Endpoint origins that have a model key or secret headers stored, or are marked keyless. */
+  /** Endpoint origins that have a model key, secret headers or query parameters stored, or are marked keyless. */
   knownOrigins(): string[] {
     return [...new Set([...this.list(KEYED_ORIGINS), ...this.list(KEYLESS_ORIGINS)])];
   }
@@ -80,6 +83,18 @@ export class TokenStore {
     await this.secrets.store(headerKey(origin, name), value);
     const headers = `${KEYED_ORIGINS}:headers:${origin}`;
     await this.state.update(headers, [...new Set([...this.secretHeaderNames(origin), name.toLowerCase()])]);
+    await this.state.update(KEYED_ORIGINS, [...new Set([...this.list(KEYED_ORIGINS), origin])]);
+  }
+
+  /** A secret URL query parameter's value (its name as written: query names are case-sensitive). */
+  getQuery(origin: string, name: string): Thenable<string | undefined> {
+    return this.secrets.get(queryKey(origin, name));
+  }
+
+  async setQuery(origin: string, name: string, value: string): Promise<void> {
+    await this.secrets.store(queryKey(origin, name), value);
+    const names = `${KEYED_ORIGINS}:query:${origin}`;
+    await this.state.update(names, [...new Set([...this.list(names), name])]);
     await this.state.update(KEYED_ORIGINS, [...new Set([...this.list(KEYED_ORIGINS), origin])]);
   }
 
@@ -104,4 +119,8 @@ export class TokenStore {
 
 function headerKey(origin: string, name: string): string {
   return `${HEADER_PREFIX}${origin}|${name.toLowerCase()}`;
+}
+
+function queryKey(origin: string, name: string): string {
+  return `${QUERY_PREFIX}${origin}|${name}`;
 }

@@ -193,7 +193,21 @@ describe('reading a curl command: what curl itself would send', () => {
       { name: 'HKEY', in: 'header' },
       { name: 'ME', in: 'body' },
     ]);
-    assert.equal(r.url, 'https://$HOST/v1/x?key=$QKEY', 'unread variables stay as written');
+    assert.equal(r.url, 'https://$HOST/v1/x', 'unread variables stay as written; the query one goes apart');
+    assert.deepEqual(r.secretQuery, { key: '$QKEY' });
+  });
+
+  it("takes secret query parameters out of the URL: one that uses a variable, and a literal one named like a credential", () => {
+    const gemini = `curl "https://generativelanguage.googleapis.com/v1beta/models/g:generateContent?alt=sse&key=$GEMINI_KEY&lang=en" -d '{"q": "{{prompt}}"}'`;
+    const read = readCurl(gemini, { variable: () => 'AIza-SECRET' });
+    assert.equal(read.url, 'https://generativelanguage.googleapis.com/v1beta/models/g:generateContent?alt=sse&lang=en');
+    assert.deepEqual(read.secretQuery, { key: 'AIza-SECRET' });
+    const literal = readCurl(`curl "https://fn.example.net/api/x?code=abc%3D%3D&api_key=k1&access_token=t1&sig=s1&mode=fast&page=2#top" -d x`);
+    assert.equal(literal.url, 'https://fn.example.net/api/x?mode=fast&page=2#top', 'plain parameters and the fragment stay');
+    assert.deepEqual(literal.secretQuery, { code: 'abc==', api_key: 'k1', access_token: 't1', sig: 's1' }, 'decoded: sent encoded again');
+    const byVariable = readCurl(`curl "https://h.example/x?team=$TEAM&q=1" -d x`, { variable: () => 'blue' });
+    assert.deepEqual(byVariable.secretQuery, { team: 'blue' }, 'a variable makes any parameter secret');
+    assert.equal(byVariable.url, 'https://h.example/x?q=1');
   });
 
   it('withPromptAt changes that one field where it stands: spacing and big numbers stay as written', () => {
@@ -242,6 +256,11 @@ describe('the curl reader in the extension', () => {
     assert.ok(!extension.includes('is not one this reader knows'), 'the reader (its messages) is not in the extension bundle');
     assert.ok(readFileSync(join(root, 'dist', 'curlReader.js'), 'utf8').includes('is not one this reader knows'));
     assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlReader.js'), 'and the VSIX carries it');
+    // The import's questions too: dist/curlPick.js, handed the reader (it bundles neither the reader nor the core).
+    assert.ok(extension.includes('"./curlPick.js"') && !extension.includes('Where the values of this request go'));
+    const pick = readFileSync(join(root, 'dist', 'curlPick.js'), 'utf8');
+    assert.ok(pick.includes('Where the values of this request go') && !pick.includes('is not one this reader knows') && pick.length < 20_000, `dist/curlPick.js is ${pick.length} bytes`);
+    assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlPick.js'), 'and the VSIX carries it');
   });
 });
 

@@ -26,7 +26,8 @@ function sample(key: KindKey): unknown {
     case 'boolean':
       return true;
     case 'stringMap':
-      return key.name === 'headerEnv' ? { 'X-Api-Key': 'MY_KEY_VAR' } : { 'x-team': 'blue' };
+      // A variable for each secret name (secretHeaders', secretQuery's sample below).
+      return key.name === 'headerEnv' || key.name === 'queryEnv' ? { 'X-Api-Key': 'MY_KEY_VAR' } : { 'x-team': 'blue' };
     case 'stringList':
       return ['X-Api-Key'];
   }

@@ -1,7 +1,11 @@
 import { CurlSyntaxError, detectShell, splitWords } from './curlShell';
 import type { CurlShell, Word } from './curlShell';
+import { splitSecretQuery } from './curlQuery';
+import { looksSecretHeader } from './targetSecrets';
 
 export { CurlSyntaxError as CurlError } from './curlShell';
+// The editor's import keeps every other header in secret storage (src/extension/curlImport.ts), with this module only.
+export { isPlainHeader } from './targetSecrets';
 export type { CurlShell } from './curlShell';
 
 /**
@@ -11,7 +15,13 @@ export type { CurlShell } from './curlShell';
 export interface CurlRequest {
   shell: CurlShell;
   method: string;
+  /** Without its secret query parameters (see secretQuery). */
   url: string;
+  /**
+   * The query parameters that use a variable or whose name says they carry a credential (key, token, sig…), with
+   * their values: taken out of the URL, to go where secrets go (the http target's secretQuery).
+   */
+  secretQuery: Record<string, string>;
   /** Header names in lower case; the values of the ones that carry no credential. */
   headers: Record<string, string>;
   /** Credentials (Authorization, API keys, cookies, -u, and any header that uses a variable): kept apart. */
@@ -204,6 +214,17 @@ function sliceWord(word: Word, from: number): Word {
   return out;
 }
 
+/** The names of the query parameters whose value holds a variable (a name written with one is taken as it reads). */
+function queryNamesWithVariables(word: Word): string[] {
+  // Each variable becomes a mark no URL holds, so the query can be split as text and the marked values found.
+  const marked = word.map((p) => ('text' in p ? p.text : '\u0000')).join('');
+  const query = marked.split('#')[0]!.split('?').slice(1).join('?');
+  return query
+    .split('&')
+    .filter((pair) => pair.slice(pair.indexOf('=') + 1).includes('\u0000') && pair.includes('='))
+    .map((pair) => pair.slice(0, pair.indexOf('=')));
+}
+
 /** A word's text with its variables as written. */
 function wordText(word: Word): string {
   return word.map((p) => ('text' in p ? p.text : p.raw)).join('');
@@ -211,13 +232,13 @@ function wordText(word: Word): string {
 
 /** Headers the HTTP client sets itself, or that would spoil the exchange (an encoding it would not decode). */
 const DROPPED_HEADERS = new Set(['content-length', 'host', 'accept-encoding', 'connection', 'transfer-encoding']);
-const SECRET_HEADERS = new Set(['authorization', 'proxy-authorization', 'api-key', 'x-api-key', 'cookie']);
-const SECRET_NAME = /auth|key|token|secret|session|cookie|passw|credential|signature/i;
 
 class Draft {
   method: string | undefined;
   url: string | undefined;
   readonly ignored: string[] = [];
+  /** The URL's query parameters whose value uses a variable. */
+  private variableQuery: string[] = [];
   private readonly headers = new Map<string, { value: string; secret: boolean }>();
   private readonly bodies: string[] = [];
   private sawJson = false;
@@ -262,7 +283,7 @@ class Draft {
   setHeader(name: string, value: string, usesVariable: boolean): void {
     const key = name.toLowerCase();
     if (DROPPED_HEADERS.has(key) || key.startsWith(':')) return;
-    this.headers.set(key, { value, secret: usesVariable || SECRET_HEADERS.has(key) || SECRET_NAME.test(key) });
+    this.headers.set(key, { value, secret: usesVariable || looksSecretHeader(key, value) });
   }
 
   data(word: Word, fileAllowed: boolean): void {
@@ -293,6 +314,7 @@ class Draft {
     if (this.url !== undefined) throw new CurlSyntaxError('The command has more than one URL (or a word curl would take as one): keep one request.');
     const text = this.text(word, 'url');
     this.url = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `http://${text}`;
+    this.variableQuery = queryNamesWithVariables(word);
   }
 
   finish(shell: CurlShell): CurlRequest {
@@ -305,10 +327,12 @@ class Draft {
     const body = this.bodies.length > 0 ? this.bodies.join(this.sawJson ? '' : '&') : undefined;
     const split = { headers: {} as Record<string, string>, secretHeaders: {} as Record<string, string> };
     for (const [name, h] of this.headers) (h.secret ? split.secretHeaders : split.headers)[name] = h.value;
+    const { url, secretQuery } = splitSecretQuery(this.url, this.variableQuery);
     return {
       shell,
       method: this.method ?? (body !== undefined ? 'POST' : 'GET'),
-      url: this.url,
+      url,
+      secretQuery,
       ...split,
       ...(body !== undefined ? { body } : {}),
       ...(body?.includes(PROMPT) ? { bodyTemplate: body } : {}),

@@ -5,11 +5,14 @@ import { compilePath } from './jsonPath';
 import { proxyFor } from '../../api/proxy';
 import type { ProxyConfig } from '../../api/proxy';
 import { targetSecrets } from './targetSecrets';
+import { sentUrl } from './kinds/querySecrets';
 
 export interface HttpTargetOptions {
   url: string;
   method?: string;
   headers?: Record<string, string>;
+  /** Secret query parameters' values: added to the URL here, as requests are sent, and redacted from what comes back. */
+  query?: Record<string, string>;
   /** JSON text in which every {{prompt}} is replaced by the prompt, JSON-escaped. */
   bodyTemplate?: string;
   /** Where the answer sits in the JSON response, e.g. choices.0.message.content. */
@@ -42,7 +45,8 @@ export function createHttpTarget(options: HttpTargetOptions): Target {
   const headers = { 'content-type': 'application/json', accept: 'application/json', ...options.headers };
   const origin = new URL(options.url).origin;
   const what = `The HTTP target ${origin}`;
-  const secrets = targetSecrets(headers, options.url);
+  const url = sentUrl(options.url, options.query);
+  const secrets = targetSecrets(headers, url);
   const via = proxyFor(proxy, new URL(options.url));
   return {
     description: `http ${method} ${origin}`,
@@ -50,7 +54,7 @@ export function createHttpTarget(options: HttpTargetOptions): Target {
       // JSON.stringify escapes quotes, backslashes and control characters; the outer quotes come from the template.
       const escaped = JSON.stringify(prompt).slice(1, -1);
       const body = method === 'GET' || method === 'HEAD' ? undefined : template.split('{{prompt}}').join(escaped);
-      const request = { method, url: options.url, headers, body, secrets, ...(via ? { via } : {}) };
+      const request = { method, url, headers, body, secrets, ...(via ? { via } : {}) };
       if (ssePath) {
         const streamed = new StreamedAnswer(call, (e) => ssePath.pick(e, what), (e) => usagePath?.pick(e, what));
         const result = await targetRequest(agent, { ...request, headers: { ...headers, accept: 'text/event-stream' } }, what, call, streamed.onEvent);

@@ -2,6 +2,7 @@ import { DEFAULT_BODY_TEMPLATE, createHttpTarget } from '../httpTarget';
 import { plainHttpWarning } from '../targetSecrets';
 import { endpoint } from './endpoint';
 import { defineKind } from './kind';
+import { QUERY_FLAGS, QUERY_KEYS, checkSecretQuery, namedUrl, readQueryFlags, writeQueryFlags } from './querySecrets';
 import { HEADER_FLAGS, HEADER_KEYS, readHeaderFlags, writeHeaderFlags } from './secretSources';
 
 export const httpKind = defineKind({
@@ -32,6 +33,7 @@ export const httpKind = defineKind({
       description: "the endpoint streams server-sent events: where each event's piece is, e.g. choices.0.delta.content (the answer is their concatenation; [DONE] ends it)",
     },
     ...HEADER_KEYS,
+    ...QUERY_KEYS,
   ],
   flags: [
     {
@@ -43,29 +45,42 @@ export const httpKind = defineKind({
     },
     { flag: 'prompt-path', arg: 'PATH', description: "with --from-curl and no {{prompt}}: the body's string field that takes the prompt, e.g. '$.messages[0].content'" },
     ...HEADER_FLAGS,
+    ...QUERY_FLAGS,
   ],
-  readFlags: readHeaderFlags,
-  writeFlags: writeHeaderFlags,
+  readFlags(values, into) {
+    readHeaderFlags(values, into);
+    readQueryFlags(values, into);
+  },
+  writeFlags(config, out) {
+    writeHeaderFlags(config, out);
+    writeQueryFlags(config, out);
+  },
   secrets: { headers: true },
   endpoint: (spec) => spec.url,
   identity(spec) {
     const method = (spec.method ?? 'POST').toUpperCase();
-    const at = endpoint(spec.url);
+    // The secret parameters by name, as a URL that carried them showed before they moved out of it.
+    const at = endpoint(namedUrl(spec.url, spec.secretQuery));
     return {
       description: `http: ${method} ${at}, answer at ${spec.ssePath ? `${spec.ssePath} (streamed)` : spec.answerPath}`,
       parts: [method, at, spec.bodyTemplate, spec.answerPath, ...(spec.ssePath ? [spec.ssePath] : [])],
       facts: { method, endpoint: at, 'body template': spec.bodyTemplate, 'answer path': spec.answerPath, 'stream path': spec.ssePath },
     };
   },
-  create: (spec, secrets, options) =>
-    createHttpTarget({
+  create(spec, secrets, options) {
+    checkSecretQuery(spec);
+    const missing = (spec.secretQuery ?? []).filter((name) => secrets.query?.[name] === undefined);
+    if (missing.length > 0) throw new TypeError(`The HTTP target's secret query parameter ${missing.join(', ')} has no value.`);
+    return createHttpTarget({
       ...spec,
       ...(secrets.headers ? { headers: secrets.headers } : {}),
+      ...(secrets.query ? { query: secrets.query } : {}),
       connections: options.connections,
       ...(options.proxy !== undefined ? { proxy: options.proxy } : {}),
-    }),
+    });
+  },
   warnings(spec, secrets) {
-    if (Object.keys(secrets.headers ?? {}).length === 0 && new URL(spec.url).search === '') return [];
+    if (Object.keys(secrets.headers ?? {}).length === 0 && new URL(namedUrl(spec.url, spec.secretQuery)).search === '') return [];
     const warning = plainHttpWarning(spec.url, "The HTTP target's headers and query");
     return warning ? [warning] : [];
   },

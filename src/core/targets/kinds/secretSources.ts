@@ -4,6 +4,8 @@ import { OPENAI_API_ORIGIN } from '../openaiTarget';
 import { originOf, variableBoundTo } from '../variableOwners';
 import type { FlagValues, KindFlag, KindKey } from './kind';
 import { TargetConfigError } from './kind';
+import { queryFromEnv, queryVariable } from './querySecrets';
+import type { QuerySources } from './querySecrets';
 import type { SecretSources, TargetSecrets } from './specs';
 
 /** The model key's variable (the CLI's; the editor keeps the key in secret storage). */
@@ -101,7 +103,8 @@ export function secretsFromEnv(target: object, takesKey: boolean, env: NodeJS.Pr
     secret[name] = value;
   }
   const headers = sentHeaders(config.headers, secret);
-  if (!takesKey) return { secrets: { headers } };
+  const query = queryFromEnv(config, env);
+  if (!takesKey) return { secrets: { headers, ...(query ? { query } : {}) } };
   const { apiKey, authHint } = modelKeyFromEnv(config.apiKeyEnv, config.baseUrl ?? '', env);
   return { secrets: { ...(apiKey ? { apiKey } : {}), headers }, authHint };
 }
@@ -136,12 +139,13 @@ export interface SecretRead {
   byDefault?: true;
 }
 
-/** Every (variable, place) a config reads: the model key's, then each secret header's. */
+/** Every (variable, place) a config reads: the model key's, then each secret header's and query parameter's. */
 export function secretReads(target: object, takesKey: boolean): SecretRead[] {
-  const config = target as SecretSources & { baseUrl?: string };
+  const config = target as SecretSources & QuerySources & { baseUrl?: string };
   const bound = takesKey && !config.apiKeyEnv ? defaultKeyVariable(config.baseUrl ?? '') : undefined;
   const key: SecretRead[] = config.apiKeyEnv && takesKey ? [{ variable: config.apiKeyEnv, place: { apiKey: true } }] : bound ? [{ variable: bound, place: { apiKey: true }, byDefault: true }] : [];
-  return [...key, ...(config.secretHeaders ?? []).map((header) => ({ variable: headerVariable(config, header), place: { header } }))];
+  const headers = (config.secretHeaders ?? []).map((header) => ({ variable: headerVariable(config, header), place: { header } }));
+  return [...key, ...headers, ...(config.secretQuery ?? []).map((query) => ({ variable: queryVariable(config, query), place: { query } }))];
 }
 
 /** The environment variables a config reads secrets from (never their values). */
@@ -151,6 +155,6 @@ export function secretVariables(target: object, takesKey: boolean): string[] {
 
 /** The variables the secret flags name, whatever the kind: a command the user runs never sees them. */
 export function flagSecretVariables(values: FlagValues): string[] {
-  const fromHeaders = strings(values['header-env']).map((h) => h.split('=')[1]?.trim() ?? '').filter(Boolean);
-  return [...(typeof values['api-key-env'] === 'string' ? [values['api-key-env']] : []), ...fromHeaders];
+  const named = (flag: string) => strings(values[flag]).map((h) => h.split('=')[1]?.trim() ?? '').filter(Boolean);
+  return [...(typeof values['api-key-env'] === 'string' ? [values['api-key-env']] : []), ...named('header-env'), ...named('query-env')];
 }

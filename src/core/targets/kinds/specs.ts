@@ -21,7 +21,18 @@ export type TargetSpec =
       /** Requests a batch failed for a passing reason: in a new batch (the default), or as live calls. */
       batchFallback?: 'batch' | 'live';
     }
-  | { type: 'http'; url: string; method?: string; bodyTemplate?: string; answerPath: string; usagePath?: string; ssePath?: string }
+  | {
+      type: 'http';
+      /** Never with a secret in its query: those parameters are named in secretQuery, their values in TargetSecrets.query. */
+      url: string;
+      method?: string;
+      bodyTemplate?: string;
+      answerPath: string;
+      usagePath?: string;
+      ssePath?: string;
+      /** Query parameters added at send time with secret values (names only: they shape the request). */
+      secretQuery?: string[];
+    }
   | { type: 'command'; command: string }
   | PythonTargetSpec
   /** A long-lived command speaking the worker protocol (JSON lines), started `workers` times. */
@@ -37,6 +48,8 @@ export interface SecretSources {
   headers?: Record<string, string>;
   secretHeaders?: string[];
   headerEnv?: Record<string, string>;
+  /** The environment variable of each secret query parameter (the CLI's; see ./querySecrets.ts). */
+  queryEnv?: Record<string, string>;
   apiKeyEnv?: string;
 }
 
@@ -57,6 +70,8 @@ export interface TargetSecrets {
   apiKey?: string;
   /** Extra request headers (openai, http); their values are treated as secrets. */
   headers?: Record<string, string>;
+  /** Values of the http target's secret query parameters, added to its URL only as a request is sent. */
+  query?: Record<string, string>;
 }
 
 export interface TargetOptions {
