@@ -68,10 +68,20 @@ export function curlReads(text: string): SecretRead[] {
     const basic = /^Basic\s+(\S+)$/i.exec(value)?.[1];
     add(basic ? Buffer.from(basic, 'base64').toString('utf8') : value, { header });
   }
+  // The reader keeps a parameter with a variable apart (secretQuery); one it left in the URL is read there too.
+  for (const [name, value] of Object.entries(request.secretQuery)) add(safeDecode(value), { query: name });
   const query = request.url.split('#')[0]!.split('?').slice(1).join('?');
   for (const pair of query.split('&')) {
     const at = pair.indexOf('=');
-    if (at > 0) add(pair.slice(at + 1), { query: pair.slice(0, at) });
+    if (at > 0) add(safeDecode(pair.slice(at + 1)), { query: pair.slice(0, at) });
   }
   return reads;
+}
+
+function safeDecode(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }

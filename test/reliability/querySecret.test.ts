@@ -35,7 +35,7 @@ describe("secrets: a key in the URL's query (?key=…) goes to its endpoint and 
     try {
       outputs.push(await cli(['run', ...svc, ...target, '--query-env', 'key=MY_QUERY_KEY', '--json'], env));
       assert.equal(outputs[0]!.code, 1, `the trace that met the 400 failed: ${outputs[0]!.stderr}`);
-      outputs.push(await cli(['run', ...svc, '--config', config, '--fresh'], env));
+      outputs.push(await cli(['run', ...svc, '--config', config, '--allow-env', 'MY_QUERY_KEY', '--fresh'], env));
       assert.equal(outputs[1]!.code, 0, outputs[1]!.stderr);
       for (const args of [['status'], ['export', '--format', 'csv'], ['export', '--format', 'jsonl'], ['report', '--out', join(out, 'report.html')]]) {
         const result = await cli([...args, ...svc], env);
