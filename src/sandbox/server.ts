@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { EvaluationKind } from '../api/kinds';
 import { SandboxBatches, isBatchApiPath } from './batchApi';
 import { answerEcho } from './echoModel';
+import { answeredHosts, hostName, isLoopbackHost, LOOPBACK_NAMES } from './hostCheck';
 import { sendHtml, sendJson } from './httpIo';
 import { renderIndexPage, renderProcessDetailsPage } from './processDetailsPage';
 import { seedPrompts } from './seed';
@@ -55,6 +56,9 @@ interface Served {
   batches: SandboxBatches;
   evaluationDelayMs: number;
   maxBodyBytes: number;
+  /** The Host headers answered (see answeredHosts), and the words of a refusal: known once the port is. */
+  hosts: ReadonlySet<string>;
+  wrongHostText: string;
 }
 
 interface Route {
@@ -91,16 +95,25 @@ const ROUTES: readonly Route[] = [
 const EVALUATION_PAGE = /^\/evaluations\/(\d+)$/;
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const host = options.host ?? SANDBOX_DEFAULTS.host;
+  // Anyone on the network knows the default token: it stays on this machine.
+  if (!isLoopbackHost(host) && (options.token ?? SANDBOX_DEFAULTS.token) === SANDBOX_DEFAULTS.token) {
+    throw new TypeError(`A sandbox on ${host}, beyond this machine's loopback, needs a token of its own, not ${SANDBOX_DEFAULTS.token}.`);
+  }
   const served = serve(options);
   const server = createServer((req, res) => void route(served, req, res));
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? SANDBOX_DEFAULTS.port, options.host ?? SANDBOX_DEFAULTS.host, () => {
+    server.listen(options.port ?? SANDBOX_DEFAULTS.port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
+  const port = (server.address() as AddressInfo).port;
+  served.hosts = answeredHosts(host, port);
+  const names = [...new Set([...LOOPBACK_NAMES, hostName(host)])].map((n) => `${n}:${port}`);
+  served.wrongHostText = `Forbidden: this sandbox answers only requests addressed to ${names.join(', ')} (the Host header); a page under another name cannot read it.\n`;
   return handleOf(served, server, options.token ?? SANDBOX_DEFAULTS.token);
 }
 
@@ -114,10 +127,12 @@ function serve(options: SandboxOptions): Served {
   const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
   const api = new SandboxApi(options, options.token ?? SANDBOX_DEFAULTS.token, evaluations, stats, maxBodyBytes);
-  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs: (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000 };
+  const evaluationDelayMs = (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000;
+  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts: new Set(), wrongHostText: '' };
 }
 
 async function route(served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!served.hosts.has(req.headers.host?.toLowerCase() ?? '')) return wrongHost(served, res);
   try {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const key = `${req.method} ${url.pathname}`;
@@ -130,6 +145,13 @@ async function route(served: Served, req: IncomingMessage, res: ServerResponse):
     if (!res.headersSent) sendJson(res, served.api.fail(500, `The sandbox failed: ${(error as Error).message}`));
     else res.destroy();
   }
+}
+
+/** A request addressed to another name (DNS rebinding): refused on every route, before anything is read or counted. */
+function wrongHost(served: Served, res: ServerResponse): void {
+  const text = served.wrongHostText;
+  res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  res.end(text);
 }
 
 function notFound(res: ServerResponse): void {
