@@ -25,19 +25,23 @@ export function hostName(address: string): string {
 }
 
 /**
- * The Host headers the sandbox answers: its loopback names and the address it listens on, with its port (and
- * without it on port 80, where clients leave the port out). Listening on every address (0.0.0.0, ::), the
- * machine's own addresses too: a client elsewhere names the address it connected to.
+ * The names the sandbox answers to, as a Host header carries them: its loopback names and the address it listens
+ * on; listening on every address (0.0.0.0, ::), the machine's own addresses too (a client elsewhere names the
+ * address it connected to).
  */
-export function answeredHosts(listenHost: string, port: number): Set<string> {
+export function answeredNames(listenHost: string): Set<string> {
   const names = new Set<string>([...LOOPBACK_NAMES, hostName(listenHost)]);
   if (/^(0\.0\.0\.0|::|0:0:0:0:0:0:0:0)$/.test(listenHost.trim())) {
     for (const addresses of Object.values(networkInterfaces())) for (const a of addresses ?? []) if (!a.address.includes('%')) names.add(hostName(a.address));
   }
-  const hosts = new Set<string>();
-  for (const name of names) {
-    hosts.add(`${name}:${port}`);
-    if (port === 80) hosts.add(name);
-  }
-  return hosts;
+  return names;
+}
+
+/**
+ * Whether a Host header names one of `names`. Any port: a page that rebinds its own name sends that name whatever
+ * the port, while a forwarded port (ssh -L, an editor's port forwarding) reaches the sandbox under another number.
+ */
+export function isAnsweredHost(header: string | undefined, names: ReadonlySet<string>): boolean {
+  const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/.exec((header ?? '').toLowerCase());
+  return m !== null && names.has(m[1]!);
 }

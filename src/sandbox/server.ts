@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { EvaluationKind } from '../api/kinds';
 import { SandboxBatches, isBatchApiPath } from './batchApi';
 import { answerEcho } from './echoModel';
-import { answeredHosts, hostName, isLoopbackHost, LOOPBACK_NAMES } from './hostCheck';
+import { answeredNames, isAnsweredHost, isLoopbackHost } from './hostCheck';
 import { sendHtml, sendJson } from './httpIo';
 import { renderIndexPage, renderProcessDetailsPage } from './processDetailsPage';
 import { seedPrompts } from './seed';
@@ -56,7 +56,7 @@ interface Served {
   batches: SandboxBatches;
   evaluationDelayMs: number;
   maxBodyBytes: number;
-  /** The Host headers answered (see answeredHosts), and the words of a refusal: known once the port is. */
+  /** The names answered in a Host header (see answeredNames), and the words of a refusal. */
   hosts: ReadonlySet<string>;
   wrongHostText: string;
 }
@@ -110,10 +110,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       resolve();
     });
   });
-  const port = (server.address() as AddressInfo).port;
-  served.hosts = answeredHosts(host, port);
-  const names = [...new Set([...LOOPBACK_NAMES, hostName(host)])].map((n) => `${n}:${port}`);
-  served.wrongHostText = `Forbidden: this sandbox answers only requests addressed to ${names.join(', ')} (the Host header); a page under another name cannot read it.\n`;
   return handleOf(served, server, options.token ?? SANDBOX_DEFAULTS.token);
 }
 
@@ -128,11 +124,13 @@ function serve(options: SandboxOptions): Served {
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
   const api = new SandboxApi(options, options.token ?? SANDBOX_DEFAULTS.token, evaluations, stats, maxBodyBytes);
   const evaluationDelayMs = (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000;
-  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts: new Set(), wrongHostText: '' };
+  const hosts = answeredNames(options.host ?? SANDBOX_DEFAULTS.host);
+  const wrongHostText = `Forbidden: this sandbox answers only requests addressed to ${[...hosts].slice(0, 4).join(', ')} (the Host header); a page under another name cannot read it.\n`;
+  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts, wrongHostText };
 }
 
 async function route(served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (!served.hosts.has(req.headers.host?.toLowerCase() ?? '')) return wrongHost(served, res);
+  if (!isAnsweredHost(req.headers.host, served.hosts)) return wrongHost(served, res);
   try {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const key = `${req.method} ${url.pathname}`;

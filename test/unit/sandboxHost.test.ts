@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { KIND_ROUTES } from '../../src/api/kinds';
-import { answeredHosts, isLoopbackHost } from '../../src/sandbox/hostCheck';
+import { answeredNames, isAnsweredHost, isLoopbackHost } from '../../src/sandbox/hostCheck';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { cli } from './helpers/cli';
@@ -50,30 +50,31 @@ describe('the sandbox stays on this machine', function () {
     sandbox = await startSandbox({ port: 0, generationSeconds: 0 });
     const port = Number(new URL(sandbox.baseUrl).port);
     for (const route of everyRoute(sandbox.token)) {
-      for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, `127.0.0.1:${port + 1}`]) {
+      for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.evil.example:${port}`, `localhost.evil.example:${port}`, `127.0.0.1:${port}@evil.example`]) {
         const r = await send(port, host, route.method, route.path, route.headers, route.body);
         assert.equal(r.status, 403, `${route.method} ${route.path} with Host "${host}"`);
-        assert.match(r.text, /answers only requests addressed to 127\.0\.0\.1:\d+, localhost:\d+, \[::1\]:\d+/);
+        assert.match(r.text, /answers only requests addressed to 127\.0\.0\.1, localhost, \[::1\] \(the Host header\)/);
         assert.ok(!r.text.includes('bench-0000') && !r.text.includes(sandbox.token), 'a refusal shows nothing of the service');
       }
-      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`]) {
+      // Any port: a forwarded one (ssh -L, an editor's port forwarding) reaches the sandbox under another number.
+      for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `localhost:${port + 1}`]) {
         const r = await send(port, host, route.method, route.path, route.headers, route.body);
         assert.notEqual(r.status, 403, `${route.method} ${route.path} with Host "${host}" (${r.text.slice(0, 200)})`);
         assert.ok(r.status < 500, `${route.method} ${route.path}: ${r.status}`);
       }
     }
-    assert.equal(sandbox.submissionsOf(1, 'bench-0000'), 4, 'only the requests to its own names submitted');
-    assert.equal(sandbox.stats.modelCalls, 4);
+    assert.equal(sandbox.submissionsOf(1, 'bench-0000'), 5, 'only the requests to its own names submitted');
+    assert.equal(sandbox.stats.modelCalls, 5);
   });
 
-  it('answers loopback names and the address it listens on, with the port (bare on port 80 only)', () => {
+  it('answers loopback names and the address it listens on, whatever the port', () => {
     for (const host of ['127.0.0.1', '127.9.8.7', 'localhost', 'LocalHost', '::1', '0:0:0:0:0:0:0:1', '::ffff:127.0.0.1']) assert.ok(isLoopbackHost(host), host);
     for (const host of ['0.0.0.0', '::', '10.0.0.1', '192.168.1.2', 'example.com', '127.0.0.1.nip.io', 'localhost.example', '::ffff:10.0.0.1', '']) assert.ok(!isLoopbackHost(host), host);
-    const hosts = answeredHosts('127.0.0.1', 8787);
-    assert.ok(hosts.has('127.0.0.1:8787') && hosts.has('localhost:8787') && hosts.has('[::1]:8787'));
-    assert.ok(!hosts.has('127.0.0.1') && !hosts.has('localhost:80') && !hosts.has('evil.example:8787'));
-    assert.ok(answeredHosts('::1', 80).has('[::1]') && answeredHosts('::1', 80).has('localhost'));
-    assert.ok(answeredHosts('0.0.0.0', 9000).has('0.0.0.0:9000'));
+    const names = answeredNames('127.0.0.1');
+    for (const host of ['127.0.0.1:8787', '127.0.0.1', 'localhost:80', 'LOCALHOST:1', '[::1]:8787']) assert.ok(isAnsweredHost(host, names), host);
+    for (const host of [undefined, '', 'evil.example:8787', 'localhost.:8787', '[::1]evil', '::1', 'localhost:8787:1', '127.0.0.1:x', '127.0.0.2:8787']) assert.ok(!isAnsweredHost(host, names), String(host));
+    assert.ok(isAnsweredHost('[::1]:9', answeredNames('::1')) && isAnsweredHost('[::]:9', answeredNames('::')));
+    assert.ok(isAnsweredHost('0.0.0.0:9000', answeredNames('0.0.0.0')) && isAnsweredHost('my-box.lan:9000', answeredNames('My-Box.lan')));
   });
 
   it('will not serve the well-known token beyond loopback', async () => {
