@@ -286,7 +286,7 @@ export class BatchRun {
     }
     const words = this.parts.batch.api.words(JSON.stringify(value.response?.body ?? { error: value.error ?? {} }));
     const passing = status === undefined ? typeof value.error?.code === 'string' && PASSING_CODES.has(value.error.code) : status === 408 || status === 429 || status >= 500;
-    const said = `the Batch API ${status !== undefined ? `answered HTTP ${status}` : `said ${typeof value.error?.code === 'string' ? value.error.code.slice(0, 60) : 'error'}`}: ${words}`;
+    const said = `the Batch API ${status !== undefined ? `answered HTTP ${status}` : `said ${this.parts.batch.api.code(value.error?.code) ?? 'error'}`}: ${words}`;
     results.set(info.traceId, passing ? { info, reason: said } : this.refused(said, status));
   }
 

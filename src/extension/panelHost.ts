@@ -98,7 +98,7 @@ export abstract class PanelController<In extends { type: string } = { type: stri
     protected readonly ctx: Ctx,
     readonly panel: vscode.WebviewPanel,
     protected readonly ref: EvaluationRef,
-    private readonly page: { title: string; script: string; bodyClass?: string; appAttributes?: string; schema: z.ZodMiniType<In> },
+    private readonly page: { title: string; script: string; bodyClass?: string; appAttributes?: Readonly<Record<string, string>>; schema: z.ZodMiniType<In> },
   ) {
     super();
     panel.webview.html = webviewHtml(panel.webview, ctx.extension.extensionUri, { ...page, scripts: [page.script] });

@@ -55,7 +55,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       title: RUN_DETAILS,
       script: 'webview/progress.js',
       schema: webviewMessageSchema,
-      appAttributes: `data-states="${LOCAL_STATES.join(',')}" data-labels="${escapeAttribute(JSON.stringify(STATE_LABELS))}"`,
+      appAttributes: { 'data-states': LOCAL_STATES.join(','), 'data-labels': JSON.stringify(STATE_LABELS) },
     });
     panel.title = `${RUN_DETAILS}: ${ref.label}`;
     this._register(
@@ -242,10 +242,6 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
     this.statsLine = { key, at: Date.now(), line };
     return line;
   }
-}
-
-function escapeAttribute(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
 
 function pageOrProblem(page: ReturnType<typeof processDetailsUrl>): string {

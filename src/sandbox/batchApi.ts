@@ -151,6 +151,10 @@ export class SandboxBatches {
         return;
       }
       const fault = this.options.batchFaults?.line?.(lastUserMessage(request.body), batch.number);
+      if (fault && 'code' in fault) {
+        errors.push(JSON.stringify({ id, custom_id: request.customId, response: null, error: { code: fault.code, message: fault.message } }));
+        return;
+      }
       if (fault) {
         const body = { error: { message: fault.message, type: fault.status >= 500 ? 'server_error' : 'invalid_request_error', code: null } };
         errors.push(JSON.stringify({ id, custom_id: request.customId, response: { status_code: fault.status, request_id: id, body }, error: null }));

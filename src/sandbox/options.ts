@@ -43,8 +43,11 @@ export interface SandboxOptions {
   batchDelayMs?: number;
   /** Test hooks of the Batch API: a request's line in the error file instead of its answer; a batch that expires. */
   batchFaults?: {
-    /** An error-file line (HTTP status and message) instead of the answer to this prompt in batch number `batch` (1-based). */
-    line?: (prompt: string, batch: number) => { status: number; message: string } | undefined;
+    /**
+     * An error-file line instead of the answer to this prompt in batch number `batch` (1-based): an HTTP status and
+     * message, or a request-level error (no response) with its code and message.
+     */
+    line?: (prompt: string, batch: number) => { status: number; message: string } | { code: string; message: string } | undefined;
     /** Batch number `batch` expires after answering this many of its requests (undefined: it completes). */
     expire?: (batch: number) => number | undefined;
   };

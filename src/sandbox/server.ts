@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { EvaluationKind } from '../api/kinds';
 import { SandboxBatches, isBatchApiPath } from './batchApi';
 import { answerEcho } from './echoModel';
+import { answeredNames, isAnsweredHost, isLoopbackHost } from './hostCheck';
 import { sendHtml, sendJson } from './httpIo';
 import { renderIndexPage, renderProcessDetailsPage } from './processDetailsPage';
 import { seedPrompts } from './seed';
@@ -55,6 +56,9 @@ interface Served {
   batches: SandboxBatches;
   evaluationDelayMs: number;
   maxBodyBytes: number;
+  /** The names answered in a Host header (see answeredNames), and the words of a refusal. */
+  hosts: ReadonlySet<string>;
+  wrongHostText: string;
 }
 
 interface Route {
@@ -91,12 +95,17 @@ const ROUTES: readonly Route[] = [
 const EVALUATION_PAGE = /^\/evaluations\/(\d+)$/;
 
 export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbox> {
+  const host = options.host ?? SANDBOX_DEFAULTS.host;
+  // Anyone on the network knows the default token: it stays on this machine.
+  if (!isLoopbackHost(host) && (options.token ?? SANDBOX_DEFAULTS.token) === SANDBOX_DEFAULTS.token) {
+    throw new TypeError(`A sandbox on ${host}, beyond this machine's loopback, needs a token of its own, not ${SANDBOX_DEFAULTS.token}.`);
+  }
   const served = serve(options);
   const server = createServer((req, res) => void route(served, req, res));
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? SANDBOX_DEFAULTS.port, options.host ?? SANDBOX_DEFAULTS.host, () => {
+    server.listen(options.port ?? SANDBOX_DEFAULTS.port, host, () => {
       server.off('error', reject);
       resolve();
     });
@@ -114,10 +123,14 @@ function serve(options: SandboxOptions): Served {
   const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
   const api = new SandboxApi(options, options.token ?? SANDBOX_DEFAULTS.token, evaluations, stats, maxBodyBytes);
-  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs: (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000 };
+  const evaluationDelayMs = (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000;
+  const hosts = answeredNames(options.host ?? SANDBOX_DEFAULTS.host);
+  const wrongHostText = `Forbidden: this sandbox answers only requests addressed to ${[...hosts].slice(0, 4).join(', ')} (the Host header); a page under another name cannot read it.\n`;
+  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts, wrongHostText };
 }
 
 async function route(served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!isAnsweredHost(req.headers.host, served.hosts)) return wrongHost(served, res);
   try {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const key = `${req.method} ${url.pathname}`;
@@ -130,6 +143,13 @@ async function route(served: Served, req: IncomingMessage, res: ServerResponse):
     if (!res.headersSent) sendJson(res, served.api.fail(500, `The sandbox failed: ${(error as Error).message}`));
     else res.destroy();
   }
+}
+
+/** A request addressed to another name (DNS rebinding): refused on every route, before anything is read or counted. */
+function wrongHost(served: Served, res: ServerResponse): void {
+  const text = served.wrongHostText;
+  res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  res.end(text);
 }
 
 function notFound(res: ServerResponse): void {

@@ -1,7 +1,7 @@
 import type { PromptItem } from '../api/schemas';
 // The sandbox's service API: the spec's four endpoints over an in-memory store, with its rules (auth, fields,
 // generation, repeats) and the conventions another implementation may have (--submit-data, --errors-as-200).
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { KIND_ROUTES } from '../api/kinds';
 import type { EvaluationKind } from '../api/kinds';
@@ -26,7 +26,7 @@ export class SandboxApi {
   async handle(req: IncomingMessage, url: URL): Promise<Reply> {
     const auth = req.headers.authorization;
     if (!auth || !auth.startsWith('Bearer ')) return this.fail(401, 'Missing Authorization header: send "Authorization: Bearer <token>".');
-    if (auth.slice(7) !== this.token) return this.fail(401, 'The personal access token is not valid.');
+    if (!sameSecret(auth.slice(7), this.token)) return this.fail(401, 'The personal access token is not valid.');
     const kind = (Object.keys(KIND_ROUTES) as EvaluationKind[]).find(
       (k) => KIND_ROUTES[k].listPath === url.pathname || KIND_ROUTES[k].submitPath === url.pathname,
     );
@@ -120,6 +120,12 @@ export class SandboxApi {
         return undefined;
     }
   }
+}
+
+/** A token compared in a time that does not depend on where it differs (the sandbox may listen beyond loopback). */
+function sameSecret(given: string, expected: string): boolean {
+  const digest = (text: string) => createHash('sha256').update(text).digest();
+  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function envelope(success: boolean, message: string, data: unknown) {

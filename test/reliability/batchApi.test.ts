@@ -100,6 +100,18 @@ describe('the Batch API target against the sandbox', function () {
     assertAllAnswered(s, [refusedId]);
   });
 
+  it("fails a line whose error code carries a terminal's escapes with the code cleaned: no control character, redacted, capped", async () => {
+    const prompts = [...promptsOf().values()];
+    const hostile = `\u001b]0;owned\u0007bad_\u001b[2J\u202ecode\r\nsk-batch-test${'x'.repeat(200)}`;
+    const s = await start({ batchFaults: { line: (prompt) => (prompt === prompts[2] ? { code: hostile, message: 'Refused \u001b[31mred\u001b[0m.' } : undefined) } });
+    const { summary } = await batchRun(s, tempDir());
+    assert.equal(summary.failed.length, 1, summary.message);
+    const reason = summary.failed[0]!.reason;
+    assert.match(reason, /said \]0;owned bad_ \[2J code \[redacted\]x+…: Refused \[31mred \[0m\./);
+    assert.ok(!/[\u0000-\u001f\u007f-\u009f\u202e]/.test(reason), JSON.stringify(reason));
+    assert.ok(/said (.*?):/.exec(reason)![1]!.length <= 60, reason);
+  });
+
   it('sends the unfinished requests of an expired batch again, and only those', async () => {
     const s = await start({ batchFaults: { expire: (batch) => (batch === 1 ? 10 : undefined) } });
     const { summary, store } = await batchRun(s, tempDir());

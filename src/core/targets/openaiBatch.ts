@@ -25,6 +25,8 @@ export interface BatchApi {
   cancel(batchId: string, signal: AbortSignal): Promise<void>;
   /** What an error body says, on one line, with this target's key and header values redacted (see apiWords). */
   words(text: string): string;
+  /** An error line's code, cleaned likewise (see apiCode). */
+  code(value: unknown): string | undefined;
 }
 
 export const BATCH_STATES = ['validating', 'failed', 'in_progress', 'finalizing', 'completed', 'expired', 'cancelling', 'cancelled'] as const;
@@ -95,6 +97,7 @@ export function createBatchApi(parts: BatchApiParts): BatchApi {
       await call('POST', `/batches/${encodeURIComponent(batchId)}/cancel`, signal);
     },
     words: (text) => apiWords(text, parts.secrets),
+    code: (value) => apiCode(value, parts.secrets),
   };
 }
 
@@ -151,8 +154,21 @@ export function apiWords(text: string, secrets: readonly string[]): string {
   } catch {
     // not JSON: quoted as it is
   }
-  const flat = redactSecrets(said, secrets).replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').replace(/\s+/g, ' ').trim();
-  return flat.length > 300 ? `${flat.slice(0, 299)}…` : flat || '(empty body)';
+  return providerText(said, secrets, 300) || '(empty body)';
+}
+
+/** An error line's `error.code` as a message may show it (see providerText), at most 60 characters; none if not a text. */
+export function apiCode(code: unknown, secrets: readonly string[]): string | undefined {
+  return typeof code === 'string' ? providerText(code, secrets, 60) || undefined : undefined;
+}
+
+// Control characters (a terminal's escapes among them), and the invisible ones that reorder or hide text.
+const HOSTILE_CHARACTERS = /[\u0000-\u001f\u007f-\u009f\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]+/g;
+
+/** Text a provider chose, as a message may show it: this target's secrets redacted, hostile characters out, one line, capped. */
+function providerText(text: string, secrets: readonly string[], max: number): string {
+  const flat = redactSecrets(text, secrets).replace(HOSTILE_CHARACTERS, ' ').replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function json(text: string, what: string): unknown {
