@@ -1,10 +1,11 @@
 // Where a runner says it listens, and how a window finds it: a small owner-only file beside the journal. Read by
 // the window (attach) and written by the runner; nothing else of the protocol touches the disk.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { isAlive, journalLockPid } from '../core';
+import { folderProblem, writeOwnerOnlyFile } from './ownerOnly';
 
 export { isAlive, journalHeld } from '../core';
 
@@ -60,22 +61,21 @@ export function interruptedRun(journalFile: string): boolean {
 }
 
 /**
- * A fresh place to listen that only this user can reach: a Unix socket in a new owner-only folder (0700, short
- * enough for the 104-byte limit of a socket path), or on Windows a named pipe with an unguessable name (the
- * handshake's secret, which only the owner can read, guards it as well).
+ * A fresh place to listen that only this user can reach: a Unix socket in a new owner-only folder (0700, checked
+ * after it is made; short enough for the 104-byte limit of a socket path), or on Windows a named pipe with an
+ * unguessable name (the handshake's secret, which only the owner can read, guards it as well).
  */
 export function newSocketPath(platform = process.platform): { path: string; dispose(): void } {
   if (platform === 'win32') return { path: `\\\\.\\pipe\\eval-runner-${randomBytes(12).toString('hex')}`, dispose: () => undefined };
   const dir = mkdtempSync(join(tmpdir(), 'evr-'));
+  const problem = folderProblem(dir);
+  if (problem) throw new Error(`The runner's socket folder is not this user's alone: ${problem}.`);
   return { path: join(dir, 's'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Writes the runner file owner-only, whole or not at all (a reader never sees half of it). */
+/** Writes the runner file owner-only, whole or not at all (a reader never sees half of it; no link is followed). */
 export function writeRunnerFile(journalFile: string, file: RunnerFile): void {
-  const path = runnerFilePath(journalFile);
-  const aside = `${path}.${process.pid}.tmp`;
-  writeFileSync(aside, JSON.stringify(file), { mode: 0o600 });
-  renameSync(aside, path);
+  writeOwnerOnlyFile(runnerFilePath(journalFile), JSON.stringify(file));
 }
 
 export function removeRunnerFile(journalFile: string, pid = process.pid): void {

@@ -2,12 +2,13 @@
 // with the editor's own Node runtime, so the run outlives a window reload, an extension update or a closed window.
 // argv: the journal's path (where the runner file goes). Secrets arrive only over the socket, after the handshake.
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { ownerOnlyFolder, writeOwnerOnlyFile } from '../protocol/ownerOnly';
 import { liveRunner, newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from '../protocol/runnerFiles';
 import { cancel, hello, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
@@ -30,7 +31,8 @@ class RunnerHost {
   constructor(private readonly journalFile: string) {}
 
   async listen(): Promise<void> {
-    mkdirSync(dirname(this.journalFile), { recursive: true, mode: 0o700 });
+    // The runner file holds the secret: its folder is this user's alone (tightened, or refused when not ours).
+    ownerOnlyFolder(dirname(this.journalFile));
     // Its file would hide the run going on from every window (and its exit would remove it): a second runner stops.
     // A runner whose run ended lingers a moment without the journal's lock: the next run's runner takes its place.
     const other = liveRunner(this.journalFile);
@@ -127,7 +129,7 @@ host.listen().catch((error: unknown) => {
   // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
   const message = `The runner could not start: ${error instanceof Error ? error.message : String(error)}`;
   try {
-    writeFileSync(`${runnerFilePath(journalFile)}.failed`, message, { mode: 0o600 });
+    writeOwnerOnlyFile(`${runnerFilePath(journalFile)}.failed`, message);
   } catch {
     process.stderr.write(`${message}\n`);
   }
