@@ -154,3 +154,16 @@ export function isAlive(pid: number): boolean {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
+
+/**
+ * Whether a process of this pid exists and is this user's: what a runner file needs. EPERM is another user's process
+ * (the pid came round again after the runner died, or a process placed there): not our runner, whatever it says.
+ */
+export function isOwnProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

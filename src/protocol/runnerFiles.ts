@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { isAlive, journalLockPid } from '../core';
+import { isAlive, isOwnProcess, journalLockPid } from '../core';
 import { folderProblem, writeOwnerOnlyFile } from './ownerOnly';
 
 export { isAlive, journalHeld } from '../core';
@@ -31,21 +31,39 @@ export function runnerFilePath(journalFile: string): string {
   return `${journalFile}.runner.json`;
 }
 
-/** The runner file, when there is one that names a live process speaking this protocol's version. */
-export function liveRunner(journalFile: string): RunnerFile | undefined {
-  let file: RunnerFile;
-  try {
-    file = JSON.parse(readFileSync(runnerFilePath(journalFile), 'utf8')) as RunnerFile;
-  } catch {
-    return undefined;
-  }
-  if (file.version !== RUNNER_PROTOCOL_VERSION || typeof file.pid !== 'number' || typeof file.socket !== 'string' || typeof file.secret !== 'string') return undefined;
-  return isAlive(file.pid) ? file : undefined;
+/** A live process of this user's whose runner file speaks another protocol version: named to the user, not attached to. */
+export interface OtherRunner {
+  pid: number;
+  version: unknown;
 }
 
 /**
- * Whether a run of this journal was cut short (cheap: two tiny files): a runner file, or a journal lock, naming a
- * process that is gone. A run that ended removed both.
+ * The runner of this journal: one this window can attach to, one of another Eval Runner version (the user is told
+ * what to do about it), or none. A file naming another user's process (EPERM) is not our runner: none.
+ */
+export function findRunner(journalFile: string): { runner: RunnerFile } | { other: OtherRunner } | undefined {
+  let file: Partial<Record<keyof RunnerFile, unknown>> | null;
+  try {
+    file = JSON.parse(readFileSync(runnerFilePath(journalFile), 'utf8')) as typeof file;
+  } catch {
+    return undefined;
+  }
+  const pid = file?.pid;
+  if (!file || typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || !isOwnProcess(pid)) return undefined;
+  if (file.version !== RUNNER_PROTOCOL_VERSION) return { other: { pid, version: file.version } };
+  if (typeof file.socket !== 'string' || typeof file.secret !== 'string') return undefined;
+  return { runner: file as RunnerFile };
+}
+
+/** The runner file, when there is one that names a live process of ours speaking this protocol's version. */
+export function liveRunner(journalFile: string): RunnerFile | undefined {
+  const found = findRunner(journalFile);
+  return found && 'runner' in found ? found.runner : undefined;
+}
+
+/**
+ * Whether a run of this journal was cut short (cheap: two tiny files): a runner file naming a process that is gone
+ * or not ours, or a journal lock naming a process that is gone. A run that ended removed both.
  */
 export function interruptedRun(journalFile: string): boolean {
   const runnerPid = (): number | undefined => {
@@ -56,8 +74,11 @@ export function interruptedRun(journalFile: string): boolean {
       return undefined;
     }
   };
-  // The lock is read by the journal's own lock module, through the file layer the journal writes through.
-  return [runnerPid(), journalLockPid(journalFile)].some((pid) => pid !== undefined && !isAlive(pid));
+  const runner = runnerPid();
+  // The lock is read by the journal's own lock module, through the file layer the journal writes through; its rule
+  // stays: another user's process holding it is alive.
+  const lock = journalLockPid(journalFile);
+  return (runner !== undefined && !isOwnProcess(runner)) || (lock !== undefined && !isAlive(lock));
 }
 
 /**
