@@ -1,9 +1,9 @@
 // Where a runner says it listens, and how a window finds it: a small owner-only file beside the journal. Read by
 // the window (attach) and written by the runner; nothing else of the protocol touches the disk.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { isAlive, isOwnProcess, journalLockPid } from '../core';
 import { folderProblem, writeOwnerOnlyFile } from './ownerOnly';
 
@@ -11,7 +11,8 @@ export { isAlive, journalHeld } from '../core';
 
 /** Bumped when a message changes shape: a window attaches only to a runner that speaks its version. */
 // 2: the runner asks a window for a chat model's answers (lmSend); a window of version 1 could not serve them.
-export const RUNNER_PROTOCOL_VERSION = 2;
+// 3: a mutual challenge-response (hello with nonces, then prove): the secret no longer crosses the socket.
+export const RUNNER_PROTOCOL_VERSION = 3;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,
@@ -84,7 +85,8 @@ export function interruptedRun(journalFile: string): boolean {
 /**
  * A fresh place to listen that only this user can reach: a Unix socket in a new owner-only folder (0700, checked
  * after it is made; short enough for the 104-byte limit of a socket path), or on Windows a named pipe with an
- * unguessable name (the handshake's secret, which only the owner can read, guards it as well).
+ * unguessable name. Node cannot give a pipe an owner-only DACL: there the handshake guards it (a squatter on the
+ * name cannot prove the secret, and never learns it).
  */
 export function newSocketPath(platform = process.platform): { path: string; dispose(): void } {
   if (platform === 'win32') return { path: `\\\\.\\pipe\\eval-runner-${randomBytes(12).toString('hex')}`, dispose: () => undefined };
@@ -92,6 +94,25 @@ export function newSocketPath(platform = process.platform): { path: string; disp
   const problem = folderProblem(dir);
   if (problem) throw new Error(`The runner's socket folder is not this user's alone: ${problem}.`);
   return { path: join(dir, 's'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Why a window must not connect to this socket (undefined: it may): on Windows, not a pipe of this machine named as
+ * a runner names it; elsewhere a folder not this user's alone (see folderProblem), or a socket of another user.
+ */
+export function socketProblem(socket: string, platform = process.platform): string | undefined {
+  if (platform === 'win32') return /^\\\\\.\\pipe\\eval-runner-[0-9a-f]{24}$/.test(socket) ? undefined : 'it is not a named pipe of this machine named by Eval Runner';
+  if (!isAbsolute(socket)) return 'its path is not absolute';
+  const folder = folderProblem(dirname(socket));
+  if (folder) return `its folder is not this user's alone: ${folder}`;
+  try {
+    const stat = lstatSync(socket);
+    if (!stat.isSocket()) return `${socket} is not a socket`;
+    if (stat.uid !== process.getuid?.()) return `${socket} belongs to uid ${stat.uid}, not to this user`;
+  } catch (error) {
+    return `${socket} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  return undefined;
 }
 
 /** Writes the runner file owner-only, whole or not at all (a reader never sees half of it; no link is followed). */
