@@ -51,6 +51,8 @@ export class RunController extends Disposable {
   private running = false;
   /** Evaluations this window offered to resume (for the tests). */
   readonly resumeOffered: string[] = [];
+  /** What this window said of runs in a runner of another version (for the tests). */
+  readonly otherRunners: string[] = [];
   /** Runs in runner processes this window follows. */
   private readonly remotes = new Set<RemoteRun>();
   /** Evaluations whose Run is starting (asking for the token, planning the target), not followed yet. */
@@ -117,7 +119,7 @@ export class RunController extends Disposable {
       const journal = this.ctx.registry.journalFileOf(ref);
       const found = findRunner(journal);
       if (found && 'other' in found) {
-        tellOtherRunner(this.ctx, ref.label, found.other.pid);
+        this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
         continue;
       }
       const live = found?.runner;
