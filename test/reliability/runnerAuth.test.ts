@@ -8,6 +8,7 @@ import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { journalPath } from '../../src/core/journal';
+import { isOwnProcess } from '../../src/core/journalLock';
 import { RemoteRun } from '../../src/extension/remoteRun';
 import type { RemoteRunEvents } from '../../src/extension/remoteRun';
 import { findRunner, interruptedRun, isAlive, liveRunner, runnerFilePath, writeRunnerFile } from '../../src/protocol/runnerFiles';
@@ -230,6 +231,32 @@ describe('a runner file: whose process it names, which version it speaks', () =>
     assert.deepEqual(JSON.parse(out), { live: false, interrupted: true, held: true, alive: true });
   });
 });
+
+describe('a process that ended and was not reaped yet (a zombie) is gone', () => {
+  it('for a runner file and for the journal lock alike: a window reloading just after a runner was killed offers to resume', async function () {
+    if (process.platform !== 'linux') return this.skip(); // read from /proc
+    // The shell's child exits; the shell becomes sleep, which never reaps it.
+    const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    try {
+      let out = '';
+      parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      await until('the child is a zombie', () => out.endsWith('\n') && /\) Z /.test(readProc(Number(out))));
+      const zombie = Number(out);
+      assert.deepEqual([isAlive(zombie), isOwnProcess(zombie)], [false, false]);
+      assert.equal(isAlive(parent.pid!), true, 'its parent lives');
+    } finally {
+      parent.kill('SIGKILL');
+    }
+  });
+});
+
+function readProc(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'latin1');
+  } catch {
+    return '';
+  }
+}
 
 describe("the runner's files: exclusive create, no link followed, an owner-only folder", function () {
   this.timeout(30_000);
