@@ -11,7 +11,7 @@ import { journalPath } from '../../src/core/journal';
 import { isOwnProcess } from '../../src/core/journalLock';
 import { RemoteRun } from '../../src/extension/remoteRun';
 import type { RemoteRunEvents } from '../../src/extension/remoteRun';
-import { findRunner, interruptedRun, isAlive, liveRunner, runnerFilePath, writeRunnerFile } from '../../src/protocol/runnerFiles';
+import { findRunner, interruptedRun, isAlive, liveRunner, newSocketPath, runnerFilePath, socketProblem, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import type { RunnerFile } from '../../src/protocol/runnerFiles';
 import { RUNNER_PROTOCOL_VERSION } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
@@ -229,6 +229,16 @@ describe('a runner file: whose process it names, which version it speaks', () =>
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     assert.equal(await new Promise((resolve) => child.once('exit', resolve)), 0);
     assert.deepEqual(JSON.parse(out), { live: false, interrupted: true, held: true, alive: true });
+  });
+});
+
+describe('on Windows, a window connects only to a pipe of this machine named as a runner names it', () => {
+  it('refuses another host\'s pipe (its credentials would go there), a path, and any other name', () => {
+    const ours = newSocketPath('win32').path;
+    assert.equal(socketProblem(ours, 'win32'), undefined);
+    for (const other of ['\\\\evil.example\\pipe\\eval-runner-0123456789abcdef01234567', '\\\\.\\pipe\\other', 'C:\\Users\\me\\s', `${ours}\\..\\x`]) {
+      assert.match(socketProblem(other, 'win32') ?? '', /not a named pipe of this machine named by Eval Runner/, other);
+    }
   });
 });
 
