@@ -245,8 +245,8 @@ describe('on Windows, a window connects only to a pipe of this machine named as 
 describe('a process that ended and was not reaped yet (a zombie) is gone', () => {
   it('for a runner file and for the journal lock alike: a window reloading just after a runner was killed offers to resume', async function () {
     if (process.platform !== 'linux') return this.skip(); // read from /proc
-    // The shell's child exits; the shell becomes sleep, which never reaps it.
-    const parent = spawn('sh', ['-c', 'sh -c "exit 0" & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // Python reaps no child by itself: the forked one stays a zombie while its parent sleeps.
+    const parent = spawn('python3', ['-c', 'import os, sys, time\npid = os.fork()\nif pid == 0: os._exit(0)\nprint(pid, flush=True)\ntime.sleep(30)'], { stdio: ['ignore', 'pipe', 'ignore'] });
     try {
       let out = '';
       parent.stdout.on('data', (d: Buffer) => (out += d.toString()));
