@@ -120,8 +120,8 @@ process.on('unhandledRejection', (reason) => {
   if (!windowGone(reason)) throw reason;
 });
 boundHeapGrowth();
-const host = new RunnerHost(journalFile);
-host.listen().catch((error: unknown) => {
+// Made inside the promise: a socket folder that is not ours throws in the constructor, and must be told as well.
+Promise.resolve().then(() => new RunnerHost(journalFile).listen()).catch((error: unknown) => {
   // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
   const message = `The runner could not start: ${error instanceof Error ? error.message : String(error)}`;
   try {
