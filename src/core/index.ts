@@ -4,7 +4,7 @@
 export type { ComparedTrace } from './compareRuns';
 export type { RunSummary } from './engine';
 export { journalPath } from './journal';
-export { JournalLockedError, isAlive, journalHeld, journalLockPid, lockPathOf } from './journalLock';
+export { JournalLockedError, isAlive, isOwnProcess, journalHeld, journalLockPid, lockPathOf } from './journalLock';
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './runOptions';
 export { boundHeapGrowth } from './heapGrowth';

@@ -1,6 +1,7 @@
 // The journal's lock: a file beside the journal (`<journal>.lock`) naming the pid of the one process that writes it.
 // Every file operation goes through JournalFs (storage.ts), the layer the journal writes through, so a fault test
 // that injects a full disk or an I/O error there reaches the lock too.
+import { readFileSync } from 'node:fs';
 import { NODE_FS } from './storage';
 import type { JournalFs } from './storage';
 
@@ -149,8 +150,36 @@ export function journalHeld(journalFile: string, fs: JournalFs = NODE_FS): boole
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
+    return !isZombie(pid);
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * A process that ended and waits for its parent to read how (Linux's /proc says Z): gone, though signal 0 still
+ * reaches it. A runner killed hard is one until the window that started it reaps it, which may come after the
+ * window saw its socket close and looked for it again.
+ */
+function isZombie(pid: number): boolean {
+  if (process.platform !== 'linux') return false;
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return stat.charAt(stat.lastIndexOf(')') + 2) === 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether a process of this pid exists and is this user's: what a runner file needs. EPERM is another user's process
+ * (the pid came round again after the runner died, or a process placed there): not our runner, whatever it says.
+ */
+export function isOwnProcess(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !isZombie(pid);
+  } catch {
+    return false;
   }
 }

@@ -3,10 +3,14 @@ import { connect } from 'node:net';
 import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RunProgress } from '../core';
-import { liveRunner, runnerFilePath } from '../protocol/runnerFiles';
+import { liveRunner, runnerFilePath, socketProblem } from '../protocol/runnerFiles';
 import { readFileSync, rmSync } from 'node:fs';
-import { cancel, finished, hello, LM_ERROR_CODE, lmSend, log, needToken, progress, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
+import { windowHandshake } from '../protocol/runnerHandshake';
+import { cancel, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../protocol/runnerProtocol';
 import type { LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../protocol/runnerProtocol';
+
+// How long a runner has to prove itself (a fresh one does in milliseconds).
+const HANDSHAKE_MS = 10_000;
 
 export interface RemoteRunEvents {
   progress(p: RunProgress): void;
@@ -83,19 +87,29 @@ export class RemoteRun {
     return run;
   }
 
-  /** Attaches to the runner of this journal, if one is running; undefined otherwise. */
+  /**
+   * Attaches to the runner of this journal, if one is running and proves itself; undefined otherwise (a runner file
+   * that is not ours is left alone, and the log says why).
+   */
   static async attach(journalFile: string, events: RemoteRunEvents): Promise<{ run: RemoteRun; state: RunnerState } | undefined> {
     const file = liveRunner(journalFile);
     if (!file) return undefined;
     try {
       const run = await RemoteRun.connect(file, events);
       return { run, state: await run.connection.sendRequest(state) };
-    } catch {
+    } catch (error) {
+      events.log('warn', `Not attaching to the runner (pid ${file.pid}) named by ${runnerFilePath(journalFile)}: ${error instanceof Error ? error.message : String(error)}.`);
       return undefined;
     }
   }
 
+  /**
+   * Connects to a runner and has it prove itself before this window sends anything but its nonce, or answers
+   * anything it asks (a token, a chat model's call); then proves itself in turn.
+   */
   private static async connect(file: RunnerFile, events: RemoteRunEvents): Promise<RemoteRun> {
+    const problem = socketProblem(file.socket);
+    if (problem) throw new Error(`its socket ${file.socket} was not connected to: ${problem}`);
     const socket = connect(file.socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', resolve);
@@ -106,10 +120,24 @@ export class RemoteRun {
     const refused = new Promise<never>((_resolve, reject) => socket.once('close', () => reject(new Error('The runner refused the connection.'))));
     refused.catch(() => undefined);
     const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-    const run = new RemoteRun(connection, file.pid, events);
     connection.listen();
-    await Promise.race([connection.sendRequest(hello, { secret: file.secret, version: RUNNER_PROTOCOL_VERSION }), refused]);
-    return run;
+    // A listener that never answers must not hold the window for ever.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`the runner did not prove itself within ${HANDSHAKE_MS / 1000} s`)), HANDSHAKE_MS)));
+    late.catch(() => undefined);
+    try {
+      const proof = await Promise.race([windowHandshake(connection, file), refused, late]);
+      // Only now are the runner's requests answered: the handlers exist from here on.
+      const run = new RemoteRun(connection, file.pid, events);
+      await Promise.race([connection.sendRequest(prove, { proof }), refused, late]);
+      return run;
+    } catch (error) {
+      connection.dispose();
+      socket.destroy();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   /** abandonBatches: its open Batch API batches are cancelled at the provider too. */

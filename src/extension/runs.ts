@@ -5,9 +5,10 @@ import { BUTTON } from './buttons';
 import { MIB } from '../api/client';
 import { holdProgressText, progressText, runBasics, WAITING_FOR_WINDOW } from '../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity } from '../core';
-import { interruptedRun, journalHeld, liveRunner } from '../protocol/runnerFiles';
+import { findRunner, interruptedRun, journalHeld, liveRunner } from '../protocol/runnerFiles';
 import type { StartParams } from '../protocol/runnerProtocol';
 import type { RemoteRun, RemoteRunEvents } from './remoteRun';
+import { tellOtherRunner } from './otherRunner';
 import { readProxy } from './settings';
 import { extensionVersion } from './ctx';
 import type { Ctx, TargetPlan } from './ctx';
@@ -50,6 +51,8 @@ export class RunController extends Disposable {
   private running = false;
   /** Evaluations this window offered to resume (for the tests). */
   readonly resumeOffered: string[] = [];
+  /** What this window said of runs in a runner of another version (for the tests). */
+  readonly otherRunners: string[] = [];
   /** Runs in runner processes this window follows. */
   private readonly remotes = new Set<RemoteRun>();
   /** Evaluations whose Run is starting (asking for the token, planning the target), not followed yet. */
@@ -114,7 +117,12 @@ export class RunController extends Disposable {
     // At activation only tiny files are read: a journal is opened only for a run that is going on or was cut short.
     for (const ref of this.ctx.registry.refs) {
       const journal = this.ctx.registry.journalFileOf(ref);
-      const live = liveRunner(journal);
+      const found = findRunner(journal);
+      if (found && 'other' in found) {
+        this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
+        continue;
+      }
+      const live = found?.runner;
       if (!live && !interruptedRun(journal)) continue;
       const session = this.ctx.registry.session(ref);
       if (session.isRunning) continue;

@@ -1,16 +1,18 @@
 // Where a runner says it listens, and how a window finds it: a small owner-only file beside the journal. Read by
 // the window (attach) and written by the runner; nothing else of the protocol touches the disk.
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { isAlive, journalLockPid } from '../core';
+import { dirname, isAbsolute, join } from 'node:path';
+import { isAlive, isOwnProcess, journalLockPid } from '../core';
+import { folderProblem, writeOwnerOnlyFile } from './ownerOnly';
 
 export { isAlive, journalHeld } from '../core';
 
 /** Bumped when a message changes shape: a window attaches only to a runner that speaks its version. */
 // 2: the runner asks a window for a chat model's answers (lmSend); a window of version 1 could not serve them.
-export const RUNNER_PROTOCOL_VERSION = 2;
+// 3: a mutual challenge-response (hello with nonces, then prove): the secret no longer crosses the socket.
+export const RUNNER_PROTOCOL_VERSION = 3;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,
@@ -30,21 +32,39 @@ export function runnerFilePath(journalFile: string): string {
   return `${journalFile}.runner.json`;
 }
 
-/** The runner file, when there is one that names a live process speaking this protocol's version. */
-export function liveRunner(journalFile: string): RunnerFile | undefined {
-  let file: RunnerFile;
-  try {
-    file = JSON.parse(readFileSync(runnerFilePath(journalFile), 'utf8')) as RunnerFile;
-  } catch {
-    return undefined;
-  }
-  if (file.version !== RUNNER_PROTOCOL_VERSION || typeof file.pid !== 'number' || typeof file.socket !== 'string' || typeof file.secret !== 'string') return undefined;
-  return isAlive(file.pid) ? file : undefined;
+/** A live process of this user's whose runner file speaks another protocol version: named to the user, not attached to. */
+export interface OtherRunner {
+  pid: number;
+  version: unknown;
 }
 
 /**
- * Whether a run of this journal was cut short (cheap: two tiny files): a runner file, or a journal lock, naming a
- * process that is gone. A run that ended removed both.
+ * The runner of this journal: one this window can attach to, one of another Eval Runner version (the user is told
+ * what to do about it), or none. A file naming another user's process (EPERM) is not our runner: none.
+ */
+export function findRunner(journalFile: string): { runner: RunnerFile } | { other: OtherRunner } | undefined {
+  let file: Partial<Record<keyof RunnerFile, unknown>> | null;
+  try {
+    file = JSON.parse(readFileSync(runnerFilePath(journalFile), 'utf8')) as typeof file;
+  } catch {
+    return undefined;
+  }
+  const pid = file?.pid;
+  if (!file || typeof pid !== 'number' || !Number.isInteger(pid) || pid <= 0 || !isOwnProcess(pid)) return undefined;
+  if (file.version !== RUNNER_PROTOCOL_VERSION) return { other: { pid, version: file.version } };
+  if (typeof file.socket !== 'string' || typeof file.secret !== 'string') return undefined;
+  return { runner: file as RunnerFile };
+}
+
+/** The runner file, when there is one that names a live process of ours speaking this protocol's version. */
+export function liveRunner(journalFile: string): RunnerFile | undefined {
+  const found = findRunner(journalFile);
+  return found && 'runner' in found ? found.runner : undefined;
+}
+
+/**
+ * Whether a run of this journal was cut short (cheap: two tiny files): a runner file naming a process that is gone
+ * or not ours, or a journal lock naming a process that is gone. A run that ended removed both.
  */
 export function interruptedRun(journalFile: string): boolean {
   const runnerPid = (): number | undefined => {
@@ -55,27 +75,49 @@ export function interruptedRun(journalFile: string): boolean {
       return undefined;
     }
   };
-  // The lock is read by the journal's own lock module, through the file layer the journal writes through.
-  return [runnerPid(), journalLockPid(journalFile)].some((pid) => pid !== undefined && !isAlive(pid));
+  const runner = runnerPid();
+  // The lock is read by the journal's own lock module, through the file layer the journal writes through; its rule
+  // stays: another user's process holding it is alive.
+  const lock = journalLockPid(journalFile);
+  return (runner !== undefined && !isOwnProcess(runner)) || (lock !== undefined && !isAlive(lock));
 }
 
 /**
- * A fresh place to listen that only this user can reach: a Unix socket in a new owner-only folder (0700, short
- * enough for the 104-byte limit of a socket path), or on Windows a named pipe with an unguessable name (the
- * handshake's secret, which only the owner can read, guards it as well).
+ * A fresh place to listen that only this user can reach: a Unix socket in a new owner-only folder (0700, checked
+ * after it is made; short enough for the 104-byte limit of a socket path), or on Windows a named pipe with an
+ * unguessable name. Node cannot give a pipe an owner-only DACL: there the handshake guards it (a squatter on the
+ * name cannot prove the secret, and never learns it).
  */
 export function newSocketPath(platform = process.platform): { path: string; dispose(): void } {
   if (platform === 'win32') return { path: `\\\\.\\pipe\\eval-runner-${randomBytes(12).toString('hex')}`, dispose: () => undefined };
   const dir = mkdtempSync(join(tmpdir(), 'evr-'));
+  const problem = folderProblem(dir);
+  if (problem) throw new Error(`The runner's socket folder is not this user's alone: ${problem}.`);
   return { path: join(dir, 's'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** Writes the runner file owner-only, whole or not at all (a reader never sees half of it). */
+/**
+ * Why a window must not connect to this socket (undefined: it may): on Windows, not a pipe of this machine named as
+ * a runner names it; elsewhere a folder not this user's alone (see folderProblem), or a socket of another user.
+ */
+export function socketProblem(socket: string, platform = process.platform): string | undefined {
+  if (platform === 'win32') return /^\\\\\.\\pipe\\eval-runner-[0-9a-f]{24}$/.test(socket) ? undefined : 'it is not a named pipe of this machine named by Eval Runner';
+  if (!isAbsolute(socket)) return 'its path is not absolute';
+  const folder = folderProblem(dirname(socket));
+  if (folder) return `its folder is not this user's alone: ${folder}`;
+  try {
+    const stat = lstatSync(socket);
+    if (!stat.isSocket()) return `${socket} is not a socket`;
+    if (stat.uid !== process.getuid?.()) return `${socket} belongs to uid ${stat.uid}, not to this user`;
+  } catch (error) {
+    return `${socket} cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+  }
+  return undefined;
+}
+
+/** Writes the runner file owner-only, whole or not at all (a reader never sees half of it; no link is followed). */
 export function writeRunnerFile(journalFile: string, file: RunnerFile): void {
-  const path = runnerFilePath(journalFile);
-  const aside = `${path}.${process.pid}.tmp`;
-  writeFileSync(aside, JSON.stringify(file), { mode: 0o600 });
-  renameSync(aside, path);
+  writeOwnerOnlyFile(runnerFilePath(journalFile), JSON.stringify(file));
 }
 
 export function removeRunnerFile(journalFile: string, pid = process.pid): void {

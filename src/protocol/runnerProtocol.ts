@@ -44,8 +44,13 @@ export interface RunnerState {
   finished: RunFinished | undefined;
 }
 
-/** The client proves it is the owner: the secret from the runner file. */
-export const hello = new RequestType<{ secret: string; version: number }, { pid: number }, void>('evalRunner/hello');
+/**
+ * The handshake (runnerHandshake.ts): each side proves it knows the runner file's secret, which never crosses the
+ * socket. hello: the window's fresh nonce; the runner answers with its own and its proof over both.
+ */
+export const hello = new RequestType<{ version: number; nonce: string }, { version: number; pid: number; nonce: string; proof: string }, void>('evalRunner/hello');
+/** Sent only once the runner proved itself: the window's proof. Until the runner accepts it, it serves nothing. */
+export const prove = new RequestType<{ proof: string }, void, void>('evalRunner/prove');
 /** Starts the run (once per runner). */
 export const start = new RequestType<StartParams, void, void>('evalRunner/start');
 /** What the runner is doing now: for a window that attaches after a reload. */

@@ -1,15 +1,17 @@
 // The runner process (dist/runner.js): hosts the core for one run of one evaluation, started detached by a window
 // with the editor's own Node runtime, so the run outlives a window reload, an extension update or a closed window.
 // argv: the journal's path (where the runner file goes). Secrets arrive only over the socket, after the handshake.
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { ownerOnlyFolder, writeOwnerOnlyFile } from '../protocol/ownerOnly';
 import { liveRunner, newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from '../protocol/runnerFiles';
-import { cancel, hello, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
+import { RunnerHandshake } from '../protocol/runnerHandshake';
+import { cancel, hello, prove, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
 import { boundHeapGrowth, journalLockPid } from '../core';
@@ -20,7 +22,7 @@ const IDLE_EXIT_MS = 60_000;
 const LINGER_MS = 3_000;
 
 class RunnerHost {
-  private readonly secret = randomBytes(32);
+  private readonly secret = randomBytes(32).toString('hex');
   private readonly clients = new Set<MessageConnection>();
   private readonly socket = newSocketPath();
   private readonly server: Server = createServer((s) => this.connected(s));
@@ -30,7 +32,8 @@ class RunnerHost {
   constructor(private readonly journalFile: string) {}
 
   async listen(): Promise<void> {
-    mkdirSync(dirname(this.journalFile), { recursive: true, mode: 0o700 });
+    // The runner file holds the secret: its folder is this user's alone (tightened, or refused when not ours).
+    ownerOnlyFolder(dirname(this.journalFile));
     // Its file would hide the run going on from every window (and its exit would remove it): a second runner stops.
     // A runner whose run ended lingers a moment without the journal's lock: the next run's runner takes its place.
     const other = liveRunner(this.journalFile);
@@ -46,7 +49,7 @@ class RunnerHost {
       version: RUNNER_PROTOCOL_VERSION,
       pid: process.pid,
       socket: this.socket.path,
-      secret: this.secret.toString('hex'),
+      secret: this.secret,
       startedAt: Date.now(),
     });
     // Ctrl-C in a terminal, a logout: as the CLI does, finish what is in flight and stop.
@@ -55,20 +58,15 @@ class RunnerHost {
 
   private connected(socket: Socket): void {
     const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-    let proven = false;
-    const owner = () => {
-      if (!proven) throw new Error('Say hello first.');
-    };
-    connection.onRequest(hello, ({ secret, version }) => {
-      const given = Buffer.from(String(secret), 'hex');
-      if (version !== RUNNER_PROTOCOL_VERSION || given.length !== this.secret.length || !timingSafeEqual(given, this.secret)) {
-        socket.destroy();
-        throw new Error('Not the owner.');
-      }
-      proven = true;
+    // Nothing is served, and nothing is sent (progress, a question for a token, a chat model's call), to a
+    // connection until its window proved it knows the secret: only then is it one of the clients.
+    const handshake = new RunnerHandshake(this.secret, () => socket.destroy());
+    const owner = () => handshake.require();
+    connection.onRequest(hello, (params) => handshake.hello(params));
+    connection.onRequest(prove, (params) => {
+      handshake.prove(params);
       this.clients.add(connection);
       this.run?.attached();
-      return { pid: process.pid };
     });
     connection.onRequest(start, (params) => {
       owner();
@@ -86,7 +84,7 @@ class RunnerHost {
       this.run?.cancel(hard, abandonBatches === true);
     });
     connection.onNotification(saved, ({ path }) => {
-      if (proven) this.run?.saved(path);
+      if (handshake.proven) this.run?.saved(path);
     });
     const gone = () => {
       if (this.clients.delete(connection)) this.run?.detached();
@@ -122,12 +120,12 @@ process.on('unhandledRejection', (reason) => {
   if (!windowGone(reason)) throw reason;
 });
 boundHeapGrowth();
-const host = new RunnerHost(journalFile);
-host.listen().catch((error: unknown) => {
+// Made inside the promise: a socket folder that is not ours throws in the constructor, and must be told as well.
+Promise.resolve().then(() => new RunnerHost(journalFile).listen()).catch((error: unknown) => {
   // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
   const message = `The runner could not start: ${error instanceof Error ? error.message : String(error)}`;
   try {
-    writeFileSync(`${runnerFilePath(journalFile)}.failed`, message, { mode: 0o600 });
+    writeOwnerOnlyFile(`${runnerFilePath(journalFile)}.failed`, message);
   } catch {
     process.stderr.write(`${message}\n`);
   }

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/registry';
-import { isAlive, liveRunner } from '../../src/protocol/runnerFiles';
+import { isAlive, liveRunner, RUNNER_PROTOCOL_VERSION, runnerFilePath } from '../../src/protocol/runnerFiles';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
@@ -59,6 +59,21 @@ describe('runs in a runner process: a window reload does not stop them, and the 
     assert.equal(readFileSync(calls, 'utf8').split('\n').filter(Boolean).length, 25, 'the target was asked once per trace');
     assert.equal(session.runs.length, 1, 'one run');
     await until('the runner leaves', () => !isAlive(runner.pid), 10_000);
+  });
+
+  it('a run in a runner of another Eval Runner version is named to the user with what to do, not skipped without a word', () => {
+    const journal = api.ctx.registry.session(refOf()).journalFile;
+    mkdirSync(dirname(journal), { recursive: true, mode: 0o700 });
+    // As an update leaves it: a live process of this user's, speaking another version of the protocol.
+    const other = { version: RUNNER_PROTOCOL_VERSION + 1, pid: process.pid, socket: '/nowhere/s', secret: 'ab', startedAt: Date.now() };
+    writeFileSync(runnerFilePath(journal), JSON.stringify(other), { mode: 0o600 });
+    try {
+      api = api.restart();
+      assert.deepEqual(api.runs.otherRunners, [`A run of ${label} is in progress in a runner of another Eval Runner version (pid ${process.pid}): wait for it to end, or stop it.`]);
+      assert.equal(api.ctx.registry.session(refOf()).isRunning, false, 'not attached to');
+    } finally {
+      rmSync(runnerFilePath(journal), { force: true });
+    }
   });
 
   it('Cancel from the reloaded window ends the run: the answers so far are kept, the runner leaves', async () => {

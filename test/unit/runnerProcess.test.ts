@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
@@ -8,7 +9,8 @@ import { journalPath } from '../../src/core/journal';
 import { journalLockPid } from '../../src/core/journalLock';
 import { RemoteRun } from '../../src/extension/remoteRun';
 import { interruptedRun, isAlive, liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
-import { hello, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
+import { proofOf } from '../../src/protocol/runnerHandshake';
+import { hello, prove, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
@@ -24,7 +26,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 10_000): Pr
   }
 }
 
-/** Says hello with this secret; resolves to the runner's answer or rejects. */
+/** Goes through the handshake proving this secret; resolves to the runner's answer or rejects. */
 async function helloWith(socketPath: string, secret: string): Promise<{ pid: number; closed: Promise<void> }> {
   const socket = connect(socketPath);
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
@@ -34,9 +36,11 @@ async function helloWith(socketPath: string, secret: string): Promise<{ pid: num
   connection.listen();
   try {
     const refused = closed.then(() => Promise.reject(new Error('the runner closed the connection')));
-    const answer = await Promise.race([connection.sendRequest(hello, { secret, version: RUNNER_PROTOCOL_VERSION }), refused]);
+    const nonce = randomBytes(32).toString('hex');
+    const answer = await Promise.race([connection.sendRequest(hello, { version: RUNNER_PROTOCOL_VERSION, nonce }), refused]);
+    await Promise.race([connection.sendRequest(prove, { proof: proofOf(secret, 'window', nonce, answer.nonce) }), refused]);
     await connection.sendRequest(state);
-    return { ...answer, closed };
+    return { pid: answer.pid, closed };
   } finally {
     connection.dispose();
     socket.destroy();
