@@ -68,6 +68,9 @@ describe("secret variables have an owner: the service token is the service's, a 
     assert.equal(runCommandLine(http, 'eval.json'), 'eval-runner run --config eval.json --allow-env X_API_KEY --allow-env ORG');
     const openai = parseRunConfig({ target: { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' } }, 'test');
     assert.equal(runCommandLine(openai, 'eval.json'), 'eval-runner run --config eval.json');
+    // The service is the user's, on the line: a later change to the file's baseUrl cannot steer the token.
+    const service = parseRunConfig({ baseUrl: 'https://evals.example.com', target: { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' } }, 'test');
+    assert.equal(runCommandLine(service, 'eval.json'), 'eval-runner run --config eval.json --base-url https://evals.example.com');
   });
 });
 
