@@ -10,7 +10,7 @@ import { createInterface } from 'node:readline';
 import { boundOrigin } from '../core';
 import { UsageError } from './exitCodes';
 import { useLines } from './secretUses';
-import type { SecretUse } from './secretUses';
+import type { NamingFile, SecretUse } from './secretUses';
 
 /** The user's own config folder: $XDG_CONFIG_HOME/eval-runner, else the platform's usual per-user one. */
 export function userConfigDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, home = homedir()): string {
@@ -34,12 +34,17 @@ interface Approval {
 export class ApprovalStore {
   constructor(readonly path: string = join(userConfigDir(), 'allowed-env.json')) {}
 
-  has(sha256: string, origin: string): boolean {
-    return this.read().some((a) => a.sha256 === sha256 && a.origin === origin);
+  /** A yes for this content and origin that covered each of `variables`: a yes for a file's key is not one for the token. */
+  has(sha256: string, origin: string, variables: readonly string[] = []): boolean {
+    return this.read().some((a) => a.sha256 === sha256 && a.origin === origin && variables.every((v) => a.variables.includes(v)));
   }
 
   add(approval: Omit<Approval, 'at'>): void {
-    const all = [...this.read().filter((a) => a.sha256 !== approval.sha256 || a.origin !== approval.origin), { ...approval, at: new Date().toISOString() }];
+    const same = (a: Approval) => a.sha256 === approval.sha256 && a.origin === approval.origin;
+    // One entry per content and origin, holding every variable said yes to there.
+    const before = this.read().find(same)?.variables ?? [];
+    const variables = [...new Set([...before, ...approval.variables])];
+    const all = [...this.read().filter((a) => !same(a)), { ...approval, variables, at: new Date().toISOString() }];
     mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     const tmp = `${this.path}.${randomBytes(6).toString('hex')}.tmp`;
     try {
@@ -59,7 +64,7 @@ export class ApprovalStore {
       if (!stat.isFile()) return [];
       if (process.platform !== 'win32' && (stat.uid !== process.getuid?.() || (stat.mode & 0o022) !== 0)) return [];
       const value = JSON.parse(readFileSync(this.path, 'utf8')) as unknown;
-      return Array.isArray(value) ? (value as Approval[]).filter((a) => typeof a?.sha256 === 'string' && typeof a.origin === 'string') : [];
+      return Array.isArray(value) ? (value as Approval[]).filter((a) => typeof a?.sha256 === 'string' && typeof a.origin === 'string' && Array.isArray(a.variables)) : [];
     } catch {
       return [];
     }
@@ -100,19 +105,45 @@ export async function approveFileUses(uses: readonly SecretUse[], origin: string
   const pending = uses.filter((u) => u.file && boundOrigin(u.variable) !== origin && !options.allowEnv.includes(u.variable));
   const files = [...new Map(pending.map((u) => [`${u.file!.flag} ${u.file!.sha256}`, u.file!])).values()];
   for (const file of files) {
-    if (options.store.has(file.sha256, origin)) continue;
     const named = pending.filter((u) => u.file!.flag === file.flag && u.file!.sha256 === file.sha256);
     const variables = [...new Set(named.map((u) => u.variable))];
     const lines = useLines(named, origin).map((line) => `  ${line}\n`).join('');
-    const said = `${file.flag} ${file.path} names ${variables.length === 1 ? 'the variable' : 'variables'} ${variables.join(', ')}, whose ${variables.length === 1 ? 'value' : 'values'} it would send:\n${lines}`;
-    if (!options.ask) {
-      throw new UsageError(
-        `${said}A variable named by a file is sent only once you allow it. With no terminal to ask at, add ${variables.map((v) => `--allow-env ${v}`).join(' ')} ` +
-          'to the command line if you trust this file. Nothing was sent.',
-      );
-    }
-    const yes = await options.ask(`${said}Send ${variables.length === 1 ? 'it' : 'them'} to ${origin}? Allow only a file you trust; the answer is remembered for this file's content and this origin. [y/N] `);
-    if (!yes) throw new UsageError(`Not allowed: nothing was sent. Allow it at the question, or add ${variables.map((v) => `--allow-env ${v}`).join(' ')} to the command line.`);
-    options.store.add({ sha256: file.sha256, origin, file: file.path, variables });
+    const allow = variables.map((v) => `--allow-env ${v}`).join(' ');
+    await approveFile({ file, origin, variables }, options, {
+      said: `${file.flag} ${file.path} names ${variables.length === 1 ? 'the variable' : 'variables'} ${variables.join(', ')}, whose ${variables.length === 1 ? 'value' : 'values'} it would send:\n${lines}`,
+      noTerminal: `A variable named by a file is sent only once you allow it. With no terminal to ask at, add ${allow} to the command line if you trust this file.`,
+      question: `Send ${variables.length === 1 ? 'it' : 'them'} to ${origin}?`,
+      otherwise: `add ${allow} to the command line`,
+    });
   }
+}
+
+/** What a file would send where, and the words around the question. */
+export interface FileRequest {
+  file: NamingFile;
+  origin: string;
+  variables: string[];
+}
+
+export interface RequestWords {
+  /** What the file would send, and where, ending with a newline. */
+  said: string;
+  /** Why it stops with no terminal, and the flag to add. */
+  noTerminal: string;
+  question: string;
+  /** The way on after a no, completing "Allow it at the question, or …". */
+  otherwise: string;
+}
+
+/**
+ * The one way a file gets to send a secret: a yes remembered for its content and origin, else asked at a terminal
+ * (a yes remembered), else refused with words (exit 2). Nothing is sent before this returns.
+ */
+export async function approveFile(request: FileRequest, options: ApprovalOptions, words: RequestWords): Promise<void> {
+  const { file, origin, variables } = request;
+  if (options.store.has(file.sha256, origin, variables)) return;
+  if (!options.ask) throw new UsageError(`${words.said}${words.noTerminal} Nothing was sent.`);
+  const yes = await options.ask(`${words.said}${words.question} Allow only a file you trust; the answer is remembered for this file's content and this origin. [y/N] `);
+  if (!yes) throw new UsageError(`Not allowed: nothing was sent. Allow it at the question, or ${words.otherwise}.`);
+  options.store.add({ sha256: file.sha256, origin, file: file.path, variables });
 }

@@ -10,22 +10,29 @@ import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import { invalidLinesNote } from './runCommand';
 import { safeJson, safeText } from './terminalText';
+import { TOKEN_ORIGIN_HELP, TOKEN_ORIGIN_OPTIONS, allowTokenOrigin, ownValues } from './tokenOrigin';
+import type { ConfigFlags } from './configFile';
 
 export const PROMPTS_HELP = `Usage: eval-runner prompts --base-url URL --evaluation ID --kind K [--json]
 
 Lists the evaluation's prompts: one "traceId<TAB>preview" line each, or the full items as JSON.
 ${SERVICE_HELP}
 ${CONFIG_HELP}
+${TOKEN_ORIGIN_HELP}
   --json                      print the items as one JSON array
 
 ${TOKEN_HELP}
 `;
 
-export async function promptsCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
-  const v = parseCommandArgs(argv, { ...SERVICE_OPTIONS, json: { type: 'boolean' } });
+const PROMPTS_FLAGS = { ...SERVICE_OPTIONS, ...TOKEN_ORIGIN_OPTIONS, json: { type: 'boolean' } } as const;
+
+export async function promptsCommand(argv: string[], out: NodeJS.WritableStream, config?: ConfigFlags): Promise<number> {
+  const v = parseCommandArgs(argv, PROMPTS_FLAGS);
   if (v.help) return write(out, PROMPTS_HELP);
   const args = serviceArgs(v);
-  const client = clientFor(args, tokenFromEnv(args.baseUrl));
+  const token = tokenFromEnv(args.baseUrl);
+  await allowTokenOrigin(args.baseUrl, v, ownValues(argv, config, PROMPTS_FLAGS), config);
+  const client = clientFor(args, token);
   try {
     const items = await client.listPrompts(args.kind, args.evaluationId).catch(async (error: unknown) => {
       if (isNotFound(error)) throw new UsageError(`${(error as Error).message}${await otherKindHint(client, args)}`);
@@ -44,6 +51,7 @@ export const SUBMIT_HELP = `Usage: eval-runner submit --base-url URL --evaluatio
 Submits one answer for one trace, and journals it so "status" and later runs know it.
 ${SERVICE_HELP}
 ${CONFIG_HELP}
+${TOKEN_ORIGIN_HELP}
   --trace ID                  the trace id, exactly as listed
   --answer TEXT               the answer
   --answer-file FILE          read the answer from a file (every byte kept; "-" for stdin)
@@ -52,14 +60,17 @@ ${CONFIG_HELP}
 ${TOKEN_HELP}
 `;
 
-export async function submitCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
-  const v = parseCommandArgs(argv, {
-    ...SERVICE_OPTIONS,
-    trace: { type: 'string' },
-    answer: { type: 'string' },
-    'answer-file': { type: 'string' },
-    'state-dir': { type: 'string' },
-  });
+const SUBMIT_FLAGS = {
+  ...SERVICE_OPTIONS,
+  ...TOKEN_ORIGIN_OPTIONS,
+  trace: { type: 'string' },
+  answer: { type: 'string' },
+  'answer-file': { type: 'string' },
+  'state-dir': { type: 'string' },
+} as const;
+
+export async function submitCommand(argv: string[], out: NodeJS.WritableStream, config?: ConfigFlags): Promise<number> {
+  const v = parseCommandArgs(argv, SUBMIT_FLAGS);
   if (v.help) return write(out, SUBMIT_HELP);
   const args = serviceArgs(v);
   if (v.trace === undefined) throw new UsageError('--trace is required.');
@@ -69,7 +80,9 @@ export async function submitCommand(argv: string[], out: NodeJS.WritableStream):
     (v['answer-file'] === '-' ? await readStdin() : await readFile(v['answer-file']!, 'utf8').catch((e: Error) => {
       throw new UsageError(`Cannot read --answer-file: ${e.message}`);
     }));
-  const client = clientFor(args, tokenFromEnv(args.baseUrl));
+  const token = tokenFromEnv(args.baseUrl);
+  await allowTokenOrigin(args.baseUrl, v, ownValues(argv, config, SUBMIT_FLAGS), config);
+  const client = clientFor(args, token);
   const session = new EvaluationSession({ origin: client.origin, kind: args.kind, evaluationId: args.evaluationId }, stateDirOf(v['state-dir']));
   try {
     const result = await session.submitAnswer(client, v.trace, answer);

@@ -14,6 +14,7 @@ import { ApprovalStore, approveFileUses, terminalAsker } from './allowedEnv';
 import { TARGET_HELP, TARGET_OPTIONS, targetFromPlan, targetPlan } from './targetOptions';
 import type { TargetPlan } from './targetOptions';
 import { useLines } from './secretUses';
+import { allowTokenOrigin, ownValues } from './tokenOrigin';
 import type { ConfigFlags } from './configFile';
 import { safeJson, safeText } from './terminalText';
 
@@ -393,6 +394,8 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, 
   const workerLog = (level: 'info' | 'warn', message: string) => {
     if (!request.json || level !== 'info') process.stderr.write(`${level === 'warn' ? 'warning: ' : ''}${safeText(message)}\n`);
   };
+  // Where the token goes is allowed before anything is sent, as the target's variables are.
+  await allowTokenOrigin(args.baseUrl, v, ownValues(argv, config, RUN_FLAGS), config);
   const plan = await allowedPlan(v, argv, config);
   const { target, batch, identity, timeoutMs, warnings } = targetFromPlan(plan, v, request.concurrency, workerLog);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);

@@ -42,8 +42,9 @@ const TIMEOUT = RUN_OPTIONS.targetTimeoutSeconds;
 export const TARGET_HELP = `${targetFlagsHelp()}
   --target-timeout SECONDS    per target call (default ${TIMEOUT.default})
   --allow-env NAME            send variable NAME, which a --from-curl or --config file names (repeatable; at a
-                              terminal you are asked once per file and origin instead). Never EVAL_RUNNER_TOKEN,
-                              nor a provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) to another origin`;
+                              terminal you are asked once per file and origin instead); never a provider's key
+                              (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) to another origin. EVAL_RUNNER_TOKEN goes to
+                              no target: it lets the --config file's baseUrl be the service the token goes to`;
 
 export interface CliTarget {
   target: Target;

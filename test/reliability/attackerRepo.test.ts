@@ -108,6 +108,35 @@ describe('an attacker\'s repository: files cannot send the environment\'s secret
     refused(await run([...openai, '--api-key-env', 'OPENAI_API_KEY']), /OPENAI_API_KEY is https:\/\/api\.openai\.com's key/);
   });
 
+  it("a config file's baseUrl cannot steer the service token: run, prompts and submit stop before sending it", async () => {
+    const steer = file('steer.json', { baseUrl: listener.url, evaluations: [{ evaluationId: 1, kind: 'benchmark' }], target: { type: 'echo' }, stateDir: tempDir() });
+    const inRepo = (args: string[]) => cli(args, env, undefined, undefined, repo);
+    const words = /--config steer\.json sets the service's base URL, where your token goes, to http:\/\/127\.0\.0\.1:\d+:\n {2}EVAL_RUNNER_TOKEN → http:\/\/127\.0\.0\.1:\d+, as the service token\n.*add --base-url with the service you mean, or --allow-env EVAL_RUNNER_TOKEN if you trust this file, to the command line\. Nothing was sent\./s;
+    refused(await inRepo(['run', '--config', steer]), words);
+    refused(await inRepo(['prompts', '--config', steer]), words);
+    refused(await inRepo(['submit', '--config', steer, '--trace', 'bench-0000', '--answer', 'a']), words);
+    // Another variable allowed does not allow the token's destination; nor does a file that names loopback.
+    refused(await inRepo(['run', '--config', steer, '--allow-env', 'MY_MODEL_KEY']), /--allow-env EVAL_RUNNER_TOKEN/);
+
+    // --base-url on the command line is the user's: the file's is not used, and the listener still saw nothing.
+    const own = await inRepo(['run', '--config', steer, '--base-url', sandbox.baseUrl]);
+    assert.equal(own.code, 0, own.stderr);
+    const prompts = await inRepo(['prompts', '--config', steer, '--base-url', sandbox.baseUrl]);
+    assert.equal(prompts.code, 0, prompts.stderr);
+    assert.equal(listener.seen.length, 0);
+
+    // A file naming the real service runs once --allow-env EVAL_RUNNER_TOKEN allows it, saying where the token goes.
+    const service = file('service.json', { baseUrl: sandbox.baseUrl, evaluations: [{ evaluationId: 1, kind: 'benchmark' }], target: { type: 'echo' }, stateDir: tempDir() });
+    for (const args of [['run', '--fresh'], ['prompts'], ['submit', '--trace', 'bench-0000', '--answer', 'a']]) {
+      const allowed = await inRepo([args[0]!, '--config', service, '--allow-env', 'EVAL_RUNNER_TOKEN', ...args.slice(1)]);
+      assert.equal(allowed.code, 0, `${args[0]}: ${allowed.stderr}`);
+      assert.match(allowed.stderr, /^EVAL_RUNNER_TOKEN → http:\/\/127\.0\.0\.1:\d+, as the service token$/m);
+    }
+    // The token is never a target's secret, even so.
+    const headerEnv = file('leak.json', { baseUrl: sandbox.baseUrl, target: { type: 'http', url: `${listener.url}/x`, answerPath: 'a', secretHeaders: ['X-T'], headerEnv: { 'X-T': 'EVAL_RUNNER_TOKEN' } } });
+    refused(await inRepo(['run', '--config', headerEnv, '--evaluation', '1', '--kind', 'benchmark', '--allow-env', 'EVAL_RUNNER_TOKEN']), /EVAL_RUNNER_TOKEN holds the service's token/);
+  });
+
   it("still runs a curl file reading its own origin's key once allowed, and keys named on the command line, saying where each goes", async () => {
     const req = file('req.sh', curl('Authorization: Bearer $MY_MODEL_KEY'));
     const allowed = await run([...http, '--from-curl', req, '--allow-env', 'MY_MODEL_KEY']);

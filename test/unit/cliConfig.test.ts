@@ -44,7 +44,8 @@ describe('the CLI from CI: --version and --config FILE', function () {
       concurrency: 2,
       stateDir: join(dir, 'state'),
     });
-    const r = await cli(['run', '--config', config], env);
+    // The file names the service: CI allows the token to go there (at a terminal, the CLI asks once).
+    const r = await cli(['run', '--config', config, '--allow-env', 'EVAL_RUNNER_TOKEN'], env);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(sandbox.answerOf(1, 'bench-0000'), sandbox.answerOf(1, 'bench-0000')!.toUpperCase());
     const status = JSON.parse((await cli(['status', '--config', config, '--json'], env)).stdout) as { counts: { submitted: number }; runs: Array<{ target: string }> };
@@ -59,9 +60,9 @@ describe('the CLI from CI: --version and --config FILE', function () {
     const ambiguous = await cli(['run', '--config', config2], env);
     assert.equal(ambiguous.code, 2);
     assert.match(ambiguous.stderr, /The config lists 2 evaluations \(benchmark 1, robustness 2\): choose one with --evaluation ID\./);
-    const r2 = await cli(['run', '--config', config2, '--evaluation', '2', '--target', 'echo'], env);
+    const r2 = await cli(['run', '--config', config2, '--evaluation', '2', '--target', 'echo', '--base-url', sandbox.baseUrl], env);
     assert.equal(r2.code, 0, r2.stderr);
-    const p = (await cli(['prompts', '--config', config2, '--evaluation', '2', '--json'], env)).stdout;
+    const p = (await cli(['prompts', '--config', config2, '--evaluation', '2', '--json', '--allow-env', 'EVAL_RUNNER_TOKEN'], env)).stdout;
     const first = (JSON.parse(p) as Array<{ traceId: string; content: string }>)[0]!;
     assert.equal(sandbox.answerOf(2, first.traceId), first.content, 'echo, as the flag said');
   });

@@ -259,7 +259,8 @@ describe('config files as VS Code users write them (--config)', function () {
 }
 `,
     );
-    const r = await cli(['run', '--config', config], env);
+    // The file names the service the user's own EVAL_RUNNER_BASE_URL names: the token's destination is theirs.
+    const r = await cli(['run', '--config', config], { ...env, EVAL_RUNNER_BASE_URL: sandbox.baseUrl });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(sandbox.answerOf(1, 'bench-0000'), sandbox.answerOf(1, 'bench-0000')!.toUpperCase());
   });
@@ -278,7 +279,7 @@ describe('config files as VS Code users write them (--config)', function () {
     const config = join(folder, 'eval.json');
     writeFileSync(config, JSON.stringify({ baseUrl: sandbox.baseUrl, evaluations: [{ evaluationId: 1, kind: 'benchmark' }], target: { type: 'python', file: 'model.py' }, stateDir: 'state' }));
     const elsewhere = tempDir();
-    const r = await cli(['run', '--config', config], env, undefined, undefined, elsewhere);
+    const r = await cli(['run', '--config', config, '--base-url', sandbox.baseUrl], env, undefined, undefined, elsewhere);
     assert.equal(r.code, 0, r.stderr);
     assert.match(sandbox.answerOf(1, 'bench-0000')!, /^py /);
     assert.equal((await listJournals(join(folder, 'state'))).length, 1, 'the journal is in the config\'s folder');

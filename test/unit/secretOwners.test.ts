@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { ApprovalStore, approveFileUses, terminalAsker, userConfigDir } from '../../src/cli/allowedEnv';
 import { UsageError } from '../../src/cli/exitCodes';
 import { curlReads, useLines } from '../../src/cli/secretUses';
+import type { NamingFile } from '../../src/cli/secretUses';
+import { approveTokenOrigin, baseUrlFile, tokenLine } from '../../src/cli/tokenOrigin';
 import { targetPlan } from '../../src/cli/targetOptions';
 import { runCommandLine, parseRunConfig } from '../../src/core/runConfig';
 import { secretReads } from '../../src/core/targets/kinds/secretSources';
@@ -65,6 +68,9 @@ describe("secret variables have an owner: the service token is the service's, a 
     assert.equal(runCommandLine(http, 'eval.json'), 'eval-runner run --config eval.json --allow-env X_API_KEY --allow-env ORG');
     const openai = parseRunConfig({ target: { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' } }, 'test');
     assert.equal(runCommandLine(openai, 'eval.json'), 'eval-runner run --config eval.json');
+    // The service is the user's, on the line: a later change to the file's baseUrl cannot steer the token.
+    const service = parseRunConfig({ baseUrl: 'https://evals.example.com', target: { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' } }, 'test');
+    assert.equal(runCommandLine(service, 'eval.json'), 'eval-runner run --config eval.json --base-url https://evals.example.com');
   });
 });
 
@@ -148,5 +154,66 @@ describe('a variable named by a file is asked about once per file content and or
     assert.equal(userConfigDir({}, 'linux', '/home/u'), join('/home/u', '.config', 'eval-runner'));
     assert.equal(userConfigDir({}, 'darwin', '/Users/u'), join('/Users/u', 'Library', 'Preferences', 'eval-runner'));
     assert.equal(userConfigDir({ APPDATA: 'C:\\Users\\u\\AppData\\Roaming' }, 'win32', 'C:\\Users\\u'), join('C:\\Users\\u\\AppData\\Roaming', 'eval-runner'));
+  });
+});
+
+describe("a config file's base URL gets the service token only once allowed, remembered per file content and origin", () => {
+  const file = (text: string): NamingFile => ({ flag: '--config', path: 'eval.json', sha256: createHash('sha256').update(text).digest('hex') });
+  const config = (text: string) => ({ file: file(text), count: 2 });
+  let store: ApprovalStore;
+  let questions: string[];
+  const yes = (question: string) => {
+    questions.push(question);
+    return Promise.resolve(true);
+  };
+  const approve = (f: NamingFile, baseUrl: string, ask?: (q: string) => Promise<boolean>, allowEnv: string[] = []) =>
+    approveTokenOrigin(baseUrl, f, { allowEnv, store, ...(ask ? { ask } : {}) });
+
+  beforeEach(() => {
+    store = new ApprovalStore(join(tempDir(), 'allowed-env.json'));
+    questions = [];
+  });
+
+  it('the base URL is the file\'s only when the file chose it: not --base-url, not the same origin as EVAL_RUNNER_BASE_URL', () => {
+    const c = config('{"baseUrl": "https://evil.example"}');
+    const v = { 'base-url': 'https://evil.example' };
+    assert.equal(baseUrlFile(v, {}, c, {}), c.file);
+    assert.equal(baseUrlFile({ 'base-url': 'https://mine.example' }, { 'base-url': 'https://mine.example' }, c, {}), undefined, '--base-url given');
+    assert.equal(baseUrlFile({}, {}, c, { EVAL_RUNNER_BASE_URL: 'https://mine.example' }), undefined, 'the file names none: the environment\'s');
+    assert.equal(baseUrlFile(v, {}, c, { EVAL_RUNNER_BASE_URL: 'https://evil.example/api' }), undefined, 'the user names that origin too');
+    assert.equal(baseUrlFile(v, {}, c, { EVAL_RUNNER_BASE_URL: 'https://mine.example' }), c.file, 'the user names another');
+    assert.equal(baseUrlFile(v, {}, undefined, {}), undefined, 'no config file: the command line\'s');
+    assert.equal(tokenLine('https://service.example.com/api'), 'EVAL_RUNNER_TOKEN → service.example.com, as the service token');
+  });
+
+  it('asks once at a terminal, remembers the yes, asks again when the file or the origin changes; no terminal: refused', async () => {
+    const first = file('{"baseUrl": "http://127.0.0.1:9"}');
+    await assert.rejects(approve(first, 'http://127.0.0.1:9'), (e: Error) => e instanceof UsageError && /add --base-url with the service you mean, or --allow-env EVAL_RUNNER_TOKEN if you trust this file, to the command line\. Nothing was sent\.$/.test(e.message));
+    await approve(first, 'http://127.0.0.1:9', yes);
+    assert.equal(questions.length, 1);
+    assert.match(questions[0]!, /^--config eval\.json sets the service's base URL, where your token goes, to http:\/\/127\.0\.0\.1:9:\n {2}EVAL_RUNNER_TOKEN → http:\/\/127\.0\.0\.1:9, as the service token\nSend your token to http:\/\/127\.0\.0\.1:9\? .*\[y\/N\] $/);
+    await approve(first, 'http://127.0.0.1:9/other/path');
+    await approve(first, 'http://127.0.0.1:9', yes);
+    assert.equal(questions.length, 1, 'remembered: no question, and no terminal needed');
+    await assert.rejects(approve(first, 'http://127.0.0.1:10'), /--allow-env EVAL_RUNNER_TOKEN/, 'another origin is another approval');
+    await assert.rejects(approve(file('{"baseUrl": "http://127.0.0.1:9", "concurrency": 2}'), 'http://127.0.0.1:9'), /Nothing was sent/, 'another content too');
+  });
+
+  it('a no is not remembered; --allow-env EVAL_RUNNER_TOKEN allows without a question and remembers nothing', async () => {
+    const f = file('{}');
+    await assert.rejects(approve(f, 'https://s.example', () => Promise.resolve(false)), /Not allowed: nothing was sent\. Allow it at the question, or add --base-url/);
+    await approve(f, 'https://s.example', undefined, ['EVAL_RUNNER_TOKEN']);
+    await assert.rejects(approve(f, 'https://s.example'), /Nothing was sent/);
+  });
+
+  it("a yes for a file's own variable at an origin is not a yes for the token there, nor the other way round", async () => {
+    const f = file('{"baseUrl": "https://s.example"}');
+    store.add({ sha256: f.sha256, origin: 'https://s.example', file: f.path, variables: ['MY_KEY'] });
+    await assert.rejects(approve(f, 'https://s.example'), /--allow-env EVAL_RUNNER_TOKEN/);
+    await approve(f, 'https://s.example', yes);
+    assert.ok(store.has(f.sha256, 'https://s.example', ['MY_KEY', 'EVAL_RUNNER_TOKEN']), 'both yeses kept');
+    const g = file('{"baseUrl": "https://t.example"}');
+    await approve(g, 'https://t.example', yes);
+    assert.ok(!store.has(g.sha256, 'https://t.example', ['MY_KEY']));
   });
 });
