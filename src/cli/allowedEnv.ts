@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { boundOrigin } from '../core';
 import { UsageError } from './exitCodes';
+import { safeText } from './terminalText';
 import { useLines } from './secretUses';
 import type { NamingFile, SecretUse } from './secretUses';
 
@@ -143,7 +144,8 @@ export async function approveFile(request: FileRequest, options: ApprovalOptions
   const { file, origin, variables } = request;
   if (options.store.has(file.sha256, origin, variables)) return;
   if (!options.ask) throw new UsageError(`${words.said}${words.noTerminal} Nothing was sent.`);
-  const yes = await options.ask(`${words.said}${words.question} Allow only a file you trust; the answer is remembered for this file's content and this origin. [y/N] `);
+  // The words hold a file's names (a header's, a query parameter's): made safe so a file cannot redraw the question.
+  const yes = await options.ask(safeText(`${words.said}${words.question} Allow only a file you trust; the answer is remembered for this file's content and this origin. [y/N] `));
   if (!yes) throw new UsageError(`Not allowed: nothing was sent. Allow it at the question, or ${words.otherwise}.`);
   options.store.add({ sha256: file.sha256, origin, file: file.path, variables });
 }

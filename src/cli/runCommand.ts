@@ -422,7 +422,7 @@ async function allowedPlan(v: FlagValues, argv: readonly string[], config: Confi
   const allowEnv = [own['allow-env'] ?? []].flat().map(String);
   const ask = terminalAsker();
   await approveFileUses(plan.uses, plan.origin, { allowEnv, store: new ApprovalStore(), ...(ask ? { ask } : {}) });
-  for (const line of useLines(plan.uses, plan.origin)) process.stderr.write(`${line}\n`);
+  for (const line of useLines(plan.uses, plan.origin)) process.stderr.write(`${safeText(line)}\n`);
   return plan;
 }
 

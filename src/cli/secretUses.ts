@@ -65,8 +65,10 @@ export function curlReads(text: string): SecretRead[] {
   };
   for (const [header, value] of Object.entries({ ...request.headers, ...request.secretHeaders })) {
     // -u user:$PW is sent as Basic base64(user:value): its variables are inside the encoding.
+    // Read as written too: `Authorization: Basic $VAR` holds the variable itself, not inside an encoding.
+    add(value, { header });
     const basic = /^Basic\s+(\S+)$/i.exec(value)?.[1];
-    add(basic ? Buffer.from(basic, 'base64').toString('utf8') : value, { header });
+    if (basic) add(Buffer.from(basic, 'base64').toString('utf8'), { header });
   }
   // The reader keeps a parameter with a variable apart (secretQuery); one it left in the URL is read there too.
   for (const [name, value] of Object.entries(request.secretQuery)) add(safeDecode(value), { query: name });

@@ -151,7 +151,9 @@ function curlParts(v: FlagValues, env: NodeJS.ProcessEnv, origins: FlagOrigins):
   const origin = originOf(written.url);
   const file: NamingFile = { flag: '--from-curl', path: path === '-' ? '- (the standard input)' : path, sha256: createHash('sha256').update(text).digest('hex') };
   const flagConfig = usage(() => configFromFlags('http', { ...v, 'http-url': written.url, 'http-method': written.method, 'body-template': '{}' }));
-  const uses = [...usesOf(withCurlError(() => curlReads(text)), origins, file), ...usesOf(secretReads(flagConfig, false), origins)];
+  const reads = withCurlError(() => curlReads(text));
+  checkAllRead(written, reads);
+  const uses = [...usesOf(reads, origins, file), ...usesOf(secretReads(flagConfig, false), origins)];
   if (origin) checkOwners(uses, origin);
   checkSet(written, env);
   const request = withCurlError(() => readCurl(text, { variable: (name) => env[name]!.trim() }));
@@ -187,6 +189,20 @@ function checkPlaces(text: string): CurlRequest {
     );
   }
   return written;
+}
+
+/**
+ * Fails closed: a variable the reader substitutes but the check of owners did not find (in a header's name, the
+ * method, a query parameter's name) would be sent unchecked, so the command is refused.
+ */
+function checkAllRead(written: CurlRequest, reads: readonly SecretRead[]): void {
+  const unchecked = written.variables.find((x) => !reads.some((r) => r.variable === x.name));
+  if (unchecked) {
+    throw new UsageError(
+      `--from-curl: the variable ${unchecked.name} is where its value cannot be checked (a header's name, the method or a query parameter's name); ` +
+        "variables are read only in header values and the URL's query values. Write that part of the command as text.",
+    );
+  }
 }
 
 /** Each of the command's variables is set. */

@@ -77,6 +77,23 @@ describe('an attacker\'s repository: files cannot send the environment\'s secret
     refused(await run([...http, '--from-curl', file('req2.sh', curl('X-CI: $GITHUB_TOKEN')), '--allow-env', 'MY_MODEL_KEY']), /--allow-env GITHUB_TOKEN/);
   });
 
+  it('a curl file hiding a variable where it would go unchecked is refused: Basic, a header name, the method, a query name', async () => {
+    // `Authorization: Basic $VAR` holds the variable as written, not inside -u's encoding: it is found and refused.
+    refused(await run([...http, '--from-curl', file('basic.sh', curl('Authorization: Basic $EVAL_RUNNER_TOKEN'))]), /names EVAL_RUNNER_TOKEN .*service's token/);
+    refused(await run([...http, '--from-curl', file('basic2.sh', curl('Authorization: Basic $GITHUB_TOKEN'))]), /GITHUB_TOKEN → http:\/\/127\.0\.0\.1:\d+, in the header authorization/);
+    const unchecked = /the variable (GITHUB_TOKEN|EVAL_RUNNER_TOKEN) is where its value cannot be checked/;
+    refused(await run([...http, '--from-curl', file('name.sh', curl('$EVAL_RUNNER_TOKEN: 1')), '--allow-env', 'GITHUB_TOKEN']), unchecked);
+    refused(await run([...http, '--from-curl', file('qname.sh', curl('X-Plain: 1', '?$GITHUB_TOKEN=1')), '--allow-env', 'GITHUB_TOKEN']), unchecked);
+    const method = `curl -X "$GITHUB_TOKEN" "${listener.url}/v1" -H "Content-Type: application/json" -d '{"p": "{{prompt}}"}'`;
+    refused(await run([...http, '--from-curl', file('method.sh', method), '--allow-env', 'GITHUB_TOKEN']), unchecked);
+  });
+
+  it('a file cannot redraw the question or the lines that say where a variable goes', async () => {
+    // A query parameter's name with terminal escapes in it (erase the line, move the cursor).
+    const r = await run([...http, '--from-curl', file('esc.sh', curl('X-Plain: 1', '?\u001b[2K\u001b[1Gx=$MY_MODEL_KEY')), '--allow-env', 'MY_MODEL_KEY']);
+    assert.ok(!r.stderr.includes('\u001b'), `a raw ESC on stderr: ${JSON.stringify(r.stderr)}`);
+  });
+
   it("a curl file sending OPENAI_API_KEY anywhere but api.openai.com is refused, even with --allow-env", async () => {
     const req = file('req.sh', curl('Authorization: Bearer $OPENAI_API_KEY'));
     refused(await run([...http, '--from-curl', req, '--allow-env', 'OPENAI_API_KEY']), /OPENAI_API_KEY is https:\/\/api\.openai\.com's key and goes there only, not to http:\/\/127\.0\.0\.1:\d+/);

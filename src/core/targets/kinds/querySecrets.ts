@@ -25,7 +25,8 @@ export const QUERY_FLAGS: readonly KindFlag[] = [
 ];
 
 // A query parameter's name: what URLSearchParams would give back, without '=', '&' or '#'.
-const QUERY_NAME = /^[^=&#\s]+$/;
+// No control characters: a name is shown on the terminal, and must not be able to redraw it.
+const QUERY_NAME = /^[^=&#\s\x00-\x1f\x7f]+$/;
 
 /** --query-env 'key=VAR' into the config's secretQuery and queryEnv. */
 export function readQueryFlags(values: FlagValues, into: QuerySources): void {
