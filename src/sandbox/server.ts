@@ -11,6 +11,8 @@ import { seedPrompts } from './seed';
 import { SandboxApi } from './serviceApi';
 import { createEvaluation, summarise } from './store';
 import type { EvaluationSummary, SandboxEvaluation } from './store';
+import { refusalBeyondLoopback } from './tokenGate';
+import type { GateRefusal } from './tokenGate';
 
 export { wordCount } from './echoModel';
 export { SUBMIT_DATA_CONVENTIONS } from './options';
@@ -59,6 +61,8 @@ interface Served {
   /** The names answered in a Host header (see answeredNames), and the words of a refusal. */
   hosts: ReadonlySet<string>;
   wrongHostText: string;
+  /** Beyond loopback: what a request must show before any route answers it (undefined on loopback). */
+  gate: ((path: string, authorization: string | undefined) => GateRefusal | undefined) | undefined;
 }
 
 interface Route {
@@ -122,17 +126,21 @@ function serve(options: SandboxOptions): Served {
   evaluations.set(2, createEvaluation(2, 'robustness', seedPrompts('robustness', options.robustnessTraces ?? SANDBOX_DEFAULTS.robustnessTraces, options.promptBytes), started + generationMs));
   const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
-  const api = new SandboxApi(options, options.token ?? SANDBOX_DEFAULTS.token, evaluations, stats, maxBodyBytes);
+  const token = options.token ?? SANDBOX_DEFAULTS.token;
+  const api = new SandboxApi(options, token, evaluations, stats, maxBodyBytes);
   const evaluationDelayMs = (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000;
   const hosts = answeredNames(options.host ?? SANDBOX_DEFAULTS.host);
+  const gate = isLoopbackHost(options.host ?? SANDBOX_DEFAULTS.host) ? undefined : (path: string, authorization: string | undefined) => refusalBeyondLoopback(path, authorization, token);
   const wrongHostText = `Forbidden: this sandbox answers only requests addressed to ${[...hosts].slice(0, 4).join(', ')} (the Host header); a page under another name cannot read it.\n`;
-  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts, wrongHostText };
+  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts, wrongHostText, gate };
 }
 
 async function route(served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {
   if (!isAnsweredHost(req.headers.host, served.hosts)) return wrongHost(served, res);
   try {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
+    const refusal = served.gate?.(url.pathname, req.headers.authorization);
+    if (refusal) return refuse(res, refusal);
     const key = `${req.method} ${url.pathname}`;
     served.stats.requests.set(key, (served.stats.requests.get(key) ?? 0) + 1);
     if (served.options.intercept && (await served.options.intercept(req, res))) return;
@@ -150,6 +158,13 @@ function wrongHost(served: Served, res: ServerResponse): void {
   const text = served.wrongHostText;
   res.writeHead(403, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(text), connection: 'close' });
   res.end(text);
+}
+
+/** A request beyond loopback without the token: refused before its body is read or it is counted. */
+function refuse(res: ServerResponse, refusal: GateRefusal): void {
+  if ('json' in refusal) return sendJson(res, { ...refusal.json, headers: { ...refusal.json.headers, connection: 'close' } });
+  res.writeHead(refusal.status, { 'content-type': 'text/plain; charset=utf-8', 'content-length': Buffer.byteLength(refusal.text), connection: 'close' });
+  res.end(refusal.text);
 }
 
 function notFound(res: ServerResponse): void {

@@ -1,7 +1,7 @@
 import type { PromptItem } from '../api/schemas';
 // The sandbox's service API: the spec's four endpoints over an in-memory store, with its rules (auth, fields,
 // generation, repeats) and the conventions another implementation may have (--submit-data, --errors-as-200).
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { KIND_ROUTES } from '../api/kinds';
 import type { EvaluationKind } from '../api/kinds';
@@ -9,6 +9,7 @@ import { delay, parseForm, readBody } from './httpIo';
 import type { Reply } from './httpIo';
 import type { SandboxOptions, SandboxStats } from './options';
 import type { SandboxEvaluation } from './store';
+import { bearerOf, sameSecret } from './tokenGate';
 
 export class SandboxApi {
   /** The prompts never change: serialised once per evaluation, as a real service would cache them (100k: 30 ms a time). */
@@ -24,9 +25,9 @@ export class SandboxApi {
 
   /** Answers one request under /api/. */
   async handle(req: IncomingMessage, url: URL): Promise<Reply> {
-    const auth = req.headers.authorization;
-    if (!auth || !auth.startsWith('Bearer ')) return this.fail(401, 'Missing Authorization header: send "Authorization: Bearer <token>".');
-    if (!sameSecret(auth.slice(7), this.token)) return this.fail(401, 'The personal access token is not valid.');
+    const given = bearerOf(req.headers.authorization);
+    if (given === undefined) return this.fail(401, 'Missing Authorization header: send "Authorization: Bearer <token>".');
+    if (!sameSecret(given, this.token)) return this.fail(401, 'The personal access token is not valid.');
     const kind = (Object.keys(KIND_ROUTES) as EvaluationKind[]).find(
       (k) => KIND_ROUTES[k].listPath === url.pathname || KIND_ROUTES[k].submitPath === url.pathname,
     );
@@ -120,12 +121,6 @@ export class SandboxApi {
         return undefined;
     }
   }
-}
-
-/** A token compared in a time that does not depend on where it differs (the sandbox may listen beyond loopback). */
-function sameSecret(given: string, expected: string): boolean {
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(given), digest(expected));
 }
 
 function envelope(success: boolean, message: string, data: unknown) {

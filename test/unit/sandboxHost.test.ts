@@ -20,6 +20,9 @@ function send(port: number, host: string, method: string, path: string, headers:
   });
 }
 
+/** What a route answers with the token, where that is not 200 (everyRoute's upload is empty; its file unknown). */
+const WITH_TOKEN: Record<string, number> = { '/v1/files': 400, '/v1/files/file-none/content': 404 };
+
 /** Every route of the sandbox: the service's four, the Batch API, the echo model, the pages. */
 function everyRoute(token: string): Array<{ method: string; path: string; headers: Record<string, string>; body?: string }> {
   const auth = { authorization: `Bearer ${token}` };
@@ -29,9 +32,10 @@ function everyRoute(token: string): Array<{ method: string; path: string; header
     { method: 'POST', path: KIND_ROUTES.benchmark.submitPath, headers: form, body: 'evaluationId=1&traceId=bench-0000&llmResponse=a' },
     { method: 'GET', path: `${KIND_ROUTES.robustness.listPath}?evaluationId=2`, headers: auth },
     { method: 'POST', path: KIND_ROUTES.robustness.submitPath, headers: form, body: 'evaluationId=2&traceId=adv-0000&advResponse=a' },
-    { method: 'GET', path: '/v1/batches', headers: {} },
-    { method: 'POST', path: '/v1/files', headers: { 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' },
-    { method: 'POST', path: '/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: '{"messages":[{"role":"user","content":"hi"}]}' },
+    { method: 'GET', path: '/v1/batches', headers: auth },
+    { method: 'POST', path: '/v1/files', headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' }, body: '--x--' },
+    { method: 'GET', path: '/v1/files/file-none/content', headers: auth },
+    { method: 'POST', path: '/v1/chat/completions', headers: { ...auth, 'content-type': 'application/json' }, body: '{"messages":[{"role":"user","content":"hi"}]}' },
     { method: 'GET', path: '/', headers: {} },
     { method: 'GET', path: '/evaluations/1', headers: {} },
     { method: 'GET', path: '/healthz', headers: {} },
@@ -75,6 +79,41 @@ describe('the sandbox stays on this machine', function () {
     for (const host of [undefined, '', 'evil.example:8787', 'localhost.:8787', '[::1]evil', '::1', 'localhost:8787:1', '127.0.0.1:x', '127.0.0.2:8787']) assert.ok(!isAnsweredHost(host, names), String(host));
     assert.ok(isAnsweredHost('[::1]:9', answeredNames('::1')) && isAnsweredHost('[::]:9', answeredNames('::')));
     assert.ok(isAnsweredHost('0.0.0.0:9000', answeredNames('0.0.0.0')) && isAnsweredHost('my-box.lan:9000', answeredNames('My-Box.lan')));
+  });
+
+  it('beyond loopback, every route but /healthz needs the token, and the pages are loopback-only (sent to 127.0.0.1 only)', async () => {
+    const token = 'a-token-of-my-own-0123456789';
+    sandbox = await startSandbox({ host: '0.0.0.0', port: 0, token, generationSeconds: 0 });
+    const port = Number(new URL(sandbox.baseUrl).port);
+    const host = `127.0.0.1:${port}`;
+    const isPage = (path: string) => !path.startsWith('/api/') && !path.startsWith('/v1/') && path !== '/healthz';
+    for (const route of everyRoute(token)) {
+      const { authorization: _, ...bare } = route.headers;
+      for (const headers of [bare, { ...bare, authorization: 'Bearer sandbox-token' }, { ...bare, authorization: token }]) {
+        const r = await send(port, host, route.method, route.path, headers, route.body);
+        if (route.path === '/healthz') assert.equal(r.status, 200);
+        else assert.equal(r.status, isPage(route.path) ? 403 : 401, `${route.method} ${route.path} with ${headers.authorization ?? 'no Authorization'}: ${r.text.slice(0, 200)}`);
+        assert.ok(!/bench-0000|adv-0000|"hi"|Summarise in two sentences/.test(r.text), `${route.method} ${route.path}: a refusal shows no prompt or answer`);
+      }
+      const r = await send(port, host, route.method, route.path, route.headers, route.body);
+      if (isPage(route.path)) assert.match(r.text, /Process Details pages are served on loopback only/, `${route.path} even with the token: a browser sends none`);
+      // With the token each route answers as on loopback: an empty upload is malformed, an unknown file not found.
+      else assert.equal(r.status, WITH_TOKEN[route.path] ?? 200, `${route.method} ${route.path} with the token: ${r.text.slice(0, 200)}`);
+    }
+    const chat = await send(port, host, 'POST', '/v1/chat/completions', { authorization: 'Bearer nope', 'content-type': 'application/json' }, '{"messages":[{"role":"user","content":"hi"}]}');
+    assert.deepEqual((JSON.parse(chat.text) as { error: { code: string } }).error.code, 'invalid_api_key', 'refused as OpenAI refuses a key');
+    assert.equal(sandbox.submissionsOf(1, 'bench-0000'), 1, 'only the request with the token submitted');
+    assert.equal(sandbox.stats.modelCalls, 1, 'only the request with the token reached the echo model');
+  });
+
+  it('on loopback the echo model and the Batch API still answer without a key', async () => {
+    sandbox = await startSandbox({ port: 0 });
+    const port = Number(new URL(sandbox.baseUrl).port);
+    const chat = await send(port, `127.0.0.1:${port}`, 'POST', '/v1/chat/completions', { 'content-type': 'application/json' }, '{"messages":[{"role":"user","content":"hi"}]}');
+    assert.equal(chat.status, 200, chat.text);
+    assert.equal((JSON.parse(chat.text) as { choices: Array<{ message: { content: string } }> }).choices[0]!.message.content, 'hi');
+    assert.equal((await send(port, `localhost:${port}`, 'GET', '/v1/batches')).status, 200);
+    assert.equal((await send(port, `localhost:${port}`, 'GET', '/evaluations/1')).status, 200);
   });
 
   it('will not serve the well-known token beyond loopback', async () => {
@@ -132,10 +171,16 @@ describe('eval-runner sandbox --host beyond loopback', function () {
       assert.equal((await send(port, `127.0.0.1:${port}`, 'GET', list, { authorization: 'Bearer sandbox-token' })).status, 401);
       assert.equal((await send(port, `0.0.0.0:${port}`, 'GET', list, { authorization: `Bearer ${token}` })).status, 200, 'the --host value is answered');
       assert.equal((await send(port, `evil.example:${port}`, 'GET', list, { authorization: `Bearer ${token}` })).status, 403);
+      const chat = { path: '/v1/chat/completions', body: '{"messages":[{"role":"user","content":"hi"}]}', json: { 'content-type': 'application/json' } };
+      assert.equal((await send(port, `127.0.0.1:${port}`, 'POST', chat.path, chat.json, chat.body)).status, 401, 'the echo model needs the token');
+      assert.equal((await send(port, `127.0.0.1:${port}`, 'POST', chat.path, { ...chat.json, authorization: `Bearer ${token}` }, chat.body)).status, 200);
+      assert.equal((await send(port, `127.0.0.1:${port}`, 'GET', '/v1/batches')).status, 401, 'the Batch API needs the token');
+      assert.equal((await send(port, `127.0.0.1:${port}`, 'GET', '/evaluations/1', { authorization: `Bearer ${token}` })).status, 403, 'the pages are loopback-only');
     } finally {
       child?.kill('SIGTERM');
       await exited;
     }
     assert.ok(!stdout.includes(token), 'the token is in no output');
   });
+
 });
