@@ -13,7 +13,9 @@ evaluation, and an OpenAI-compatible echo model at /v1/chat/completions). Runs u
 
 Options:
   --host HOST                 address to listen on (default ${SANDBOX_DEFAULTS.host}); beyond this machine's loopback
-                              (${LOOPBACK_WORDS}) it needs --token-env
+                              (${LOOPBACK_WORDS}) it needs --token-env, every route but /healthz needs
+                              "Authorization: Bearer <token>" (the echo model and Batch API too), and the
+                              Process Details pages are served on loopback only
   --port N                    port, 0 picks a free one (default ${SANDBOX_DEFAULTS.port})
   --token-env NAME            accept only the token in environment variable NAME (default, on loopback only:
                               ${SANDBOX_DEFAULTS.token}, which everyone knows); never printed
@@ -86,7 +88,7 @@ export async function sandboxCommand(argv: string[], out: NodeJS.WritableStream)
     const accepts = tokenEnv === undefined ? { token: sandbox.token } : { tokenEnv };
     out.write(`${JSON.stringify({ baseUrl: sandbox.baseUrl, ...accepts, evaluations: sandbox.evaluations })}\n`);
   } else {
-    out.write(describeSandbox(sandbox, tokenEnv));
+    out.write(describeSandbox(sandbox, tokenEnv, host));
   }
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
@@ -136,11 +138,14 @@ function listenError(error: unknown, host: string, port: number): unknown {
 }
 
 /** What the sandbox serves and how to try it; a token of the user's own is named by its variable, never shown. */
-function describeSandbox(sandbox: Sandbox, tokenEnv: string | undefined): string {
+function describeSandbox(sandbox: Sandbox, tokenEnv: string | undefined, host: string): string {
   const token = tokenEnv === undefined ? sandbox.token : `$${tokenEnv}`;
+  // Beyond loopback a browser could not send the token: the pages are refused there (see tokenGate).
+  const pages = isLoopbackHost(host);
   const lines = sandbox.evaluations.map(
-    (e) => `  evaluation ${e.evaluationId}: ${e.kind}, ${e.traces} prompts · Process Details: ${sandbox.baseUrl}/evaluations/${e.evaluationId}`,
+    (e) => `  evaluation ${e.evaluationId}: ${e.kind}, ${e.traces} prompts${pages ? ` · Process Details: ${sandbox.baseUrl}/evaluations/${e.evaluationId}` : ''}`,
   );
+  if (!pages) lines.push('  Process Details pages: served on loopback only (--host 127.0.0.1); here every route but /healthz needs the token');
   return `Eval Runner sandbox listening on ${sandbox.baseUrl}
   token: ${tokenEnv === undefined ? sandbox.token : `the value of ${tokenEnv} (not shown)`}
 ${lines.join('\n')}

@@ -183,4 +183,16 @@ describe('eval-runner sandbox --host beyond loopback', function () {
     assert.ok(!stdout.includes(token), 'the token is in no output');
   });
 
+  it('says in its banner and --help that beyond loopback every route needs the token and the pages stay on loopback', async () => {
+    const help = await cli(['sandbox', '--help']);
+    assert.match(help.stdout, /every route but \/healthz needs\s+"Authorization: Bearer <token>"/);
+    assert.match(help.stdout, /Process Details pages are served on loopback only/);
+    let stdout = '';
+    const run = await cli(['sandbox', '--host', '0.0.0.0', '--port', '0', '--token-env', 'MY_SANDBOX_TOKEN'], { MY_SANDBOX_TOKEN: 'a-token-of-my-own-0123456789' }, (c) =>
+      c.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')).includes('Ctrl-C') && c.kill('SIGTERM')),
+    );
+    // Stopped as soon as it has spoken (maybe before its Ctrl-C handler is set): only its words count here.
+    assert.match(run.stdout, /Process Details pages: served on loopback only \(--host 127\.0\.0\.1\); here every route but \/healthz needs the token/);
+    assert.ok(!run.stdout.includes('/evaluations/1'), 'no link to a page it refuses');
+  });
 });
