@@ -63,9 +63,10 @@ describe("secret variables have an owner: the service token is the service's, a 
     assert.deepEqual(useLines(uses.slice(0, 1), 'http://127.0.0.1:8080'), ['MY_KEY → http://127.0.0.1:8080, in the header X-Api-Key']);
   });
 
-  it('a copied command line allows the variables its config file names, not the one a rule binds', () => {
+  it('a copied command line allows the variables its config file names to its origin only, not the one a rule binds', () => {
     const http = parseRunConfig({ target: { type: 'http', url: 'https://m.example/v1', answerPath: 'a', secretHeaders: ['X-Api-Key', 'X-Org'], headerEnv: { 'X-Org': 'ORG' } } }, 'test');
-    assert.equal(runCommandLine(http, 'eval.json'), 'eval-runner run --config eval.json --allow-env X_API_KEY --allow-env ORG');
+    // Each to the endpoint's origin only: a later change to the file's url cannot move them.
+    assert.equal(runCommandLine(http, 'eval.json'), 'eval-runner run --config eval.json --allow-env X_API_KEY=https://m.example --allow-env ORG=https://m.example');
     const openai = parseRunConfig({ target: { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' } }, 'test');
     assert.equal(runCommandLine(openai, 'eval.json'), 'eval-runner run --config eval.json');
     // The service is the user's, on the line: a later change to the file's baseUrl cannot steer the token.
