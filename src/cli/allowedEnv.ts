@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { boundOrigin } from '../core';
+import { allowedByFlag } from './envAllowance';
 import { UsageError } from './exitCodes';
 import { safeText } from './terminalText';
 import { useLines } from './secretUses';
@@ -90,7 +91,7 @@ export function terminalAsker(input: NodeJS.ReadStream = process.stdin, output: 
 }
 
 export interface ApprovalOptions {
-  /** --allow-env NAME, from the command line itself. */
+  /** --allow-env NAME or NAME=ORIGIN, from the command line itself (envAllowance.ts). */
   allowEnv: readonly string[];
   store: ApprovalStore;
   /** undefined: no terminal to ask at (CI). */
@@ -98,25 +99,39 @@ export interface ApprovalOptions {
 }
 
 /**
- * Each file's variables are allowed, or the run stops (exit 2) before anything is sent. Allowed: named on the
- * command line (no file), by --allow-env, a variable bound to this very origin (its provider's key, going to its
- * provider), or a yes remembered for this file's content and origin.
+ * Each file's variables are allowed, or the run stops (exit 2) before anything is sent. A file's variable is one
+ * it names, or one the command line names whose origin the file chose. Allowed: named on the command line with
+ * the origin given there too (no file), by --allow-env NAME or NAME=this origin, a variable bound to this very
+ * origin (its provider's key, going to its provider), or a yes remembered for this file's content and origin.
  */
 export async function approveFileUses(uses: readonly SecretUse[], origin: string, options: ApprovalOptions): Promise<void> {
-  const pending = uses.filter((u) => u.file && boundOrigin(u.variable) !== origin && !options.allowEnv.includes(u.variable));
+  const sending = (u: SecretUse) => `${u.file!.flag} ${u.file!.path} would send it to`;
+  const pending = uses.filter((u) => u.file && boundOrigin(u.variable) !== origin && !allowedByFlag(options.allowEnv, u.variable, origin, sending(u)));
   const files = [...new Map(pending.map((u) => [`${u.file!.flag} ${u.file!.sha256}`, u.file!])).values()];
   for (const file of files) {
     const named = pending.filter((u) => u.file!.flag === file.flag && u.file!.sha256 === file.sha256);
     const variables = [...new Set(named.map((u) => u.variable))];
     const lines = useLines(named, origin).map((line) => `  ${line}\n`).join('');
-    const allow = variables.map((v) => `--allow-env ${v}`).join(' ');
+    // The origin-bound form: what CI copies cannot be moved by a later edit of the file.
+    const allow = variables.map((v) => `--allow-env ${v}=${origin}`).join(' ');
     await approveFile({ file, origin, variables }, options, {
-      said: `${file.flag} ${file.path} names ${variables.length === 1 ? 'the variable' : 'variables'} ${variables.join(', ')}, whose ${variables.length === 1 ? 'value' : 'values'} it would send:\n${lines}`,
-      noTerminal: `A variable named by a file is sent only once you allow it. With no terminal to ask at, add ${allow} to the command line if you trust this file.`,
+      said: `${file.flag} ${file.path} ${whatFileDoes(named)}:\n${lines}`,
+      noTerminal: `A variable ${named.some((u) => u.originOnly) ? 'sent where a file chose' : 'named by a file'} is sent only once you allow it. With no terminal to ask at, add ${allow} to the command line if you trust this file.`,
       question: `Send ${variables.length === 1 ? 'it' : 'them'} to ${origin}?`,
       otherwise: `add ${allow} to the command line`,
     });
   }
+}
+
+/** What the file does with these variables: names them, or chooses where those the command line named go. */
+function whatFileDoes(uses: readonly SecretUse[]): string {
+  const list = (xs: SecretUse[]) => [...new Set(xs.map((u) => u.variable))];
+  const byFile = list(uses.filter((u) => !u.originOnly));
+  const byFlag = list(uses.filter((u) => u.originOnly));
+  const one = (xs: string[]) => xs.length === 1;
+  const names = byFile.length ? `names ${one(byFile) ? 'the variable' : 'variables'} ${byFile.join(', ')}, whose ${one(byFile) ? 'value' : 'values'} it would send` : '';
+  const chooses = byFlag.length ? `chooses the origin that ${byFlag.join(', ')} (named on the command line) ${one(byFlag) ? 'is' : 'are'} sent to` : '';
+  return [names, chooses].filter(Boolean).join(', and ');
 }
 
 /** What a file would send where, and the words around the question. */

@@ -16,11 +16,13 @@ export interface NamingFile {
 /** A variable read as a secret, where it goes, and the file that named it (none: the command line or a rule). */
 export interface SecretUse extends SecretRead {
   file?: NamingFile;
+  /** The command line named the variable; `file` chose only the origin it goes to (a config's url, a curl file's). */
+  originOnly?: true;
 }
 
 /** Who named the variable, for words: the file, or the flag on the command line. */
 function namer(use: SecretUse): string {
-  if (use.file) return `${use.file.flag} ${use.file.path}`;
+  if (use.file && !use.originOnly) return `${use.file.flag} ${use.file.path}`;
   return 'apiKey' in use.place ? '--api-key-env' : 'query' in use.place ? '--query-env' : '--header-env';
 }
 

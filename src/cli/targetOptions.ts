@@ -41,10 +41,14 @@ const TIMEOUT = RUN_OPTIONS.targetTimeoutSeconds;
 
 export const TARGET_HELP = `${targetFlagsHelp()}
   --target-timeout SECONDS    per target call (default ${TIMEOUT.default})
-  --allow-env NAME            send variable NAME, which a --from-curl or --config file names (repeatable; at a
-                              terminal you are asked once per file and origin instead); never a provider's key
-                              (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) to another origin. EVAL_RUNNER_TOKEN goes to
-                              no target: it lets the --config file's baseUrl be the service the token goes to`;
+  --allow-env NAME[=ORIGIN]   send variable NAME where a --from-curl or --config file says: one the file names, or
+                              one named here (--api-key-env, --header-env, --query-env) whose endpoint the file
+                              chose (repeatable; at a terminal you are asked once per file and origin instead).
+                              =ORIGIN (e.g. https://api.example.com; a bare host means https) allows that origin
+                              only: prefer it where others can change the file (a pull request, CI). Never a
+                              provider's key (OPENAI_API_KEY, ANTHROPIC_API_KEY, ...) to another origin.
+                              EVAL_RUNNER_TOKEN goes to no target: it lets the --config file's baseUrl be the
+                              service the token goes to`;
 
 export interface CliTarget {
   target: Target;
@@ -121,10 +125,23 @@ interface TargetParts {
   uses: SecretUse[];
 }
 
-/** Who named each read: a rule (by default), the command line, else the config file whose flags came first. */
-function usesOf(reads: readonly SecretRead[], origins: FlagOrigins, file = origins.config): SecretUse[] {
+/**
+ * Who named each read: a rule (by default), the command line, else `file` (the config file whose flags came first).
+ * One the command line named is still the file's to allow when `originFile` chose where it goes.
+ */
+function usesOf(reads: readonly SecretRead[], origins: FlagOrigins, file = origins.config, originFile?: NamingFile): SecretUse[] {
   const own = new Set(flagSecretVariables(origins.own));
-  return reads.map((read) => (read.byDefault || own.has(read.variable) || !file ? read : { ...read, file }));
+  return reads.map((read): SecretUse => {
+    if (read.byDefault) return read;
+    if (own.has(read.variable)) return originFile ? { ...read, file: originFile, originOnly: true } : read;
+    return file ? { ...read, file } : read;
+  });
+}
+
+/** The file that chose the endpoint: the config's, unless the command line gives the kind's URL flag itself. */
+function endpointFile(kind: TargetKind, origins: FlagOrigins): NamingFile | undefined {
+  const urlFlags = kind.keys.filter((key) => key.url && key.flag !== undefined).map((key) => key.flag!);
+  return urlFlags.some((flag) => origins.own[flag] !== undefined) ? undefined : origins.config;
 }
 
 function flagParts(kind: TargetKind, v: FlagValues, env: NodeJS.ProcessEnv, origins: FlagOrigins): TargetParts {
@@ -132,7 +149,7 @@ function flagParts(kind: TargetKind, v: FlagValues, env: NodeJS.ProcessEnv, orig
   const config = usage(() => configFromFlags(kind.type as Parameters<typeof configFromFlags>[0], v));
   const spec = specOf(config)!;
   const origin = originOf(kind.endpoint?.(spec) ?? '');
-  const uses = kind.secrets ? usesOf(secretReads(config, kind.secrets.apiKey === true), origins) : [];
+  const uses = kind.secrets ? usesOf(secretReads(config, kind.secrets.apiKey === true), origins, origins.config, endpointFile(kind, origins)) : [];
   if (origin) checkOwners(uses, origin);
   const { secrets, authHint } = kind.secrets ? usage(() => secretsFromEnv(config, kind.secrets?.apiKey === true, env)) : { secrets: {}, authHint: undefined };
   return { spec, secrets, ...(authHint ? { authHint } : {}), warnings: [], ...(origin ? { origin } : {}), uses };
@@ -153,7 +170,8 @@ function curlParts(v: FlagValues, env: NodeJS.ProcessEnv, origins: FlagOrigins):
   const flagConfig = usage(() => configFromFlags('http', { ...v, 'http-url': written.url, 'http-method': written.method, 'body-template': '{}' }));
   const reads = withCurlError(() => curlReads(text));
   checkAllRead(written, reads);
-  const uses = [...usesOf(reads, origins, file), ...usesOf(secretReads(flagConfig, false), origins)];
+  // The curl file chose the origin of every variable, the command line's too.
+  const uses = [...usesOf(reads, origins, file, file), ...usesOf(secretReads(flagConfig, false), origins, origins.config, file)];
   if (origin) checkOwners(uses, origin);
   checkSet(written, env);
   const request = withCurlError(() => readCurl(text, { variable: (name) => env[name]!.trim() }));

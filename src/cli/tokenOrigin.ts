@@ -2,23 +2,25 @@
 // (--base-url, or EVAL_RUNNER_BASE_URL in their own environment) is theirs. One a --config file gives (a pull
 // request's, checked out by CI) steers the token as a variable named by a file would, and is allowed the same way
 // (allowedEnv.ts): asked once at a terminal, remembered per file content and origin; with no terminal, refused
-// unless the command line gives --base-url or --allow-env EVAL_RUNNER_TOKEN. Loopback gets no exemption: a port
-// on this machine may be another user's listener.
+// unless the command line gives --base-url or --allow-env EVAL_RUNNER_TOKEN (=ORIGIN: that origin only).
+// Loopback gets no exemption: a port on this machine may be another user's listener.
 import { SERVICE_TOKEN_ENV, originOf } from '../core';
 import { ApprovalStore, approveFile, terminalAsker } from './allowedEnv';
 import type { ApprovalOptions } from './allowedEnv';
 import { parseCommandArgs } from './args';
 import type { OptionSpec } from './args';
 import type { ConfigFlags } from './configFile';
+import { allowedByFlag, parseAllowEnv } from './envAllowance';
 import { originText } from './secretUses';
 import type { NamingFile } from './secretUses';
 
 /** For the commands that send the token but take no target (prompts, submit); run has --allow-env already. */
 export const TOKEN_ORIGIN_OPTIONS = { 'allow-env': { type: 'string', multiple: true } } as const;
 
-export const TOKEN_ORIGIN_HELP = `  --allow-env EVAL_RUNNER_TOKEN
+export const TOKEN_ORIGIN_HELP = `  --allow-env EVAL_RUNNER_TOKEN[=ORIGIN]
                               send the token to the service a --config file's baseUrl names (at a terminal you
-                              are asked once per file and origin instead); --base-url given here needs nothing`;
+                              are asked once per file and origin instead); =ORIGIN (a bare host means https)
+                              allows that origin only; --base-url given here needs nothing`;
 
 /** The flags that decide where the token goes. */
 export interface TokenOriginValues {
@@ -48,12 +50,13 @@ export function baseUrlFile(v: TokenOriginValues, own: TokenOriginValues, config
   return theirs !== undefined && theirs === originOf(fromFile) ? undefined : config.file;
 }
 
-/** The token may go to a base URL `file` chose: allowed by --allow-env EVAL_RUNNER_TOKEN, a remembered yes, or a yes now. */
+/** The token may go to a base URL `file` chose: allowed by --allow-env EVAL_RUNNER_TOKEN[=that origin], a remembered yes, or a yes now. */
 export async function approveTokenOrigin(baseUrl: string, file: NamingFile, options: ApprovalOptions): Promise<void> {
-  // Windows reads variables whatever their case.
-  if (options.allowEnv.some((name) => name.toUpperCase() === SERVICE_TOKEN_ENV)) return;
   const origin = originOf(baseUrl) ?? baseUrl;
-  const flags = `--base-url with the service you mean, or --allow-env ${SERVICE_TOKEN_ENV} if you trust this file,`;
+  // Windows reads variables whatever their case.
+  const same = (a: string, b: string) => a.toUpperCase() === b.toUpperCase();
+  if (allowedByFlag(options.allowEnv, SERVICE_TOKEN_ENV, origin, `${file.flag} ${file.path} sets the service's base URL to`, same)) return;
+  const flags = `--base-url with the service you mean, or --allow-env ${SERVICE_TOKEN_ENV}=${origin} if you trust this file,`;
   await approveFile({ file, origin, variables: [SERVICE_TOKEN_ENV] }, options, {
     said: `${file.flag} ${file.path} sets the service's base URL, where your token goes, to ${origin}:\n  ${tokenLine(baseUrl)}\n`,
     noTerminal: `A file chooses where the token goes only once you allow it. With no terminal to ask at, add ${flags} to the command line.`,
@@ -67,6 +70,8 @@ export async function approveTokenOrigin(baseUrl: string, file: NamingFile, opti
  * where the token goes is said on stderr.
  */
 export async function allowTokenOrigin(baseUrl: string, v: TokenOriginValues, own: TokenOriginValues, config: ConfigFlags | undefined): Promise<void> {
+  // Every --allow-env is read here, for each command that sends the token: a bad one stops it before anything else.
+  parseAllowEnv(own['allow-env'] ?? []);
   const file = baseUrlFile(v, own, config);
   if (!file) return;
   const ask = terminalAsker();

@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod/mini';
-import { kindOf } from './targets/kinds/index';
+import { kindOf, specOf } from './targets/kinds/index';
+import { originOf } from './targets/variableOwners';
 import { flagsOfConfig } from './targets/kinds/flags';
 import { configTargetSchema, configTypesText } from './targets/kinds/schemas';
 import { secretReads, secretVariables } from './targets/kinds/secretSources';
@@ -158,14 +159,17 @@ export function configSecrets(config: RunConfig): string[] {
 
 /**
  * `eval-runner run …` for this config: its flags, or `--config FILE` when the config lives in a file. A file's
- * variables are sent only once allowed: the line, made from the user's own settings, allows them (--allow-env), as
- * CI has no terminal to ask at. The service's base URL is given on the line itself (not --allow-env
- * EVAL_RUNNER_TOKEN): the token then goes where the user chose, whatever a later change to the file says.
+ * variables are sent only once allowed: the line, made from the user's own settings, allows them, as CI has no
+ * terminal to ask at, each to its endpoint's origin only (--allow-env NAME=ORIGIN), so a later change to the file's
+ * URL cannot move them. The service's base URL is given on the line itself (not --allow-env EVAL_RUNNER_TOKEN): the
+ * token then goes where the user chose, whatever a later change to the file says.
  */
 export function runCommandLine(config: RunConfig, configFile?: string): string {
   const t = config.target;
   const named = t && configFile ? secretReads(t, kindOf(t.type).secrets?.apiKey === true).filter((read) => !read.byDefault) : [];
-  const allow = [...new Set(named.map((read) => read.variable))].flatMap((variable) => ['--allow-env', variable]);
+  const spec = t && specOf(t);
+  const origin = spec ? originOf(kindOf(spec.type).endpoint?.(spec) ?? '') : undefined;
+  const allow = [...new Set(named.map((read) => read.variable))].flatMap((variable) => ['--allow-env', origin ? `${variable}=${origin}` : variable]);
   const service = config.baseUrl ? ['--base-url', config.baseUrl] : [];
   const args = configFile ? ['--config', configFile, ...service, ...allow] : configToArgs(config, [], 'run');
   return ['eval-runner', 'run', ...args].map(shellQuote).join(' ');

@@ -78,7 +78,7 @@ describe('Copy as CLI Command: a run tried in the editor moves to CI unchanged',
     api.ctx.askSaveUri = () => Promise.resolve(vscode.Uri.file(file));
     await vscode.commands.executeCommand('evalRunner.copyCliCommand', ref().id);
     const text = await vscode.env.clipboard.readText();
-    assert.equal(text, `# Needs EVAL_RUNNER_TOKEN, X_API_KEY in the environment (never on the command line).\neval-runner run --config ${file} --base-url ${sandbox.baseUrl} --allow-env X_API_KEY\n`);
+    assert.equal(text, `# Needs EVAL_RUNNER_TOKEN, X_API_KEY in the environment (never on the command line).\neval-runner run --config ${file} --base-url ${sandbox.baseUrl} --allow-env X_API_KEY=${new URL(sandbox.baseUrl).origin}\n`);
     const saved = JSON.parse(readFileSync(file, 'utf8')) as { target: typeof target };
     assert.deepEqual(saved.target, target, 'the target as configured: secret headers by name only');
     const state = mkdtempSync(join(tmpdir(), 'eval-runner-ci-'));

@@ -70,7 +70,7 @@ describe('an attacker\'s repository: files cannot send the environment\'s secret
   });
 
   it('a curl file naming GITHUB_TOKEN, in a header or the query, needs --allow-env (no terminal here)', async () => {
-    const words = /names the variable GITHUB_TOKEN, whose value it would send:\n {2}GITHUB_TOKEN → http:\/\/127\.0\.0\.1:\d+, in the header x-ci\n.*add --allow-env GITHUB_TOKEN to the command line if you trust this file\. Nothing was sent\./s;
+    const words = /names the variable GITHUB_TOKEN, whose value it would send:\n {2}GITHUB_TOKEN → http:\/\/127\.0\.0\.1:\d+, in the header x-ci\n.*add --allow-env GITHUB_TOKEN=http:\/\/127\.0\.0\.1:\d+ to the command line if you trust this file\. Nothing was sent\./s;
     refused(await run([...http, '--from-curl', file('req.sh', curl('X-CI: $GITHUB_TOKEN'))]), words);
     refused(await run([...http, '--from-curl', file('query.sh', curl('X-Plain: 1', '?key=$GITHUB_TOKEN'))]), /GITHUB_TOKEN → http:\/\/127\.0\.0\.1:\d+, in the query \(key\)/);
     // Another variable allowed does not allow this one.
@@ -128,7 +128,7 @@ describe('an attacker\'s repository: files cannot send the environment\'s secret
   it("a config file's baseUrl cannot steer the service token: run, prompts and submit stop before sending it", async () => {
     const steer = file('steer.json', { baseUrl: listener.url, evaluations: [{ evaluationId: 1, kind: 'benchmark' }], target: { type: 'echo' }, stateDir: tempDir() });
     const inRepo = (args: string[]) => cli(args, env, undefined, undefined, repo);
-    const words = /--config steer\.json sets the service's base URL, where your token goes, to http:\/\/127\.0\.0\.1:\d+:\n {2}EVAL_RUNNER_TOKEN → http:\/\/127\.0\.0\.1:\d+, as the service token\n.*add --base-url with the service you mean, or --allow-env EVAL_RUNNER_TOKEN if you trust this file, to the command line\. Nothing was sent\./s;
+    const words = /--config steer\.json sets the service's base URL, where your token goes, to http:\/\/127\.0\.0\.1:\d+:\n {2}EVAL_RUNNER_TOKEN → http:\/\/127\.0\.0\.1:\d+, as the service token\n.*add --base-url with the service you mean, or --allow-env EVAL_RUNNER_TOKEN=http:\/\/127\.0\.0\.1:\d+ if you trust this file, to the command line\. Nothing was sent\./s;
     refused(await inRepo(['run', '--config', steer]), words);
     refused(await inRepo(['prompts', '--config', steer]), words);
     refused(await inRepo(['submit', '--config', steer, '--trace', 'bench-0000', '--answer', 'a']), words);
@@ -152,6 +152,41 @@ describe('an attacker\'s repository: files cannot send the environment\'s secret
     // The token is never a target's secret, even so.
     const headerEnv = file('leak.json', { baseUrl: sandbox.baseUrl, target: { type: 'http', url: `${listener.url}/x`, answerPath: 'a', secretHeaders: ['X-T'], headerEnv: { 'X-T': 'EVAL_RUNNER_TOKEN' } } });
     refused(await inRepo(['run', '--config', headerEnv, '--evaluation', '1', '--kind', 'benchmark', '--allow-env', 'EVAL_RUNNER_TOKEN']), /EVAL_RUNNER_TOKEN holds the service's token/);
+  });
+
+  it('a key named on the command line goes where a file points only once allowed for that origin: refused in CI', async () => {
+    const key = file('key.json', { target: { type: 'openai', baseUrl: `${listener.url}/v1`, model: 'm' } });
+    const header = file('header.json', { target: { type: 'http', url: `${listener.url}/x`, answerPath: 'choices.0.message.content' } });
+    const ask = /--allow-env MY_MODEL_KEY=http:\/\/127\.0\.0\.1:\d+ to the command line if you trust this file\. Nothing was sent\./;
+    const apiKey = await run(['--config', key, '--api-key-env', 'MY_MODEL_KEY']);
+    refused(apiKey, /--config key\.json chooses the origin that MY_MODEL_KEY \(named on the command line\) is sent to:\n {2}MY_MODEL_KEY → http:\/\/127\.0\.0\.1:\d+, as the API key\n/);
+    assert.match(apiKey.stderr, ask);
+    refused(await run(['--config', header, '--header-env', 'X-Key=MY_MODEL_KEY']), /MY_MODEL_KEY → http:\/\/127\.0\.0\.1:\d+, in the header X-Key\n.*--allow-env MY_MODEL_KEY=http/s);
+    // Allowed for another origin: refused, naming both, whatever the file's content.
+    const other = /--allow-env allows MY_MODEL_KEY to go to https:\/\/other\.example only, but --config key\.json would send it to http:\/\/127\.0\.0\.1:\d+\. Nothing was sent\./;
+    refused(await run(['--config', key, '--api-key-env', 'MY_MODEL_KEY', '--allow-env', 'MY_MODEL_KEY=https://other.example']), other);
+    // A curl file chooses the origin of the command line's variables too, and its own variables' pinned origin holds.
+    const req = file('req.sh', curl('Authorization: Bearer $MY_MODEL_KEY'));
+    refused(await run([...http, '--from-curl', req, '--allow-env', 'MY_MODEL_KEY=other.example']), /to go to https:\/\/other\.example only, but --from-curl req\.sh would send it to http:\/\/127\.0\.0\.1:\d+\./);
+    const plain = file('plain.sh', curl('X-Plain: 1'));
+    refused(await run([...http, '--from-curl', plain, '--header-env', 'X-Key=MY_MODEL_KEY']), /--from-curl plain\.sh chooses the origin that MY_MODEL_KEY \(named on the command line\) is sent to/);
+  });
+
+  it('runs with --allow-env NAME=the origin the file names, or when the command line gives the endpoint too', async () => {
+    const key = file('key.json', { target: { type: 'openai', baseUrl: `${listener.url}/v1`, model: 'm' } });
+    const origin = new URL(listener.url).origin;
+    const allowed = await run(['--config', key, '--api-key-env', 'MY_MODEL_KEY', '--allow-env', `MY_MODEL_KEY=${origin}`]);
+    assert.equal(allowed.code, 0, allowed.stderr);
+    assert.match(allowed.stderr, /^MY_MODEL_KEY → http:\/\/127\.0\.0\.1:\d+, as the API key$/m);
+    assert.equal(listener.seen[listener.seen.length - 1]!.headers.authorization, `Bearer ${SECRETS.MY_MODEL_KEY}`);
+    const header = file('header.json', { target: { type: 'http', url: `${listener.url}/x`, answerPath: 'choices.0.message.content' } });
+    const pinned = await run(['--config', header, '--header-env', 'X-Key=MY_MODEL_KEY', '--allow-env', `MY_MODEL_KEY=${origin}`]);
+    assert.equal(pinned.code, 0, pinned.stderr);
+    assert.equal(listener.seen[listener.seen.length - 1]!.headers['x-key'], SECRETS.MY_MODEL_KEY);
+    const own = await run(['--config', key, '--openai-base-url', `${listener.url}/v1`, '--api-key-env', 'MY_MODEL_KEY']);
+    assert.equal(own.code, 0, own.stderr);
+    const curlOwn = await run([...http, '--from-curl', file('req.sh', curl('Authorization: Bearer $MY_MODEL_KEY')), '--allow-env', `MY_MODEL_KEY=${origin}`]);
+    assert.equal(curlOwn.code, 0, curlOwn.stderr);
   });
 
   it("still runs a curl file reading its own origin's key once allowed, and keys named on the command line, saying where each goes", async () => {

@@ -63,9 +63,10 @@ describe("secret variables have an owner: the service token is the service's, a 
     assert.deepEqual(useLines(uses.slice(0, 1), 'http://127.0.0.1:8080'), ['MY_KEY → http://127.0.0.1:8080, in the header X-Api-Key']);
   });
 
-  it('a copied command line allows the variables its config file names, not the one a rule binds', () => {
+  it('a copied command line allows the variables its config file names to its origin only, not the one a rule binds', () => {
     const http = parseRunConfig({ target: { type: 'http', url: 'https://m.example/v1', answerPath: 'a', secretHeaders: ['X-Api-Key', 'X-Org'], headerEnv: { 'X-Org': 'ORG' } } }, 'test');
-    assert.equal(runCommandLine(http, 'eval.json'), 'eval-runner run --config eval.json --allow-env X_API_KEY --allow-env ORG');
+    // Each to the endpoint's origin only: a later change to the file's url cannot move them.
+    assert.equal(runCommandLine(http, 'eval.json'), 'eval-runner run --config eval.json --allow-env X_API_KEY=https://m.example --allow-env ORG=https://m.example');
     const openai = parseRunConfig({ target: { type: 'openai', baseUrl: 'https://api.openai.com/v1', model: 'gpt-4o' } }, 'test');
     assert.equal(runCommandLine(openai, 'eval.json'), 'eval-runner run --config eval.json');
     // The service is the user's, on the line: a later change to the file's baseUrl cannot steer the token.
@@ -121,7 +122,7 @@ describe('a variable named by a file is asked about once per file content and or
     const file = join(dir, 'req.sh');
     writeFileSync(file, curl('https://m.example/v1'));
     await assert.rejects(approve(file, () => Promise.resolve(false)), (e: Error) => e instanceof UsageError && /^Not allowed: nothing was sent\./.test(e.message));
-    await assert.rejects(approve(file, undefined), (e: Error) => e instanceof UsageError && /add --allow-env MY_KEY to the command line if you trust this file\. Nothing was sent\.$/.test(e.message));
+    await assert.rejects(approve(file, undefined), (e: Error) => e instanceof UsageError && /add --allow-env MY_KEY=https:\/\/m\.example to the command line if you trust this file\. Nothing was sent\.$/.test(e.message));
     await approve(file, undefined, ['MY_KEY']);
     await approve(file, yes);
     assert.equal(questions.length, 1, '--allow-env remembered nothing');
@@ -188,7 +189,7 @@ describe("a config file's base URL gets the service token only once allowed, rem
 
   it('asks once at a terminal, remembers the yes, asks again when the file or the origin changes; no terminal: refused', async () => {
     const first = file('{"baseUrl": "http://127.0.0.1:9"}');
-    await assert.rejects(approve(first, 'http://127.0.0.1:9'), (e: Error) => e instanceof UsageError && /add --base-url with the service you mean, or --allow-env EVAL_RUNNER_TOKEN if you trust this file, to the command line\. Nothing was sent\.$/.test(e.message));
+    await assert.rejects(approve(first, 'http://127.0.0.1:9'), (e: Error) => e instanceof UsageError && /add --base-url with the service you mean, or --allow-env EVAL_RUNNER_TOKEN=http:\/\/127\.0\.0\.1:9 if you trust this file, to the command line\. Nothing was sent\.$/.test(e.message));
     await approve(first, 'http://127.0.0.1:9', yes);
     assert.equal(questions.length, 1);
     assert.match(questions[0]!, /^--config eval\.json sets the service's base URL, where your token goes, to http:\/\/127\.0\.0\.1:9:\n {2}EVAL_RUNNER_TOKEN → http:\/\/127\.0\.0\.1:9, as the service token\nSend your token to http:\/\/127\.0\.0\.1:9\? .*\[y\/N\] $/);
