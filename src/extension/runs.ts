@@ -27,6 +27,8 @@ export interface RunRequest {
 }
 
 const UI_PROGRESS_MS = 1000;
+// How often a window looks again whether the process named by a cut-short run's runner file or lock has gone.
+const LOOK_AGAIN_MS = 1000;
 
 /**
  * Cancel of a run following Batch API batches: abandon them at the provider (cancelled there; their traces go to the
@@ -57,6 +59,8 @@ export class RunController extends Disposable {
   private readonly remotes = new Set<RemoteRun>();
   /** Evaluations whose Run is starting (asking for the token, planning the target), not followed yet. */
   private readonly starting = new Set<string>();
+  /** Evaluations whose interrupted run this window waits to offer (see offerResume). */
+  private readonly offering = new Set<string>();
 
   constructor(private readonly ctx: Ctx) {
     super();
@@ -135,19 +139,41 @@ export class RunController extends Disposable {
         const found = await runnerClient().RemoteRun.attach(session.journalFile, events);
         if (found?.state.finished) found.run.detach();
         return found && !found.state.finished ? found.run : undefined;
+      }).then((summary) => {
+        // The runner seen a moment ago may have been dying (killed, its exit not yet done): the window could not
+        // attach, and the run it left cut short is offered as any other (the check refuses a run that ended).
+        if (!summary && !this.isDisposed) this.offerResume(ref, session);
       });
     }
   }
 
   /**
    * A run that ended with no word (its runner was killed, the machine restarted, the window of a run here closed):
-   * once the journal is read, the window offers to resume it; journaled answers are not asked for again.
+   * once the journal is read, the window offers to resume it; journaled answers are not asked for again. Once per
+   * evaluation at a time: a run lost while attaching is offered by follow and by reattach alike.
    */
   private offerResume(ref: EvaluationRef, session: EvaluationSession): void {
-    const check = () => {
-      const run = session.store.currentRun;
-      if (!run || run.endedAt !== undefined || session.isRunning || liveRunner(session.journalFile) || journalHeld(session.journalFile)) return;
+    if (this.offering.has(ref.id)) return;
+    this.offering.add(ref.id);
+    // A runner killed hard is alive (not even a zombie) for a while after its socket closed: its exit is still
+    // under way, and a loaded machine stretches that to tens of milliseconds. Its end changes nothing in the
+    // journal, so while a process still names itself the run's, the window looks again rather than wait for a change.
+    let looking: NodeJS.Timeout | undefined;
+    const stop = () => {
       off();
+      clearTimeout(looking);
+      this.offering.delete(ref.id);
+    };
+    const check = () => {
+      clearTimeout(looking);
+      looking = undefined;
+      const run = session.store.currentRun;
+      if (!run || run.endedAt !== undefined || session.isRunning) return;
+      if (liveRunner(session.journalFile) || journalHeld(session.journalFile)) {
+        looking = setTimeout(check, LOOK_AGAIN_MS);
+        return;
+      }
+      stop();
       this.resumeOffered.push(ref.id);
       const resume = vscode.l10n.t('Resume');
       void vscode.window
@@ -157,7 +183,7 @@ export class RunController extends Disposable {
         });
     };
     const off = session.onDidChange(check);
-    this._register({ dispose: off });
+    this._register({ dispose: stop });
     check();
   }
 

@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/registry';
-import { liveRunner } from '../../src/protocol/runnerFiles';
+import { lockPathOf } from '../../src/core/journalLock';
+import { liveRunner, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import type { TreeNode } from '../../src/extension/treeModel';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
@@ -152,6 +154,39 @@ describe('the extension against the sandbox, in the real extension host', () => 
       // engine keeps within the concurrency too (engine.ts, record): never a journaled answer.
       assert.ok(targetCalls <= 25 + 2 * 2, `target calls ${targetCalls} ≤ traces + 2 in flight + 2 not yet on disk at the kill`);
     } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('a run whose runner the next window finds still exiting (killed, not gone yet) is offered once the process is gone', async () => {
+    const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    // Stands in for a killed runner whose exit a loaded machine has not finished: a process of this user's, alive a
+    // while longer, that the runner file and the lock name, and whose socket no longer answers.
+    const dying = spawn('sleep', ['2'], { stdio: 'ignore' });
+    const gone = new Promise<void>((resolve) => dying.once('exit', () => resolve()));
+    let goneNow = false;
+    void gone.then(() => (goneNow = true));
+    try {
+      await config().update('baseUrl', sandbox.baseUrl, G);
+      await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: 'Dying runner test' }], G);
+      await config().update('target', { type: 'command', command: 'sleep 0.1; cat' }, G);
+      await config().update('concurrency', 2, G);
+      await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === 'Dying runner test'));
+      const ref = api.ctx.registry.refs.find((r) => r.label === 'Dying runner test') as EvaluationRef;
+      await api.ctx.tokens.set(ref.origin, sandbox.token);
+      const running = vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
+      await until('a few answers are submitted', () => sandbox.stats.submissions >= 3);
+      const journal = api.ctx.registry.session(ref).journalFile;
+      const runner = liveRunner(journal)!;
+      process.kill(runner.pid, 'SIGKILL');
+      await running;
+      writeRunnerFile(journal, { ...runner, pid: dying.pid! });
+      writeFileSync(lockPathOf(journal), String(dying.pid));
+      api = api.restart();
+      await until('the next window offers to resume it', () => api.runs.resumeOffered.includes(ref.id));
+      assert.ok(goneNow, 'not offered while a process of the run was alive');
+    } finally {
+      dying.kill();
       await sandbox.close();
     }
   });
