@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import type { TreeNode } from '../../src/extension/treeModel';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -30,7 +30,7 @@ describe('Approve and Submit on a group of Responded answers', () => {
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
     originalPick = api.ctx.pickItem;
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 6 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 6 });
     await config().update('baseUrl', sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: LABEL }], G);
     await config().update('target', { type: 'echo' }, G);

@@ -5,7 +5,7 @@ import { createLmTarget } from '../../src/extension/lmTarget';
 import type { TestHandles } from '../../src/extension/main';
 import { isAlive, liveRunner } from '../../src/protocol/runnerFiles';
 import type { RunnerFile } from '../../src/protocol/runnerFiles';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -29,7 +29,7 @@ describe('the vscode-lm target against a real chat model (a test extension on th
       if (Date.now() > deadline) throw new Error('the test chat model never registered');
       await new Promise((r) => setTimeout(r, 100));
     }
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 6 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 6 });
     await config().update('baseUrl', sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: LABEL }], G);
     await config().update('target', { type: 'vscode-lm', model: MODEL }, G);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import { ReviewCodeLens, reviewUri } from '../../src/extension/review';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -40,7 +40,7 @@ describe('Debug Trace: a JavaScript worker under the built-in debugger, stopping
 
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 3 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 3 });
     mkdirSync(folder, { recursive: true });
     writeFileSync(worker, WORKER);
     await config().update('baseUrl', sandbox.baseUrl, G);
@@ -100,7 +100,8 @@ describe('Debug Trace: a JavaScript worker under the built-in debugger, stopping
     assert.ok(doc.isDirty, 'not saved: to submit or to discard');
     assert.equal(session.store.get(trace.traceId)?.answer, journaled, 'the journal is unchanged until the user chooses');
     assert.equal(vscode.window.activeTextEditor?.document.uri.toString(), doc.uri.toString());
-    assert.equal(vscode.debug.activeDebugSession, undefined, 'the session has ended');
+    // js-debug ends the worker's child session a moment after the parent's end resolves the debugging promise.
+    await until('the debug session has ended', () => vscode.debug.activeDebugSession === undefined);
     const lenses = new ReviewCodeLens(api.ctx).provideCodeLenses(doc).map((l) => l.command?.command);
     assert.ok(lenses.includes('evalRunner.debugTrace'), 'the review editor offers Debug Trace again');
   });

@@ -9,7 +9,7 @@ import type { EvaluationRef } from '../../src/extension/registry';
 import { lockPathOf } from '../../src/core/journalLock';
 import { liveRunner, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import type { TreeNode } from '../../src/extension/treeModel';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -83,7 +83,7 @@ describe('the extension against the sandbox, in the real extension host', () => 
   });
 
   it('reviews before submitting: answers wait as Responded; an edited answer is what gets submitted', async () => {
-    const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    const sandbox: Sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0 });
     try {
       await config().update('baseUrl', sandbox.baseUrl, G);
       await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: 'Review test' }], G);
@@ -126,7 +126,7 @@ describe('the extension against the sandbox, in the real extension host', () => 
   });
 
   it('a run whose runner is killed (as a machine restart would) is offered to resume by the next window, and resumes without calling the target again for journaled answers', async () => {
-    const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    const sandbox: Sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0 });
     const calls = join(mkdtempSync(join(tmpdir(), 'eval-runner-it-')), 'calls.log');
     try {
       await config().update('baseUrl', sandbox.baseUrl, G);
@@ -159,7 +159,7 @@ describe('the extension against the sandbox, in the real extension host', () => 
   });
 
   it('a run whose runner the next window finds still exiting (killed, not gone yet) is offered once the process is gone', async () => {
-    const sandbox: Sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    const sandbox: Sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0 });
     // Stands in for a killed runner whose exit a loaded machine has not finished: a process of this user's, alive a
     // while longer, that the runner file and the lock name, and whose socket no longer answers.
     const dying = spawn('sleep', ['2'], { stdio: 'ignore' });

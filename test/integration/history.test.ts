@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import { journalPath } from '../../src/core/journal';
 import type { TestHandles } from '../../src/extension/main';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { tooltipText, until } from './until';
 
@@ -19,7 +19,7 @@ describe('one history for the CLI and the editor', () => {
   let sandbox: Sandbox;
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0 });
     await config().update('baseUrl', sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: 'Shared history' }], G);
     await config().update('target', { type: 'echo' }, G);

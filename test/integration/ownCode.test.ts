@@ -3,7 +3,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -34,7 +34,7 @@ describe('your own code as the target, in the editor: pick, edit and save, rerun
 
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: TRACES });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: TRACES });
     mkdirSync(folder, { recursive: true });
     writeFileSync(file, model('v1'));
     await config().update('baseUrl', sandbox.baseUrl, G);

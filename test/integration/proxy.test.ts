@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -28,7 +28,7 @@ describe("the editor behind a proxy: VS Code's http.proxy and http.noProxy", () 
     proxy.on('connect', (req: { url?: string }) => tunnels.push(req.url ?? ''));
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
     proxyUrl = `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 5 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 5 });
     await config().update('baseUrl', sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: LABEL }], G);
     await config().update('target', { type: 'openai', baseUrl: `${sandbox.baseUrl}/v1`, model: 'sandbox-echo' }, G);

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -19,7 +19,7 @@ describe('Export Report in the editor', () => {
 
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 12 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 12 });
     await config().update('baseUrl', sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: LABEL }], G);
     await config().update('target', { type: 'echo' }, G);

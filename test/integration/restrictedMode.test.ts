@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -30,7 +30,7 @@ function bench(label: string) {
   const state = { api: undefined as unknown as TestHandles, sandbox: undefined as unknown as Sandbox };
   before(async () => {
     state.api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    state.sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: TRACES });
+    state.sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: TRACES });
     await config().update('baseUrl', state.sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }], G);
     await config().update('concurrency', 2, G);

@@ -3,7 +3,7 @@ import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import { preview } from '../../src/extension/treeModel';
 import { parseReviewUri, ReviewCodeLens, reviewUri } from '../../src/extension/review';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { CompareRow } from '../../src/webview/protocol';
 import { until, tooltipText } from './until';
@@ -21,7 +21,7 @@ describe('review and insight in the editor', () => {
 
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 12 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: 12 });
     await config().update('baseUrl', sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label: LABEL }], G);
     await config().update('target', { type: 'echo' }, G);

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/registry';
 import { isAlive, liveRunner, RUNNER_PROTOCOL_VERSION, runnerFilePath } from '../../src/protocol/runnerFiles';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -26,7 +26,7 @@ describe('runs in a runner process: a window reload does not stop them, and the 
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
   });
   beforeEach(async () => {
-    sandbox = await startSandbox({ port: 0, evaluationSeconds: 0 });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0 });
     calls = join(mkdtempSync(join(tmpdir(), 'eval-runner-it-')), 'calls.log');
     await config().update('baseUrl', sandbox.baseUrl, G);
     await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }], G);

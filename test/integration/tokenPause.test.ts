@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import { startSandbox } from '../../src/sandbox/server';
+import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
@@ -24,7 +24,7 @@ describe('a token revoked mid-run pauses the run in the editor; a new token lets
   it('holds the answers journaled, says so in the status bar words, and goes on with the new token: each trace submitted once', async () => {
     let revoked = false;
     const original = 'the-first-token';
-    sandbox = await startSandbox({
+    sandbox = await freshSandbox({
       port: 0,
       evaluationSeconds: 0,
       token: original,

@@ -156,11 +156,11 @@ describe('architecture rules', () => {
   // which bundles it), 26 KB: 464 KB. Compare Runs' windows of rows (the host's compare table, its byte-level journal
   // read) took 3 KB: 467 KB. Reads of the journal taking turns, and a Run that is starting, just went over: 468 KB.
   // Issue 35 (Restricted Mode's rule for own code 4 KB, query secrets and the settings' credentials 3 KB, the
-  // runner handshake 1 KB): 476 KB (487,093 bytes).
-  it('keeps dist/extension.js within 476 KB (activation loads all of it); the sandbox is a file of its own', () => {
+  // runner handshake 1 KB) and the resume offered for a runner still exiting: 477 KB (487,468 bytes).
+  it('keeps dist/extension.js within 477 KB (activation loads all of it); the sandbox is a file of its own', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
-    assert.ok(size <= 476 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
+    assert.ok(size <= 477 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
     assert.ok(bundle.includes('"./listReader.js"') && !bundle.includes('a field name is larger than 64 KiB'), 'the list parser is a file of its own');
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
