@@ -1,19 +1,17 @@
-import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_OPTIONS, runBasics, formatShard, parseShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { BatchTarget, FlagValues, JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
+import type { BatchTarget, JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
 import type { RequestEncoding } from '../api/kinds';
 import { choiceOption, intOption, parseCommandArgs } from './args';
-import { CONFIG_HELP, SERVICE_HELP, SERVICE_OPTIONS, TOKEN_HELP, TOKEN_NEXT_STEP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
+import { CONFIG_HELP, SERVICE_HELP, TOKEN_HELP, TOKEN_NEXT_STEP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import type { ExitCode } from './exitCodes';
 import { progressReporter } from './progressLine';
-import { ApprovalStore, approveFileUses, terminalAsker } from './allowedEnv';
-import { TARGET_HELP, TARGET_OPTIONS, targetFromPlan, targetPlan } from './targetOptions';
-import type { TargetPlan } from './targetOptions';
-import { useLines } from './secretUses';
+import { TARGET_HELP, allowedTargetPlan, targetFromPlan } from './targetOptions';
+import { RUN_FLAGS, runOptionsOf, shardOption } from './runFlags';
 import { allowTokenOrigin, ownValues } from './tokenOrigin';
 import type { ConfigFlags } from './configFile';
 import { safeJson, safeText } from './terminalText';
@@ -338,29 +336,6 @@ export function interruptSignals(
   };
 }
 
-const RUN_FLAGS = {
-  ...SERVICE_OPTIONS,
-  ...TARGET_OPTIONS,
-  concurrency: { type: 'string' },
-  'state-dir': { type: 'string' },
-  'wait-for-generation': { type: 'string' },
-  'service-patience': { type: 'string' },
-  'target-retries': { type: 'string' },
-  'on-target-error': { type: 'string' },
-  encoding: { type: 'string' },
-  'no-journal': { type: 'boolean' },
-  json: { type: 'boolean' },
-  fresh: { type: 'boolean' },
-  'reuse-answers': { type: 'boolean' },
-  limit: { type: 'string' },
-  'no-submit': { type: 'boolean' },
-  'max-rpm': { type: 'string' },
-  only: { type: 'string' },
-  shard: { type: 'string' },
-  'submit-skipped': { type: 'boolean' },
-  'skipped-answer': { type: 'string' },
-} as const;
-
 /** `run`; `config`: the config file whose flags argv starts with (the rest are the command line's own). */
 export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, config?: ConfigFlags): Promise<number> {
   const v = parseCommandArgs(argv, RUN_FLAGS);
@@ -395,8 +370,10 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, 
     if (!request.json || level !== 'info') process.stderr.write(`${level === 'warn' ? 'warning: ' : ''}${safeText(message)}\n`);
   };
   // Where the token goes is allowed before anything is sent, as the target's variables are.
-  await allowTokenOrigin(args.baseUrl, v, ownValues(argv, config, RUN_FLAGS), config);
-  const plan = await allowedPlan(v, argv, config);
+  // The flags the user typed, apart from the config file's: they count as allowing what they name.
+  const own = ownValues(argv, config, RUN_FLAGS);
+  await allowTokenOrigin(args.baseUrl, v, own, config);
+  const plan = await allowedTargetPlan(v, own, config?.file);
   const { target, batch, identity, timeoutMs, warnings } = targetFromPlan(plan, v, request.concurrency, workerLog);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
@@ -408,49 +385,5 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, 
     return code;
   } finally {
     signals.dispose();
-  }
-}
-
-/**
- * The target's plan, its secrets' owners checked and each file's variables allowed (asked at a terminal), then
- * said on stderr, one line per variable: all before anything is sent.
- */
-async function allowedPlan(v: FlagValues, argv: readonly string[], config: ConfigFlags | undefined): Promise<TargetPlan> {
-  const own = config ? parseCommandArgs(argv.slice(config.count), RUN_FLAGS) : v;
-  const plan = targetPlan(v, process.env, { own, ...(config ? { config: config.file } : {}) });
-  if (!plan.origin || plan.uses.length === 0) return plan;
-  const allowEnv = [own['allow-env'] ?? []].flat().map(String);
-  const ask = terminalAsker();
-  await approveFileUses(plan.uses, plan.origin, { allowEnv, store: new ApprovalStore(), ...(ask ? { ask } : {}) });
-  for (const line of useLines(plan.uses, plan.origin)) process.stderr.write(`${safeText(line)}\n`);
-  return plan;
-}
-
-/** The run's options from its flags: the defaults and ranges are the core's, the editor's too (RUN_OPTIONS). */
-function runOptionsOf(v: Record<string, string | boolean | Array<string | boolean> | undefined>): RunBasics {
-  const text = (flag: string) => (typeof v[flag] === 'string' ? v[flag] : undefined);
-  const option = (name: 'concurrency' | 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetRetries', flag: string) => {
-    const { min, max } = RUN_OPTIONS[name];
-    const value = text(flag);
-    return value === undefined ? undefined : intOption(value, flag, 0, min, max);
-  };
-  const onTargetError = text('on-target-error');
-  const maxRpm = text('max-rpm');
-  return runBasics({
-    concurrency: option('concurrency', 'concurrency'),
-    waitForGenerationSeconds: option('waitForGenerationSeconds', 'wait-for-generation'),
-    servicePatienceSeconds: option('servicePatienceSeconds', 'service-patience'),
-    targetRetries: option('targetRetries', 'target-retries'),
-    onTargetError: onTargetError === undefined ? undefined : choiceOption(onTargetError, 'on-target-error', ON_TARGET_ERROR),
-    holdAnswers: v['no-submit'] === true,
-    ...(maxRpm !== undefined ? { maxRequestsPerMinute: intOption(maxRpm, 'max-rpm', 0, 1) } : {}),
-  });
-}
-
-function shardOption(text: string): Shard {
-  try {
-    return parseShard(text);
-  } catch (error) {
-    throw new UsageError(`--shard: ${(error as Error).message}`);
   }
 }

@@ -25,7 +25,9 @@ import {
 import type { BatchTarget, CurlRequest, FlagValues, SecretRead, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { intOption } from './args';
 import { UsageError } from './exitCodes';
-import { checkOwners, curlReads } from './secretUses';
+import { ApprovalStore, approveFileUses, terminalAsker } from './allowedEnv';
+import { checkOwners, curlReads, useLines } from './secretUses';
+import { safeText } from './terminalText';
 import type { NamingFile, SecretUse } from './secretUses';
 
 // The target's flags and their help come from the core's kind descriptors (src/core/targets/kinds): a key added
@@ -251,4 +253,19 @@ function curlTemplate(request: CurlRequest, promptPath: string | undefined): str
     throw new UsageError(`--from-curl: the body has no {{prompt}}. Write {{prompt}} where the prompt goes, or name the field with --prompt-path. ${fieldList(request.promptFields)}`);
   }
   return withCurlError(() => withPromptAt(request, promptPath));
+}
+
+/**
+ * The target's plan, its secrets' owners checked and each file's variables allowed (asked at a terminal), then said
+ * on stderr, one line per variable: all before anything is sent. `own`: the flags the user typed; `configFile`: the
+ * config file whose flags came first, if any.
+ */
+export async function allowedTargetPlan(v: FlagValues, own: FlagValues, configFile: NamingFile | undefined): Promise<TargetPlan> {
+  const plan = targetPlan(v, process.env, { own, ...(configFile ? { config: configFile } : {}) });
+  if (!plan.origin || plan.uses.length === 0) return plan;
+  const allowEnv = [own['allow-env'] ?? []].flat().map(String);
+  const ask = terminalAsker();
+  await approveFileUses(plan.uses, plan.origin, { allowEnv, store: new ApprovalStore(), ...(ask ? { ask } : {}) });
+  for (const line of useLines(plan.uses, plan.origin)) process.stderr.write(`${safeText(line)}\n`);
+  return plan;
 }
