@@ -287,7 +287,7 @@ if (wanted('owncode')) {
     }
     for (const r of [...runs.python, ...runs.command]) if (r.summary.submittedNow !== 300) throw new Error(`an own-code run submitted ${r.summary.submittedNow}`);
     // The protocol's own cost: one worker, concurrency 1, a function that returns at once, 2,000 calls.
-    const { createPythonTarget } = require(join(ROOT, 'out', 'src', 'core', 'targets', 'pythonTarget.js'));
+    const { createPythonTarget } = require(join(ROOT, 'out', 'src', 'core', 'targets', 'python', 'pythonTarget.js'));
     writeFileSync(join(dir, 'instant.py'), 'def answer(prompt):\n    return prompt\n');
     const target = createPythonTarget({ type: 'python', file: join(dir, 'instant.py'), workers: 1 }, { concurrency: 1 });
     const call = { signal: new AbortController().signal, timeoutMs: 60_000, context: { traceId: 't' } };

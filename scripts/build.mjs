@@ -35,7 +35,7 @@ const BUNDLE_START_MARK = '"use strict";performance.mark("evalRunner:bundleStart
 const BUNDLE_END_MARK = 'performance.mark("evalRunner:bundleEnd");';
 
 // RFC 9535 JSONPath (an HTTP target's `$…` paths) is loaded on first use: in the extension it is a file of its own,
-// dist/jsonpath.js, so that activation does not load it (src/core/targets/jsonPath.ts requires it lazily).
+// dist/jsonpath.js, so that activation does not load it (src/core/targets/http/jsonPath.ts requires it lazily).
 const jsonPathAside = {
   name: 'jsonpath-aside',
   setup(b) {
@@ -44,28 +44,28 @@ const jsonPathAside = {
 };
 
 // The sandbox (Try the Local Sandbox) likewise: dist/sandbox.js, required when it first starts
-// (src/extension/sandboxController.ts).
+// (src/extension/evaluations/sandboxController.ts).
 const sandboxAside = {
   name: 'sandbox-aside',
   setup(b) {
-    b.onResolve({ filter: /^\.\.\/sandbox\/server$/ }, (args) => (args.kind === 'require-call' ? { path: './sandbox.js', external: true } : undefined));
+    b.onResolve({ filter: /^(\.\.\/)+sandbox\/server$/ }, (args) => (args.kind === 'require-call' ? { path: './sandbox.js', external: true } : undefined));
   },
 };
 
-// The curl reader (Select Target's "HTTP request from curl…") likewise: dist/curlReader.js, required on first use
-// (src/core/targets/curlLoader.ts).
+// The curl reader (Select Target's "HTTP request from curl…") likewise: dist/curlRequest.js, required on first use
+// (src/core/targets/http/curlLoader.ts).
 const curlAside = {
   name: 'curl-aside',
   setup(b) {
-    b.onResolve({ filter: /^\.\/curlRequest$/ }, (args) => (args.kind === 'require-call' ? { path: './curlReader.js', external: true } : undefined));
+    b.onResolve({ filter: /^\.\/curlRequest$/ }, (args) => (args.kind === 'require-call' ? { path: './curlRequest.js', external: true } : undefined));
   },
 };
 
-// The prompt list's parser likewise: dist/listReader.js, required on the first list (src/api/listStream.ts).
+// The prompt list's parser likewise: dist/listParser.js, required on the first list (src/api/listStream.ts).
 const listAside = {
   name: 'list-aside',
   setup(b) {
-    b.onResolve({ filter: /^\.\/listParser$/ }, (args) => (args.kind === 'require-call' ? { path: './listReader.js', external: true } : undefined));
+    b.onResolve({ filter: /^\.\/listParser$/ }, (args) => (args.kind === 'require-call' ? { path: './listParser.js', external: true } : undefined));
   },
 };
 
@@ -76,18 +76,18 @@ const reportScript = (
 ).outputFiles[0].text;
 const reportStyle = readFileSync('media/progress.css', 'utf8') + readFileSync('media/report.css', 'utf8');
 const reportDefines = { REPORT_SCRIPT: JSON.stringify(reportScript), REPORT_STYLE: JSON.stringify(reportStyle) };
-// In the extension the report's writer and its page are a file of their own, dist/reportPage.js, required only by
-// Export Report (src/extension/evaluationCommands.ts).
+// In the extension the report's writer and its page are a file of their own, dist/renderReport.js, required only by
+// Export Report (src/extension/evaluations/evaluationCommands.ts).
 const reportPageAside = {
   name: 'report-page-aside',
   setup(b) {
-    b.onResolve({ filter: /^\.\/reportPage\.js$/ }, () => ({ path: './reportPage.js', external: true }));
+    b.onResolve({ filter: /^\.\/renderReport\.js$/ }, () => ({ path: './renderReport.js', external: true }));
   },
 };
 
 // The Batch API's run path (the openai target with batch: true) likewise: dist/batchRun.js, required when such a run
-// starts (src/core/batchLoader.ts).
-// The run engine likewise: dist/engine.js (src/core/engineLoader.ts); the editor's runs are the runner's, which
+// starts (src/core/run/batchLoader.ts).
+// The run engine likewise: dist/engine.js (src/core/run/engineLoader.ts); the editor's runs are the runner's, which
 // bundles it, so the extension host does not load it at all.
 const engineAside = {
   name: 'engine-aside',
@@ -103,7 +103,7 @@ const batchRunAside = {
   },
 };
 
-// Select Target's curl import (src/extension/curlPick.ts) likewise: dist/curlPick.js, required when it is picked.
+// Select Target's curl import (src/extension/targets/curlPick.ts) likewise: dist/curlPick.js, required when it is picked.
 const curlPickAside = {
   name: 'curl-pick-aside',
   setup(b) {
@@ -112,7 +112,7 @@ const curlPickAside = {
 };
 
 // The runner process (src/runner/, dist/runner.js) hosts the core for the editor's runs; the window's client of it,
-// with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs.ts), not at activation.
+// with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs/runs.ts), not at activation.
 const runnerClientAside = {
   name: 'runner-client-aside',
   setup(b) {
@@ -122,16 +122,16 @@ const runnerClientAside = {
 
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside] }),
-  build({ ...common, entryPoints: ['src/extension/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
-  build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listReader.js' }),
-  build({ ...common, entryPoints: ['src/core/batchRun.ts'], outfile: 'dist/batchRun.js' }),
-  build({ ...common, entryPoints: ['src/core/engine.ts'], outfile: 'dist/engine.js' }),
-  build({ ...common, entryPoints: ['src/core/targets/curlRequest.ts'], outfile: 'dist/curlReader.js' }),
-  build({ ...common, entryPoints: ['src/extension/remoteRun.ts'], outfile: 'dist/runnerClient.js' }),
+  build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
+  build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listParser.js' }),
+  build({ ...common, entryPoints: ['src/core/run/batchRun.ts'], outfile: 'dist/batchRun.js' }),
+  build({ ...common, entryPoints: ['src/core/run/engine.ts'], outfile: 'dist/engine.js' }),
+  build({ ...common, entryPoints: ['src/core/targets/http/curlRequest.ts'], outfile: 'dist/curlRequest.js' }),
+  build({ ...common, entryPoints: ['src/extension/runs/runnerClient.ts'], outfile: 'dist/runnerClient.js' }),
   build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),
-  build({ ...common, entryPoints: ['src/core/targets/debugWorker.ts'], outfile: 'dist/debugWorker.js' }),
+  build({ ...common, entryPoints: ['src/core/targets/python/debugWorker.ts'], outfile: 'dist/debugWorker.js' }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
-  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/reportPage.js' }),
+  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/renderReport.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the
@@ -154,8 +154,8 @@ await Promise.all([
 mkdirSync('media/codicons', { recursive: true });
 for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `media/codicons/${f}`);
 
-// The Python target's shim runs beside the bundle that starts it (src/core/targets/pythonTarget.ts, shimPath).
-cpSync('src/core/targets/evalRunnerShim.py', 'dist/evalRunnerShim.py');
-// Debug Trace's shims (src/core/targets/debugLaunch.ts, debugShimPath): Python's beside the run's shim it imports,
+// The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
+cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');
+// Debug Trace's shims (src/core/targets/python/debugLaunch.ts, debugShimPath): Python's beside the run's shim it imports,
 // and the Node one that feeds a worker its one request under the JavaScript debugger.
-cpSync('src/core/targets/evalRunnerDebug.py', 'dist/evalRunnerDebug.py');
+cpSync('src/core/targets/python/evalRunnerDebug.py', 'dist/evalRunnerDebug.py');

@@ -6,7 +6,9 @@ import { join } from 'node:path';
 
 export function l10nMessages(dir = 'src/extension') {
   const messages = {};
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts')).sort()) {
+  // Every .ts under the folder, in a stable order (the extension is a folder per feature).
+  const files = readdirSync(dir, { recursive: true }).filter((f) => f.endsWith('.ts')).sort();
+  for (const file of files) {
     const text = readFileSync(join(dir, file), 'utf8');
     // vscode.l10n.t('…') or ("…"): the first argument is always a plain literal (see the house style).
     for (const m of text.matchAll(/vscode\.l10n\.t\(\s*(?:'((?:[^'\\]|\\.)*)'|"((?:[^"\\]|\\.)*)")/g)) {

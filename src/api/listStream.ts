@@ -34,7 +34,7 @@ export interface ListStreamOptions {
 const HEAD_BYTES = 256;
 
 /**
- * The parser, loaded on the first list: in the extension it is a file of its own (dist/listReader.js) that
+ * The parser, loaded on the first list: in the extension it is a file of its own (dist/listParser.js) that
  * activation does not load. The CLI and the runner bundle it.
  */
 function parserModule(): typeof ListParserModule {

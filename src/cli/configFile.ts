@@ -17,7 +17,7 @@ export interface ConfigFlags {
 }
 
 /**
- * Reads `--config FILE` (see src/core/runConfig.ts) as VS Code reads settings.json: comments and trailing commas
+ * Reads `--config FILE` (see src/core/options/runConfig.ts) as VS Code reads settings.json: comments and trailing commas
  * allowed. Its relative paths are read from the file's folder. Every problem is a usage error (exit 2).
  */
 export function readConfigFile(path: string): { config: RunConfig; sha256: string } {

@@ -1,16 +1,16 @@
 // The one command table: every command id and the handler that runs it, grouped by area in their own files
 // (evaluationCommands, runCommands, accessCommands, reviewCommands, targetPicks, ownCode, debugTrace).
 import * as vscode from 'vscode';
-import { clearModelKey, clearToken, setToken, startSandbox, stopSandbox } from './accessCommands';
-import { addEvaluation, copyCliCommand, exportReport, exportResults, fetchPrompts, filterTraces, openProcessDetails, refresh, removeEvaluation, showProgress } from './evaluationCommands';
-import { cancelRun, compareRuns, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runCommands';
-import { debugTrace } from './debugTrace';
-import { rerunTraces } from './ownCode';
-import { selectTarget } from './targetPicks';
+import { clearModelKey, clearToken, setToken, startSandbox, stopSandbox } from './access/accessCommands';
+import { addEvaluation, copyCliCommand, exportReport, exportResults, fetchPrompts, filterTraces, openProcessDetails, refresh, removeEvaluation, showProgress } from './evaluations/evaluationCommands';
+import { cancelRun, compareRuns, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runs/runCommands';
+import { debugTrace } from './targets/debugTrace';
+import { rerunTraces } from './targets/ownCode';
+import { selectTarget } from './targets/targetPicks';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
 import { errorText, showError, showLogs } from './log';
-import { approveAndSubmit, copyTraceId, editNote, markVerdict, openTrace, stepTrace } from './reviewCommands';
+import { approveAndSubmit, copyTraceId, editNote, markVerdict, openTrace, stepTrace } from './review/reviewCommands';
 
 type Handler = (ctx: Ctx, f: Features, ...args: unknown[]) => unknown;
 

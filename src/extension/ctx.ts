@@ -1,21 +1,21 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
-import { PythonWatcher, interpreterChosenByWorkspace, pythonInterpreter } from './pythonFiles';
-import { ownCodePlace, refusalText, showRefusal } from './restricted';
-import type { Restartable } from './pythonFiles';
+import { PythonWatcher, interpreterChosenByWorkspace, pythonInterpreter } from './targets/pythonFiles';
+import { ownCodePlace, refusalText, showRefusal } from './targets/restricted';
+import type { Restartable } from './targets/pythonFiles';
 import { BUTTON } from './buttons';
 import { MIB, createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
 import { createTarget, kindOf, migrateJournals, sentHeaders, specOf, targetIdentity } from '../core';
 import type { SecretSources, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
-import { createLmTarget } from './lmTarget';
+import { createLmTarget } from './targets/lmTarget';
 import { createLog, errorText } from './log';
-import { EvaluationRegistry } from './registry';
-import type { EvaluationRef } from './registry';
-import { SandboxController } from './sandboxController';
-import { onSettingsChanged, readProxy, readSettings } from './settings';
-import type { Settings } from './settingsModel';
-import { TokenStore } from './tokenStore';
+import { EvaluationRegistry } from './evaluations/registry';
+import type { EvaluationRef } from './evaluations/registry';
+import { SandboxController } from './evaluations/sandboxController';
+import { onSettingsChanged, readProxy, readSettings } from './settings/settings';
+import type { Settings } from './settings/settingsModel';
+import { TokenStore } from './access/tokenStore';
 
 /** A target as gathered from the settings and secret storage, not yet built. */
 export interface TargetPlan {

@@ -1,7 +1,7 @@
-import type { ComparePanels } from './comparePanel';
-import type { ProgressPanels } from './progressPanel';
-import type { RunController } from './runs';
-import type { EvaluationsTree } from './tree';
+import type { ComparePanels } from './compare/comparePanel';
+import type { ProgressPanels } from './runDetails/runDetailsPanel';
+import type { RunController } from './runs/runs';
+import type { EvaluationsTree } from './evaluations/tree';
 
 /** The features the commands act on, built by activate() beside the context. */
 export interface Features {

@@ -1,13 +1,13 @@
 import * as vscode from 'vscode';
 import { registerCommands } from './commands';
-import { DebugTargetContext } from './debugTrace';
-import { SettingsSecrets } from './settingsSecrets';
+import { DebugTargetContext } from './targets/debugTrace';
+import { SettingsSecrets } from './settings/settingsSecrets';
 import { Ctx, extensionVersion } from './ctx';
-import { ProgressPanels } from './progressPanel';
-import { ComparePanels } from './comparePanel';
-import { REVIEW_SCHEME, ReviewCodeLens, ReviewContext, ReviewFileSystem } from './review';
-import { RunController } from './runs';
-import { EvaluationsTree } from './tree';
+import { ProgressPanels } from './runDetails/runDetailsPanel';
+import { ComparePanels } from './compare/comparePanel';
+import { REVIEW_SCHEME, ReviewCodeLens, ReviewContext, ReviewFileSystem } from './review/review';
+import { RunController } from './runs/runs';
+import { EvaluationsTree } from './evaluations/tree';
 
 /** Handles for the integration tests; returned only in test mode (exports are readable by any extension). */
 export interface TestHandles {

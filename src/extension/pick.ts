@@ -3,10 +3,10 @@ import { BUTTON } from './buttons';
 import { STATE_LABELS } from '../core';
 import type { LocalTraceState } from '../core';
 import type { Ctx } from './ctx';
-import type { EvaluationRef } from './registry';
-import { parseReviewUri } from './review';
-import type { TreeNode } from './treeModel';
-import { preview } from './treeModel';
+import type { EvaluationRef } from './evaluations/registry';
+import { parseReviewUri } from './review/review';
+import type { TreeNode } from './evaluations/treeModel';
+import { preview } from './evaluations/treeModel';
 
 // ---- argument resolution: from the tree (a node), a webview or notification (an id), an editor (a Uri), or nothing (ask)
 

@@ -4,7 +4,7 @@ import { AuthError, isAbortError } from '../api/errors';
 import { BUTTON } from './buttons';
 import type { Ctx } from './ctx';
 import { errorText, showError } from './log';
-import type { EvaluationRef } from './registry';
+import type { EvaluationRef } from './evaluations/registry';
 
 /**
  * Opens a client for the evaluation's service (asking for the token when none is stored), runs fn with it and

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import type { TreeNode } from '../../src/extension/treeModel';
+import type { TreeNode } from '../../src/extension/evaluations/treeModel';
 import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';

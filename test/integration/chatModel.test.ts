@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import { TargetError } from '../../src/core/targets/target';
-import { createLmTarget } from '../../src/extension/lmTarget';
+import { createLmTarget } from '../../src/extension/targets/lmTarget';
 import type { TestHandles } from '../../src/extension/main';
 import { isAlive, liveRunner } from '../../src/protocol/runnerFiles';
 import type { RunnerFile } from '../../src/protocol/runnerFiles';

@@ -3,7 +3,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
-import { journalPath } from '../../src/core/journal';
+import { journalPath } from '../../src/core/journal/journal';
 import type { TestHandles } from '../../src/extension/main';
 import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';

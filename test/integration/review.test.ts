@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import { preview } from '../../src/extension/treeModel';
-import { parseReviewUri, ReviewCodeLens, reviewUri } from '../../src/extension/review';
+import { preview } from '../../src/extension/evaluations/treeModel';
+import { parseReviewUri, ReviewCodeLens, reviewUri } from '../../src/extension/review/review';
 import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
 import { CompareRow } from '../../src/webview/protocol';

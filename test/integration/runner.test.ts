@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
-import type { EvaluationRef } from '../../src/extension/registry';
+import type { EvaluationRef } from '../../src/extension/evaluations/registry';
 import { isAlive, liveRunner, RUNNER_PROTOCOL_VERSION, runnerFilePath } from '../../src/protocol/runnerFiles';
 import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';

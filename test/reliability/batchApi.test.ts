@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { EvaluationSession } from '../../src/core/session';
-import { journalPath, openJournal, parseJournal } from '../../src/core/journal';
-import type { RunProgress } from '../../src/core/runState';
-import { createBatchTarget } from '../../src/core/targets/openaiBatch';
+import { EvaluationSession } from '../../src/core/session/session';
+import { journalPath, openJournal, parseJournal } from '../../src/core/journal/journal';
+import type { RunProgress } from '../../src/core/run/runState';
+import { createBatchTarget } from '../../src/core/targets/openai/openaiBatch';
 import { createTarget } from '../../src/core/targets/targetSpec';
 import type { TargetSpec } from '../../src/core/targets/targetSpec';
 import { seedPrompts } from '../../src/sandbox/seed';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
-import { journalPath, parseJournal } from '../../src/core/journal';
+import { journalPath, parseJournal } from '../../src/core/journal/journal';
 import { startSandbox } from '../../src/sandbox/server';
 import { cli } from '../unit/helpers/cli';
 import { tempDir } from '../unit/helpers/runs';

@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createApiClient } from '../../src/api/client';
 import type { RetryEvent } from '../../src/api/client';
-import { runEvaluation } from '../../src/core/engine';
-import { journalPath, openJournal, readJournal } from '../../src/core/journal';
-import { TraceStore } from '../../src/core/traceStore';
+import { runEvaluation } from '../../src/core/run/engine';
+import { journalPath, openJournal, readJournal } from '../../src/core/journal/journal';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { startSandbox } from '../../src/sandbox/server';
 import { scriptedTarget, tempDir } from '../unit/helpers/runs';
 

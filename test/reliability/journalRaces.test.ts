@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { journalPath } from '../../src/core/journal';
+import { journalPath } from '../../src/core/journal/journal';
 import { seedPrompts } from '../../src/sandbox/seed';
 import { startSandbox } from '../../src/sandbox/server';
 import { cli } from '../unit/helpers/cli';

@@ -5,11 +5,11 @@ import { createServer } from 'node:net';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { createApiClient } from '../../src/api/client';
-import { runEvaluation } from '../../src/core/engine';
-import type { RunSummary } from '../../src/core/engine';
-import type { RunOutcome } from '../../src/core/runState';
-import { journalPath, openJournal, parseJournal } from '../../src/core/journal';
-import { TraceStore } from '../../src/core/traceStore';
+import { runEvaluation } from '../../src/core/run/engine';
+import type { RunSummary } from '../../src/core/run/engine';
+import type { RunOutcome } from '../../src/core/run/runState';
+import { journalPath, openJournal, parseJournal } from '../../src/core/journal/journal';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { scriptedTarget, tempDir } from '../unit/helpers/runs';
 
 /** What a raw peer saw of one request. */

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox, SubmitDataConvention } from '../../src/sandbox/server';
-import { summaryText } from '../../src/core/progressText';
+import { summaryText } from '../../src/core/run/progressText';
 import { engineRun, scriptedTarget, tempDir } from '../unit/helpers/runs';
 import { seedPrompts } from '../../src/sandbox/seed';
-import { EvaluationSession } from '../../src/core/session';
+import { EvaluationSession } from '../../src/core/session/session';
 
 /**
  * Another implementation of the service keeps the spec's promises (success: true on success) and differs

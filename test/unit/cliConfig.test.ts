@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configToArgs, parseRunConfig, runCommandLine, shellQuote } from '../../src/core/runConfig';
+import { configToArgs, parseRunConfig, runCommandLine, shellQuote } from '../../src/core/options/runConfig';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { cli } from './helpers/cli';

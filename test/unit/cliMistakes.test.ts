@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { journalPath } from '../../src/core/journal';
-import { listJournals } from '../../src/core/stateDir';
+import { journalPath } from '../../src/core/journal/journal';
+import { listJournals } from '../../src/core/journal/stateDir';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { cli } from './helpers/cli';

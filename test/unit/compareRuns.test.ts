@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareRuns } from '../../src/core/compareRuns';
-import { JournalText } from '../../src/core/journalText';
-import { TraceStore } from '../../src/core/traceStore';
+import { compareRuns } from '../../src/core/report/compareRuns';
+import { JournalText } from '../../src/core/journal/journalText';
+import { TraceStore } from '../../src/core/store/traceStore';
 
 /**
  * Compare Runs reads answer lines as bytes (their texts digested as written, never decoded) and parses the rest:

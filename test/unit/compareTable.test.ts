@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ComparedTrace } from '../../src/core';
-import { CompareTable, DIFFERING_ONLY } from '../../src/extension/compareTable';
-import { MAX_WINDOW } from '../../src/extension/rowView';
+import { CompareTable, DIFFERING_ONLY } from '../../src/extension/compare/compareTable';
+import { MAX_WINDOW } from '../../src/extension/panels/rowView';
 import { CompareRow } from '../../src/webview/protocol';
 
 /** Compare Runs' table on the host: the page gets windows of it, so its filters are applied here. */

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { TraceStore } from '../../src/core/traceStore';
+import { TraceStore } from '../../src/core/store/traceStore';
 import type { EvaluationSession } from '../../src/core';
-import type { EvaluationRef } from '../../src/extension/registry';
-import { childrenOf, contextValue, PAGE_SIZE, respondedUnder } from '../../src/extension/treeModel';
-import type { TreeNode } from '../../src/extension/treeModel';
+import type { EvaluationRef } from '../../src/extension/evaluations/registry';
+import { childrenOf, contextValue, PAGE_SIZE, respondedUnder } from '../../src/extension/evaluations/treeModel';
+import type { TreeNode } from '../../src/extension/evaluations/treeModel';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const read = (p: string) => readFileSync(join(ROOT, p), 'utf8');
@@ -41,15 +41,15 @@ describe('contributes: the command table, names and reach', () => {
     const buttons = read('src/extension/buttons.ts');
     assert.match(buttons, /l10n\.t\('Show Run Details'\)/);
     assert.doesNotMatch(buttons, /'Show Progress'|'Retry Failed'/);
-    assert.match(read('src/extension/progressPanel.ts'), /RUN_DETAILS = 'Run Details'/);
+    assert.match(read('src/extension/runDetails/runDetailsPanel.ts'), /RUN_DETAILS = 'Run Details'/);
   });
 
   it('makes Retry Failed the Rerun Traces path on the failed traces, and names it so', () => {
     assert.equal(title('evalRunner.rerunTraces'), 'Rerun Traces…');
     assert.equal(title('evalRunner.retryFailed'), 'Rerun Failed Traces');
     assert.match(read('src/extension/commands.ts'), /'evalRunner\.retryFailed': \(ctx, f, arg\) => rerunTraces\(ctx, f, arg, 'failed'\)/);
-    assert.doesNotMatch(read('src/extension/runCommands.ts'), /retryFailed/, 'no second way of rerunning the failed');
-    assert.match(read('src/core/rerun.ts'), /RERUN_SUBSETS = \['failed'/, "Rerun Traces' first choice is the failed traces");
+    assert.doesNotMatch(read('src/extension/runs/runCommands.ts'), /retryFailed/, 'no second way of rerunning the failed');
+    assert.match(read('src/core/run/rerun.ts'), /RERUN_SUBSETS = \['failed'/, "Rerun Traces' first choice is the failed traces");
   });
 
   it('offers Approve and Submit on the Responded group, its pages, selected traces and the evaluation', () => {
@@ -69,10 +69,10 @@ describe('contributes: the command table, names and reach', () => {
     assert.ok(tree.some((m) => /viewItem =~ \/\^trace:\//.test(m.when ?? '') && /evalRunner\.targetDebuggable/.test(m.when ?? '')), 'on any trace, while the target is python or worker');
     const editor = contributes().menus['editor/title']!.filter((m) => m.command === 'evalRunner.debugTrace');
     assert.ok(editor.some((m) => /resourceScheme == evalrunner/.test(m.when ?? '')), 'in the review editor');
-    assert.match(read('src/extension/review.ts'), /'evalRunner\.debugTrace', document\.uri/, "the review editor's code lens");
+    assert.match(read('src/extension/review/review.ts'), /'evalRunner\.debugTrace', document\.uri/, "the review editor's code lens");
     assert.match(read('src/webview/messageSchemas.ts'), /z\.literal\('debug'\), traceId/, "the row's message, checked on the host");
-    assert.match(read('src/extension/progressPanel.ts'), /case 'debug':\n\s+if \(known\) run\('evalRunner\.debugTrace', message\.traceId\)/, 'only for a trace the panel knows');
-    assert.match(read('src/extension/debugTrace.ts'), /setContext', 'evalRunner\.targetDebuggable'/);
+    assert.match(read('src/extension/runDetails/runDetailsPanel.ts'), /case 'debug':\n\s+if \(known\) run\('evalRunner\.debugTrace', message\.traceId\)/, 'only for a trace the panel knows');
+    assert.match(read('src/extension/targets/debugTrace.ts'), /setContext', 'evalRunner\.targetDebuggable'/);
   });
 
   it('puts "Eval Runner: Show Logs" in the palette and the view\'s menu', () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { CurlError, readCurl, withPromptAt } from '../../src/core/targets/curlRequest';
+import { CurlError, readCurl, withPromptAt } from '../../src/core/targets/http/curlRequest';
 
 // Real-world curl lines, written as their sources write them: API docs, Postman's code snippet, and Chrome
 // DevTools' "Copy as cURL" in its bash and cmd forms (its escaping rules reproduced by hand).
@@ -249,13 +249,13 @@ describe('reading a curl command: what it refuses, and how it says so', () => {
 });
 
 describe('the curl reader in the extension', () => {
-  it('is out of what activation loads: dist/curlReader.js, required by Select Target on first use, and in the VSIX', () => {
+  it('is out of what activation loads: dist/curlRequest.js, required by Select Target on first use, and in the VSIX', () => {
     const root = join(__dirname, '..', '..', '..');
     const extension = readFileSync(join(root, 'dist', 'extension.js'), 'utf8');
-    assert.ok(extension.includes('"./curlReader.js"'), 'the extension requires it from beside itself');
+    assert.ok(extension.includes('"./curlRequest.js"'), 'the extension requires it from beside itself');
     assert.ok(!extension.includes('is not one this reader knows'), 'the reader (its messages) is not in the extension bundle');
-    assert.ok(readFileSync(join(root, 'dist', 'curlReader.js'), 'utf8').includes('is not one this reader knows'));
-    assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlReader.js'), 'and the VSIX carries it');
+    assert.ok(readFileSync(join(root, 'dist', 'curlRequest.js'), 'utf8').includes('is not one this reader knows'));
+    assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/curlRequest.js'), 'and the VSIX carries it');
     // The import's questions too: dist/curlPick.js, handed the reader (it bundles neither the reader nor the core).
     assert.ok(extension.includes('"./curlPick.js"') && !extension.includes('Where the values of this request go'));
     const pick = readFileSync(join(root, 'dist', 'curlPick.js'), 'utf8');

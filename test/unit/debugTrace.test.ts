@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from '../../src/core/targets/debugLaunch';
-import type { DebugFiles } from '../../src/core/targets/debugLaunch';
-import { defaultPython } from '../../src/core/targets/pythonTarget';
+import { DEBUG_ID_KEY, debugLaunch, debugShimPath, debuggable, parseDebugAnswer, readDebugAnswer, removeDebugFiles, writeDebugRequest } from '../../src/core/targets/python/debugLaunch';
+import type { DebugFiles } from '../../src/core/targets/python/debugLaunch';
+import { defaultPython } from '../../src/core/targets/python/pythonTarget';
 import { webviewMessageSchema } from '../../src/webview/messageSchemas';
 import { tempDir } from './helpers/runs';
 

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import * as reader from '../../src/core/targets/curlRequest';
+import * as reader from '../../src/core/targets/http/curlRequest';
 import { configSecrets, runCommandLine } from '../../src/core';
-import { curlImport, curlVariableProblem, queryVariableNames } from '../../src/extension/curlImport';
-import { movedSettingsSecrets, resolveSettings, runConfigFor } from '../../src/extension/settingsModel';
-import type { TargetSettings } from '../../src/extension/settingsModel';
+import { curlImport, curlVariableProblem, queryVariableNames } from '../../src/extension/targets/curlImport';
+import { movedSettingsSecrets, resolveSettings, runConfigFor } from '../../src/extension/settings/settingsModel';
+import type { TargetSettings } from '../../src/extension/settings/settingsModel';
 
 const QUERY_KEY = 'AIzaSy-IMPORT-QUERY-3f9';
 const TEAM = 'team-credential-77ab';

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { createEchoTarget } from '../../src/core/targets/echoTarget';
+import { createEchoTarget } from '../../src/core/targets/echo/echoTarget';
 import { TargetError } from '../../src/core/targets/target';
-import { journalPath, parseJournal, readJournal } from '../../src/core/journal';
+import { journalPath, parseJournal, readJournal } from '../../src/core/journal/journal';
 import { reportData } from '../../src/core/report/reportData';
-import { TraceStore } from '../../src/core/traceStore';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import type { RunProgress } from '../../src/core/runState';
+import type { RunProgress } from '../../src/core/run/runState';
 import { engineRun, scriptedTarget, tempDir } from './helpers/runs';
 
 describe('run engine against the sandbox', () => {

@@ -1,13 +1,13 @@
 import assert from 'node:assert/strict';
-import { isFastRecord, journalRecordSchema, parseLine } from '../../src/core/journalRecords';
-import { RateScheduler } from '../../src/core/rateScheduler';
+import { isFastRecord, journalRecordSchema, parseLine } from '../../src/core/journal/journalRecords';
+import { RateScheduler } from '../../src/core/run/rateScheduler';
 import { reportData } from '../../src/core/report/reportData';
-import { describeStats, runStats } from '../../src/core/runStats';
-import { RunState } from '../../src/core/runState';
-import { TargetCaller } from '../../src/core/targetCalls';
-import type { TargetCallPolicy } from '../../src/core/targetCalls';
+import { describeStats, runStats } from '../../src/core/report/runStats';
+import { RunState } from '../../src/core/run/runState';
+import { TargetCaller } from '../../src/core/run/targetCalls';
+import type { TargetCallPolicy } from '../../src/core/run/targetCalls';
 import { TargetError } from '../../src/core/targets/target';
-import { TraceStore } from '../../src/core/traceStore';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { scriptedTarget } from './helpers/runs';
 
 /** A run of four answers (two waited for a worker) and two traces that failed at the target, one at submission. */

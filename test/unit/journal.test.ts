@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { JournalLockedError, openJournal, parseJournal, readJournal } from '../../src/core/journal';
-import { TraceStore } from '../../src/core/traceStore';
+import { JournalLockedError, openJournal, parseJournal, readJournal } from '../../src/core/journal/journal';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { tempDir } from './helpers/runs';
 
 describe('journal', () => {

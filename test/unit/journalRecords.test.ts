@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { isFastRecord, journalRecordSchema, parseLine } from '../../src/core/journalRecords';
+import { isFastRecord, journalRecordSchema, parseLine } from '../../src/core/journal/journalRecords';
 
 // The records a run writes most, as the journal writes them: the hand-checked fast path must take these, and must
 // accept nothing the schema (the one definition) refuses, whatever a hand-edited or foreign line holds.

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compilePath } from '../../src/core/targets/jsonPath';
-import { createHttpTarget } from '../../src/core/targets/httpTarget';
+import { compilePath } from '../../src/core/targets/http/jsonPath';
+import { createHttpTarget } from '../../src/core/targets/http/httpTarget';
 import { TargetError } from '../../src/core/targets/target';
 import { scriptedServer } from './helpers/servers';
 

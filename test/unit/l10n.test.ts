@@ -28,7 +28,7 @@ describe('localisable: package.nls.json and vscode.l10n', () => {
 
   it('shows run-time messages through vscode.l10n.t, and l10n/bundle.l10n.json holds every one of them', async () => {
     const dir = join(ROOT, 'src', 'extension');
-    for (const file of readdirSync(dir).filter((f) => f.endsWith('.ts'))) {
+    for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'))) {
       const text = readFileSync(join(dir, file), 'utf8');
       // A message given as a literal (on the call's line or the next) must go through vscode.l10n.t.
       const raw = [...text.matchAll(/show(?:Information|Warning|Error)Message\(\s*['`"]/g), ...text.matchAll(/show(?:Information|Warning|Error)Message\(\s*\n\s*['`"]/g)];

@@ -142,11 +142,11 @@ describe('architecture rules', () => {
   // Issue 29's named target facts (a conflict says what differs) took 2 KB, and issue 27's service hold (outages,
   // 409s, a token pause) 5 KB, and following a run in a runner process 5 KB (its JSON-RPC client is a file of its
   // own, dist/runnerClient.js, loaded on the first run): 440 KB. Approve and Submit on many, Show Logs and the
-  // batch and curl targets' picks (the curl reader itself is dist/curlReader.js) took 6 KB more: 450 KB. Debug Trace
+  // batch and curl targets' picks (the curl reader itself is dist/curlRequest.js) took 6 KB more: 450 KB. Debug Trace
   // left main at 455 KB (fcfc815, over that budget); one descriptor per target kind (issue 29: each key's words, for
   // the CLI's help and the settings' schema, beside the factories the editor bundled already) took 8 KB: 464 KB. The engine,
   // which now runs in the runner for every target (a chat model's too; ~40 KB with the targets), is the next thing
-  // to load lazily. Issue 28's prompt list read as it streams in took 4 KB (its parser, 9 KB, is dist/listReader.js,
+  // to load lazily. Issue 28's prompt list read as it streams in took 4 KB (its parser, 9 KB, is dist/listParser.js,
   // loaded on the first list); the text kept on disk (the journal's places, the index beside it) and the report written
   // as it is made took 18 KB: 482 KB. Loading the engine and the target kinds (52 KB) only when a run starts here is
   // what would win the most back. Issue 30's Batch API took 3 KB (the journal's batch record, the store's batches, the
@@ -161,7 +161,7 @@ describe('architecture rules', () => {
     const size = statSync(join(ROOT, 'dist', 'extension.js')).size;
     const bundle = readFileSync(join(ROOT, 'dist', 'extension.js'), 'utf8');
     assert.ok(size <= 477 * 1024, `dist/extension.js is ${Math.round(size / 1024)} KB`);
-    assert.ok(bundle.includes('"./listReader.js"') && !bundle.includes('a field name is larger than 64 KiB'), 'the list parser is a file of its own');
+    assert.ok(bundle.includes('"./listParser.js"') && !bundle.includes('a field name is larger than 64 KiB'), 'the list parser is a file of its own');
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
   });

@@ -3,10 +3,10 @@ import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createApiClient } from '../../src/api/client';
-import { journalPath, readJournal } from '../../src/core/journal';
-import type { JournalRecord } from '../../src/core/journalRecords';
-import { EvaluationSession } from '../../src/core/session';
-import { TraceStore } from '../../src/core/traceStore';
+import { journalPath, readJournal } from '../../src/core/journal/journal';
+import type { JournalRecord } from '../../src/core/journal/journalRecords';
+import { EvaluationSession } from '../../src/core/session/session';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { startSandbox } from '../../src/sandbox/server';
 import { tempDir } from './helpers/runs';
 import { FAST_RETRY } from './helpers/servers';
@@ -106,7 +106,7 @@ describe('one live store: the journal is read on from its last byte, never repla
     const path = seed(stateDir, 20);
     const reader = new EvaluationSession(KEY, stateDir);
     await reader.load();
-    const session = join(__dirname, '..', '..', 'src', 'core', 'session.js');
+    const session = join(__dirname, '..', '..', 'src', 'core', 'session', 'session.js');
     const writer = (offset: number) =>
       new Promise<number | null>((resolve) => {
         const script = `const { EvaluationSession } = require(${JSON.stringify(session)});

@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { configToArgs, parseRunConfig } from '../../src/core/runConfig';
-import { parseIdsFile, previousRun, selectTraces } from '../../src/core/rerun';
+import { configToArgs, parseRunConfig } from '../../src/core/options/runConfig';
+import { parseIdsFile, previousRun, selectTraces } from '../../src/core/run/rerun';
 import { shellInvocation, splitCommandLine, treeSpawnOptions } from '../../src/core/targets/processes';
 import { targetIdentity } from '../../src/core/targets/targetSpec';
-import { TraceStore } from '../../src/core/traceStore';
-import { EvaluationSession } from '../../src/core/session';
+import { TraceStore } from '../../src/core/store/traceStore';
+import { EvaluationSession } from '../../src/core/session/session';
 import { startSandbox } from '../../src/sandbox/server';
 import { cli } from './helpers/cli';
 import { tempDir } from './helpers/runs';

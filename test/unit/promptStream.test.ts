@@ -5,7 +5,7 @@ import type { ApiClientOptions } from '../../src/api/client';
 import { ApiError, NotReadyError } from '../../src/api/errors';
 import type { PromptItem } from '../../src/api/schemas';
 import { clientFor, serviceArgs } from '../../src/cli/common';
-import { streamPromptsOf } from '../../src/core/promptList';
+import { streamPromptsOf } from '../../src/core/run/promptList';
 import { generatedPrompt } from '../../src/sandbox/serviceApi';
 import { startSandbox } from '../../src/sandbox/server';
 import { FAST_RETRY, json, ok, scriptedServer } from './helpers/servers';

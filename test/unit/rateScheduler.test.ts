@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { RateScheduler, parseRateHeaders, parseResetDuration } from '../../src/core/rateScheduler';
+import { RateScheduler, parseRateHeaders, parseResetDuration } from '../../src/core/run/rateScheduler';
 
 const never = new AbortController().signal;
 const tick = () => new Promise((r) => setImmediate(r));

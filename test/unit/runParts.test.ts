@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
-import { RateScheduler } from '../../src/core/rateScheduler';
-import { planQueue, targetConflict } from '../../src/core/runPlan';
-import { RunState, waitingText } from '../../src/core/runState';
-import { TargetCaller } from '../../src/core/targetCalls';
+import { RateScheduler } from '../../src/core/run/rateScheduler';
+import { planQueue, targetConflict } from '../../src/core/run/runPlan';
+import { RunState, waitingText } from '../../src/core/run/runState';
+import { TargetCaller } from '../../src/core/run/targetCalls';
 import { TargetError } from '../../src/core/targets/target';
 import { targetIdentity } from '../../src/core/targets/targetSpec';
-import { TraceStore } from '../../src/core/traceStore';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { scriptedTarget } from './helpers/runs';
 
 const at = 1;

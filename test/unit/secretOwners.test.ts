@@ -9,7 +9,7 @@ import { curlReads, useLines } from '../../src/cli/secretUses';
 import type { NamingFile } from '../../src/cli/secretUses';
 import { approveTokenOrigin, baseUrlFile, tokenLine } from '../../src/cli/tokenOrigin';
 import { targetPlan } from '../../src/cli/targetOptions';
-import { runCommandLine, parseRunConfig } from '../../src/core/runConfig';
+import { runCommandLine, parseRunConfig } from '../../src/core/options/runConfig';
 import { secretReads } from '../../src/core/targets/kinds/secretSources';
 import { variableBoundTo, variableRefusal } from '../../src/core/targets/variableOwners';
 import { tempDir } from './helpers/runs';

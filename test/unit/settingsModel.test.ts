@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RESTRICTED_SETTINGS, editorProxy, processDetailsUrl, resolveSettings } from '../../src/extension/settingsModel';
+import { RESTRICTED_SETTINGS, editorProxy, processDetailsUrl, resolveSettings } from '../../src/extension/settings/settingsModel';
 
 const ROOT = join(__dirname, '..', '..', '..');
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { formatShard, inShard, parseShard, traceHash } from '../../src/core/shards';
+import { formatShard, inShard, parseShard, traceHash } from '../../src/core/run/shards';
 import { seedPrompts } from '../../src/sandbox/seed';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';

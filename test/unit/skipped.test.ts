@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client';
-import { EvaluationSession } from '../../src/core/session';
-import { skippedAnswerText } from '../../src/core/skipped';
+import { EvaluationSession } from '../../src/core/session/session';
+import { skippedAnswerText } from '../../src/core/run/skipped';
 import { startSandbox } from '../../src/sandbox/server';
 import { cli } from './helpers/cli';
 import { tempDir } from './helpers/runs';

@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createCommandTarget } from '../../src/core/targets/commandTarget';
-import { createHttpTarget } from '../../src/core/targets/httpTarget';
-import { createOpenAiTarget } from '../../src/core/targets/openaiTarget';
+import { createCommandTarget } from '../../src/core/targets/command/commandTarget';
+import { createHttpTarget } from '../../src/core/targets/http/httpTarget';
+import { createOpenAiTarget } from '../../src/core/targets/openai/openaiTarget';
 import { TargetError } from '../../src/core/targets/target';
-import { createWorkerTarget } from '../../src/core/targets/workerTarget';
+import { createWorkerTarget } from '../../src/core/targets/python/workerTarget';
 import type { TargetCallOptions } from '../../src/core/targets/target';
 import { startSandbox } from '../../src/sandbox/server';
 import { tempDir } from './helpers/runs';

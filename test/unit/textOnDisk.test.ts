@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { journalPath, readJournal } from '../../src/core/journal';
-import type { JournalRecord } from '../../src/core/journalRecords';
-import { EvaluationSession } from '../../src/core/session';
-import { indexPath } from '../../src/core/storeIndex';
-import { TraceStore } from '../../src/core/traceStore';
+import { journalPath, readJournal } from '../../src/core/journal/journal';
+import type { JournalRecord } from '../../src/core/journal/journalRecords';
+import { EvaluationSession } from '../../src/core/session/session';
+import { indexPath } from '../../src/core/store/storeIndex';
+import { TraceStore } from '../../src/core/store/traceStore';
 import { tempDir } from './helpers/runs';
 
 const KEY = { origin: 'http://127.0.0.1:9', kind: 'benchmark' as const, evaluationId: 7 };

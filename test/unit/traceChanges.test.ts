@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { TraceStore } from '../../src/core/traceStore';
+import { TraceStore } from '../../src/core/store/traceStore';
 
 describe('trace store: who changed, for views that follow a run', () => {
   it('names each trace a record or a transient state changes; a new list or a fresh run may change all', () => {

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { LOCAL_STATES } from '../../src/core';
-import { TraceStore } from '../../src/core/traceStore';
-import { MAX_WINDOW, SEARCH_CHARS } from '../../src/extension/rowView';
-import { ALL_TRACES, TraceTable } from '../../src/extension/traceTable';
+import { TraceStore } from '../../src/core/store/traceStore';
+import { MAX_WINDOW, SEARCH_CHARS } from '../../src/extension/panels/rowView';
+import { ALL_TRACES, TraceTable } from '../../src/extension/runDetails/traceTable';
 import { Row } from '../../src/webview/protocol';
 
 /** Process Details' table on the host: the page gets windows of it, so its filters and order are decided here. */

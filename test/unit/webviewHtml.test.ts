@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import type * as vscode from 'vscode';
-import { webviewHtml } from '../../src/extension/webviewHtml';
+import { webviewHtml } from '../../src/extension/panels/webviewHtml';
 
 /** The part of a webview and a Uri the page uses: media/ paths as the webview would serve them. */
 interface FakeUri {

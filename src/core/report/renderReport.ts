@@ -10,7 +10,7 @@ declare const REPORT_STYLE: string | undefined;
  * One self-contained HTML file: the data as a JSON block (not executed), the script and the style inline, and a CSP
  * that allows exactly those two by their hashes and nothing else, so the file makes no request of its own.
  */
-/** The page's script and style (inlined in dist/cli.js and dist/reportPage.js, which the extension loads). */
+/** The page's script and style (inlined in dist/cli.js and dist/renderReport.js, which the extension loads). */
 export interface ReportPage {
   script: string;
   style: string;

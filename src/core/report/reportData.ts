@@ -1,8 +1,8 @@
 import type { ReportData, ReportRow, ReportRun } from './reportTypes';
-import { runStats } from '../runStats';
-import { notAnsweredCount } from '../skipped';
-import { LOCAL_STATES, STATE_LABELS } from '../traceStore';
-import type { RunInfo, TraceStore } from '../traceStore';
+import { runStats } from './runStats';
+import { notAnsweredCount } from '../run/skipped';
+import { LOCAL_STATES, STATE_LABELS } from '../store/traceStore';
+import type { RunInfo, TraceStore } from '../store/traceStore';
 import { TOOL_VERSION } from '../version';
 
 const HISTOGRAM_BINS = 30;

@@ -1,7 +1,7 @@
 // Who an environment variable's secret belongs to. The service token is the service's alone; a provider's
 // conventional key variable is that provider's API's alone. This table is the one place such bindings live: the
 // CLI's secret sources (flags, config files, curl files) are checked against it before any value is read.
-import { OPENAI_API_ORIGIN } from './openaiTarget';
+import { OPENAI_API_ORIGIN } from './openai/openaiTarget';
 
 /** The service token's variable: never a target's secret, whatever names it. */
 export const SERVICE_TOKEN_ENV = 'EVAL_RUNNER_TOKEN';

@@ -27,7 +27,7 @@ const VERDICTS: ReadonlyArray<[VerdictFilter, string]> = [['all', 'All verdicts'
 
 const vscode = vscodeApi<WebviewMessage, ProgressState>();
 const app = document.getElementById('app')!;
-// State names and labels come from the host (src/core/traceStore.ts owns them).
+// State names and labels come from the host (src/core/store/traceStore.ts owns them).
 const STATES = (app.dataset.states ?? '').split(',');
 const LABELS = JSON.parse(app.dataset.labels ?? '{}') as Record<string, string>;
 

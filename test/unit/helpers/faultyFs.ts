@@ -1,5 +1,5 @@
-import { NODE_FS } from '../../../src/core/storage';
-import type { JournalFs } from '../../../src/core/storage';
+import { NODE_FS } from '../../../src/core/journal/storage';
+import type { JournalFs } from '../../../src/core/journal/storage';
 
 /** Where a write goes: a batch of journal lines, or the lock's file. */
 export type WriteKind = 'journal' | 'lock';

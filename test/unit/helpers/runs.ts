@@ -3,11 +3,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from '../../../src/api/client';
 import type { EvaluationKind } from '../../../src/api/kinds';
-import type { RunSummary } from '../../../src/core/engine';
-import { EvaluationSession } from '../../../src/core/session';
-import type { SessionRunOptions } from '../../../src/core/session';
+import type { RunSummary } from '../../../src/core/run/engine';
+import { EvaluationSession } from '../../../src/core/session/session';
+import type { SessionRunOptions } from '../../../src/core/session/session';
 import type { Target } from '../../../src/core/targets/target';
-import type { TraceStore } from '../../../src/core/traceStore';
+import type { TraceStore } from '../../../src/core/store/traceStore';
 import type { Sandbox } from '../../../src/sandbox/server';
 import { FAST_RETRY } from './servers';
 

@@ -1,8 +1,8 @@
 // The registry of target kinds: the one list every front end derives its kinds from (see ./kind.ts).
 import type { KindBase, TargetKind } from './kind';
-import { httpKind } from './http';
+import { httpKind } from '../http/httpKind';
 import { commandKind, pythonKind, workerKind } from './localKinds';
-import { openaiKind } from './openai';
+import { openaiKind } from '../openai/openaiKind';
 import { chatModelKind, echoKind, manualKind } from './simpleKinds';
 import type { TargetConfig, TargetSpec, TargetType } from './specs';
 

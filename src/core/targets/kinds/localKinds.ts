@@ -1,10 +1,10 @@
 // The kinds that run the user's own programs on this machine: a shell command, a Python function, a worker.
 import { basename, relative } from 'node:path';
-import { commandEnv, createCommandTarget } from '../commandTarget';
+import { commandEnv, createCommandTarget } from '../command/commandTarget';
 import { splitCommandLine } from '../processes';
-import { DEFAULT_PYTHON_FUNCTION, MAX_BATCH_SIZE, MAX_BATCH_WAIT_MS, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash, pythonFilePath } from '../pythonTarget';
-import { DEFAULT_BATCH_WAIT_MS } from '../workerBatches';
-import { createWorkerTarget } from '../workerTarget';
+import { DEFAULT_PYTHON_FUNCTION, MAX_BATCH_SIZE, MAX_BATCH_WAIT_MS, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash, pythonFilePath } from '../python/pythonTarget';
+import { DEFAULT_BATCH_WAIT_MS } from '../python/workerBatches';
+import { createWorkerTarget } from '../python/workerTarget';
 import type { KindKey } from './kind';
 import { TargetConfigError, defineKind } from './kind';
 

@@ -1,11 +1,11 @@
 // Where a kind's secrets come from. The keys and flags that name them are declared once here and shared by the kinds
 // that take them (openai, http); the values never pass through settings, a config file or argv.
-import { OPENAI_API_ORIGIN } from '../openaiTarget';
+import { OPENAI_API_ORIGIN } from '../openai/openaiTarget';
 import { originOf, variableBoundTo } from '../variableOwners';
 import type { FlagValues, KindFlag, KindKey } from './kind';
 import { TargetConfigError } from './kind';
-import { queryFromEnv, queryVariable } from './querySecrets';
-import type { QuerySources } from './querySecrets';
+import { queryFromEnv, queryVariable } from '../http/querySecrets';
+import type { QuerySources } from '../http/querySecrets';
 import type { SecretSources, TargetSecrets } from './specs';
 
 /** The model key's variable (the CLI's; the editor keeps the key in secret storage). */

@@ -1,5 +1,5 @@
 // The kinds with nothing to set up: echo, and the editor's own (a VS Code chat model, manual answers).
-import { createEchoTarget } from '../echoTarget';
+import { createEchoTarget } from '../echo/echoTarget';
 import type { KindBase } from './kind';
 import { defineKind } from './kind';
 

@@ -1,5 +1,5 @@
 import type { ProxyConfig } from '../../../api/proxy';
-import type { PythonTargetSpec } from '../pythonTarget';
+import type { PythonTargetSpec } from '../python/pythonTarget';
 import type { Target } from '../target';
 
 /**

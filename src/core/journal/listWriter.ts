@@ -1,0 +1,70 @@
+import { commit } from './commit';
+import type { Journal } from './journal';
+import type { PromptItem } from '../../api/schemas';
+import type { TraceStore } from '../store/traceStore';
+
+/** A write to the journal failed while the list was registered: the run stops as for any journal failure. */
+export class JournalWriteError extends Error {
+  constructor(override readonly cause: unknown) {
+    super(cause instanceof Error ? cause.message : String(cause));
+  }
+}
+
+// Items journaled before the writer waits for the disk: bounds what the journal's queue holds of a long list.
+const LIST_WINDOW = 512;
+
+/**
+ * Puts the service's list in the store, and in the journal where it is new or changed (the journal owns the prompts):
+ * one item record per such prompt as the list comes, batch by batch, then the list's size. A trace listed twice is
+ * handled once (the first).
+ */
+export class ListWriter {
+  private readonly seen = new Set<string>();
+  private readonly repeated: string[] = [];
+  private pending: Promise<void>[] = [];
+  private changed = 0;
+
+  constructor(
+    private readonly store: TraceStore,
+    private readonly journal: Journal,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  async add(items: readonly PromptItem[]): Promise<void> {
+    for (const { traceId, content } of items) {
+      if (this.seen.has(traceId)) {
+        this.repeated.push(traceId);
+        continue;
+      }
+      this.seen.add(traceId);
+      const known = this.store.get(traceId);
+      if (known?.hasPrompt && known.prompt === content) continue;
+      this.changed++;
+      this.pending.push(commit(this.journal, this.store, { t: 'item', id: traceId, p: content, at: Date.now() }));
+      if (this.pending.length >= LIST_WINDOW) await this.settle();
+    }
+  }
+
+  /** The list's size journaled (when anything changed); the ids listed. */
+  async end(): Promise<ReadonlySet<string>> {
+    await this.settle();
+    if (this.repeated.length) {
+      this.warn(`The service listed ${this.repeated.length} trace id(s) more than once (first: "${this.repeated[0]}"); each is handled once.`);
+    }
+    const { store } = this;
+    if (this.changed > 0 || !store.promptsRecorded || store.listedTotal !== this.seen.size) {
+      await commit(this.journal, store, { t: 'list', at: Date.now(), total: this.seen.size, full: true }).catch((error: unknown) => {
+        throw new JournalWriteError(error);
+      });
+    }
+    return this.seen;
+  }
+
+  private async settle(): Promise<void> {
+    const batch = this.pending;
+    this.pending = [];
+    await Promise.all(batch).catch((error: unknown) => {
+      throw new JournalWriteError(error);
+    });
+  }
+}

@@ -1,0 +1,176 @@
+import { isAbsolute, resolve } from 'node:path';
+import * as z from 'zod/mini';
+import { kindOf, specOf } from '../targets/kinds/index';
+import { originOf } from '../targets/variableOwners';
+import { flagsOfConfig } from '../targets/kinds/flags';
+import { configTargetSchema, configTypesText } from '../targets/kinds/schemas';
+import { secretReads, secretVariables } from '../targets/kinds/secretSources';
+
+/**
+ * A run's settings as a file (the CLI's `--config FILE`): the extension's settings, without the `evalRunner.` prefix, as a JSON file, so a run tried in
+ * the editor moves to CI unchanged. It becomes flags placed before the command line's own, so every flag given
+ * overrides it. Secrets are never read from it: keys, tokens and header values come from environment variables.
+ */
+const evaluation = z.object({
+  evaluationId: z.int().check(z.positive()),
+  kind: z.enum(['benchmark', 'robustness']),
+  label: z.optional(z.string()),
+});
+const configSchema = z.strictObject({
+  $schema: z.optional(z.string()),
+  baseUrl: z.optional(z.string()),
+  evaluations: z.optional(z.array(evaluation)),
+  target: z.optional(configTargetSchema()),
+  concurrency: z.optional(z.int()),
+  maxRequestsPerMinute: z.optional(z.int()),
+  reviewBeforeSubmit: z.optional(z.boolean()),
+  onTargetError: z.optional(z.enum(['fail', 'submit'])),
+  requestEncoding: z.optional(z.enum(['urlencoded', 'multipart'])),
+  waitForGenerationSeconds: z.optional(z.int()),
+  stateDir: z.optional(z.string()),
+  /** The guard against a runaway prompt list, in MB (--max-list-mb). */
+  maxListMegabytes: z.optional(z.int()),
+  /** The text submitted for a skipped trace with --submit-skipped ({reason} filled in). */
+  skippedAnswer: z.optional(z.string()),
+  /** Editor-only: accepted so a settings block can be pasted whole, and ignored. */
+  processDetailsUrl: z.optional(z.string()),
+});
+export type RunConfig = z.infer<typeof configSchema>;
+
+/** A config that cannot be used: the words say why, never quoting a value. */
+export class RunConfigError extends Error {
+  override name = 'RunConfigError';
+}
+
+const SECRET_KEYS = /^(token|apiKey|api_key|key|password|secret|authorization)$/i;
+
+/** Checks a parsed JSON value: refused when it holds a secret's key or does not fit the settings' shape. */
+export function parseRunConfig(value: unknown, name: string): RunConfig {
+  const secret = findSecretKey(value);
+  if (secret) {
+    // The value itself is never quoted.
+    throw new RunConfigError(`${name} holds "${secret}": secrets never go in the config file. Put it in an environment variable (EVAL_RUNNER_TOKEN, apiKeyEnv, headerEnv).`);
+  }
+  const parsed = configSchema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const where = issue.path.length ? issue.path.join('.') : '(top level)';
+    throw new RunConfigError(`${name}: ${where}: ${describeIssue(issue)}`);
+  }
+  return parsed.data;
+}
+
+function describeIssue(issue: z.core.$ZodIssue): string {
+  if (issue.code === 'unrecognized_keys') return `unknown setting ${issue.keys.map((k) => `"${k}"`).join(', ')} (the keys are the extension's settings without "evalRunner.")`;
+  if (issue.path.join('.') === 'target.type') return configTypesText();
+  if (issue.code === 'invalid_type') return `expected ${issue.expected}`;
+  return issue.message;
+}
+
+function findSecretKey(value: unknown, path: string[] = []): string | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  for (const [k, v] of Object.entries(value)) {
+    // Header maps name headers, queryEnv query parameters (key); their names may be anything. Only plain headers' values sit there, by design.
+    if (SECRET_KEYS.test(k) && !['headers', 'headerEnv', 'queryEnv'].includes(path[path.length - 1]!)) return [...path, k].join('.');
+    const inner = findSecretKey(v, [...path, k]);
+    if (inner) return inner;
+  }
+  return undefined;
+}
+
+/**
+ * The config's paths read from `folder` (a config file's own): the same file means the same run from any working
+ * folder, as a relative path in settings.json means the workspace's. The paths: stateDir, a python target's file,
+ * and its interpreter when given as a path (a bare name such as python3.12 is looked up on PATH, as it was).
+ */
+export function resolveConfigPaths(config: RunConfig, folder: string): RunConfig {
+  const at = (path: string) => (isAbsolute(path) ? path : resolve(folder, path));
+  const t = config.target;
+  return {
+    ...config,
+    ...(config.stateDir ? { stateDir: at(config.stateDir) } : {}),
+    ...(t?.type === 'python' ? { target: { ...t, file: at(t.file), ...(t.python && /[\\/]/.test(t.python) ? { python: at(t.python) } : {}) } } : {}),
+  };
+}
+
+/** Which flags a command takes from the config: the service's (all), the state folder's (those with a journal), the run's. */
+export type ConfigScope = 'service' | 'journal' | 'run';
+
+/**
+ * The config as flags, placed before the user's own (parseArgs keeps the last value, so flags given win).
+ * The evaluation: the one given with --evaluation (its kind from the config unless --kind is given), or the
+ * config's only one.
+ */
+export function configToArgs(config: RunConfig, argv: readonly string[], scope: ConfigScope): string[] {
+  const out: string[] = [];
+  const flag = (name: string, value: string | number | undefined) => {
+    if (value !== undefined) out.push(`--${name}`, String(value));
+  };
+  flag('base-url', config.baseUrl);
+  const given = flagValue(argv, 'evaluation');
+  const evaluations = config.evaluations ?? [];
+  if (given === undefined) {
+    if (evaluations.length > 1) {
+      throw new RunConfigError(`The config lists ${evaluations.length} evaluations (${evaluations.map((e) => `${e.kind} ${e.evaluationId}`).join(', ')}): choose one with --evaluation ID.`);
+    }
+    if (evaluations[0]) {
+      flag('evaluation', evaluations[0].evaluationId);
+      flag('kind', evaluations[0].kind);
+    }
+  } else {
+    const matching = evaluations.filter((e) => String(e.evaluationId) === given);
+    if (matching.length === 1 && flagValue(argv, 'kind') === undefined) flag('kind', matching[0]!.kind);
+  }
+  flag('max-list-mb', config.maxListMegabytes);
+  if (scope === 'service') return out;
+  flag('state-dir', config.stateDir);
+  if (scope === 'journal') return out;
+  flag('concurrency', config.concurrency);
+  if (config.maxRequestsPerMinute) flag('max-rpm', config.maxRequestsPerMinute);
+  if (config.reviewBeforeSubmit) out.push('--no-submit');
+  flag('on-target-error', config.onTargetError);
+  flag('encoding', config.requestEncoding);
+  flag('wait-for-generation', config.waitForGenerationSeconds);
+  flag('skipped-answer', config.skippedAnswer);
+  if (config.target && flagValue(argv, 'target') === undefined) out.push(...flagsOfConfig(config.target));
+  return out;
+}
+
+function flagValue(argv: readonly string[], name: string): string | undefined {
+  let value: string | undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === `--${name}`) value = argv[i + 1];
+    else if (a.startsWith(`--${name}=`)) value = a.slice(name.length + 3);
+  }
+  return value;
+}
+
+/** One argument as a POSIX shell reads it: bare when it is plainly safe, else single-quoted. */
+export function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The environment variables a run of this config reads its secrets from (never their values). */
+export function configSecrets(config: RunConfig): string[] {
+  const t = config.target;
+  return ['EVAL_RUNNER_TOKEN', ...(t ? secretVariables(t, kindOf(t.type).secrets?.apiKey === true) : [])];
+}
+
+/**
+ * `eval-runner run …` for this config: its flags, or `--config FILE` when the config lives in a file. A file's
+ * variables are sent only once allowed: the line, made from the user's own settings, allows them, as CI has no
+ * terminal to ask at, each to its endpoint's origin only (--allow-env NAME=ORIGIN), so a later change to the file's
+ * URL cannot move them. The service's base URL is given on the line itself (not --allow-env EVAL_RUNNER_TOKEN): the
+ * token then goes where the user chose, whatever a later change to the file says.
+ */
+export function runCommandLine(config: RunConfig, configFile?: string): string {
+  const t = config.target;
+  const named = t && configFile ? secretReads(t, kindOf(t.type).secrets?.apiKey === true).filter((read) => !read.byDefault) : [];
+  const spec = t && specOf(t);
+  const origin = spec ? originOf(kindOf(spec.type).endpoint?.(spec) ?? '') : undefined;
+  const allow = [...new Set(named.map((read) => read.variable))].flatMap((variable) => ['--allow-env', origin ? `${variable}=${origin}` : variable]);
+  const service = config.baseUrl ? ['--base-url', config.baseUrl] : [];
+  const args = configFile ? ['--config', configFile, ...service, ...allow] : configToArgs(config, [], 'run');
+  return ['eval-runner', 'run', ...args].map(shellQuote).join(' ');
+}

@@ -1,0 +1,192 @@
+import { randomBytes } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import type { JournalPosition } from '../journal/journal';
+import { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceStore';
+import type { StoreImage, TraceColumns } from './traceStore';
+
+// The index's own format: another version's index is rebuilt from the journal, never misread.
+const VERSION = 5;
+const MAGIC = 'ERIX';
+
+/** The store as of a place in its journal; the journal stays the truth, the index only saves reading it whole. */
+export interface StoreIndex {
+  position: JournalPosition;
+  invalidLines: number;
+  image: StoreImage;
+}
+
+export function indexPath(journalFile: string): string {
+  return `${journalFile}.index`;
+}
+
+/**
+ * The file: "ERIX", the version and the header's length (u32 LE each), a JSON header (everything but the numeric
+ * columns: the runs, the trace ids, the few texts held, errors and notes), then each numeric column as raw
+ * little-endian values at an 8-byte boundary. Opening a 100,000-trace index parses a small JSON and maps the columns
+ * as typed arrays, where a JSON index spent most of its time parsing numbers.
+ */
+interface Header {
+  key: string;
+  position: JournalPosition;
+  invalidLines: number;
+  image: Omit<StoreImage, 'traces'>;
+  n: number;
+  ids: string[];
+  runNames: string[];
+  held: TraceColumns['held'];
+  error: TraceColumns['error'];
+  note: TraceColumns['note'];
+  /** Column name → byte offset in the file; a nullable column with no value at all is left out. */
+  columns: Record<string, number>;
+}
+
+type NumberColumn = (typeof NUMBER_COLUMNS)[number];
+const WIDTH: Record<NumberColumn, 1 | 2 | 4 | 8> = { state: 1, flags: 2, run: 4, pl: 4, al: 4, p: 8, a: 8, ms: 8, ft: 8, answeredAt: 8, submittedAt: 8, tp: 8, tc: 8 };
+const NULLABLE = new Set<NumberColumn>(['ms', 'ft', 'answeredAt', 'submittedAt', 'tp', 'tc']);
+
+/**
+ * The index beside a journal, or undefined when there is none or it cannot be used (another version, another
+ * evaluation, cut short, not ours): the caller then reads the journal whole and writes a new one. Whether the index
+ * still fits the journal (the same file, not cut shorter) is for the journal's read from its position to say.
+ */
+export async function readIndex(journalFile: string, key: string): Promise<StoreIndex | undefined> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(indexPath(journalFile));
+  } catch {
+    return undefined;
+  }
+  try {
+    return decode(bytes, key);
+  } catch {
+    return undefined;
+  }
+}
+
+function decode(bytes: Buffer, key: string): StoreIndex | undefined {
+  if (endianness() !== 'LE' || bytes.length < 12 || bytes.toString('latin1', 0, 4) !== MAGIC || bytes.readUInt32LE(4) !== VERSION) return undefined;
+  const headerEnd = 12 + bytes.readUInt32LE(8);
+  if (headerEnd > bytes.length) return undefined;
+  const h = JSON.parse(bytes.toString('utf8', 12, headerEnd)) as Header;
+  if (h.key !== key || !isPosition(h.position) || typeof h.invalidLines !== 'number' || !Array.isArray(h.ids) || h.ids.length !== h.n) return undefined;
+  const columns = newColumns(0);
+  columns.id = h.ids;
+  columns.runNames = h.runNames;
+  columns.held = h.held;
+  columns.error = h.error;
+  columns.note = h.note;
+  for (const name of Object.keys(WIDTH) as NumberColumn[]) {
+    const at = h.columns?.[name];
+    if (at === undefined && NULLABLE.has(name)) {
+      (columns as unknown as Record<string, undefined>)[name] = undefined;
+      continue;
+    }
+    if (typeof at !== 'number' || at % 8 !== 0 || at < headerEnd || at + h.n * WIDTH[name] > bytes.length) return undefined;
+    columns[name] = view(bytes, name, at, h.n) as never;
+  }
+  const image: StoreImage = { ...h.image, traces: columns };
+  return isImage(image) ? { position: h.position, invalidLines: h.invalidLines, image } : undefined;
+}
+
+/** A column over the file's bytes where they are aligned for it, else a copy. */
+function view(bytes: Buffer, name: NumberColumn, at: number, n: number): ArrayLike<number> {
+  const width = WIDTH[name];
+  const from = bytes.byteOffset + at;
+  const source = from % width === 0 ? bytes.buffer : bytes.buffer.slice(from, from + n * width);
+  const offset = from % width === 0 ? from : 0;
+  switch (name) {
+    case 'state':
+      return new Uint8Array(source, offset, n);
+    case 'flags':
+      return new Uint16Array(source, offset, n);
+    case 'run':
+      return new Int32Array(source, offset, n);
+    case 'pl':
+    case 'al':
+      return new Uint32Array(source, offset, n);
+    default:
+      return new Float64Array(source, offset, n);
+  }
+}
+
+/** Writes the index whole, aside then renamed into place (a crash leaves the old one or none); owner-only. */
+export async function writeIndex(journalFile: string, key: string, index: StoreIndex): Promise<void> {
+  const path = indexPath(journalFile);
+  const aside = `${path}.${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    // The columns are written as the machine holds them: a big-endian one (none Node runs on today) keeps no index.
+    if (endianness() !== 'LE') return;
+    await writeFile(aside, Buffer.concat(encode(key, index)), { mode: 0o600 });
+    await rename(aside, path);
+  } catch {
+    // An index is only a shortcut: without it the next open reads the journal whole.
+    await rm(aside, { force: true }).catch(() => undefined);
+  }
+}
+
+function encode(key: string, index: StoreIndex): Buffer[] {
+  const { traces: c, ...rest } = index.image;
+  const n = c.id.length;
+  const present = (Object.keys(WIDTH) as NumberColumn[]).filter((name) => c[name] !== undefined);
+  const header: Header = { key, position: index.position, invalidLines: index.invalidLines, image: rest, n, ids: c.id, runNames: c.runNames, held: c.held, error: c.error, note: c.note, columns: {} };
+  // The header holds the columns' offsets, which depend on its own length: place them from a guess, then again.
+  let text = '';
+  for (let guess = 0; ; ) {
+    let at = align(12 + guess);
+    for (const name of present) {
+      header.columns[name] = at;
+      at = align(at + n * WIDTH[name]);
+    }
+    text = JSON.stringify(header);
+    const length = Buffer.byteLength(text);
+    if (align(12 + length) === align(12 + guess)) break;
+    guess = length;
+  }
+  const head = Buffer.alloc(align(12 + Buffer.byteLength(text)));
+  head.write(MAGIC, 0, 'latin1');
+  head.writeUInt32LE(VERSION, 4);
+  head.writeUInt32LE(Buffer.byteLength(text), 8);
+  head.write(text, 12, 'utf8');
+  const parts: Buffer[] = [head];
+  for (const name of present) {
+    const column = c[name] as ArrayBufferView;
+    const bytes = Buffer.from(column.buffer, column.byteOffset, n * WIDTH[name]);
+    parts.push(bytes, Buffer.alloc(align(bytes.length) - bytes.length));
+  }
+  return parts;
+}
+
+const align = (at: number) => Math.ceil(at / 8) * 8;
+
+function isPosition(v: unknown): v is JournalPosition {
+  const p = v as Record<string, unknown> | undefined;
+  return !!p && typeof p.dev === 'number' && typeof p.ino === 'number' && typeof p.bytes === 'number' && typeof p.head === 'string' && typeof p.before === 'string';
+}
+
+/** The shape, column by column: anything that does not fit means the file is not an index this version wrote. */
+function isImage(image: StoreImage): boolean {
+  if (!Array.isArray(image.runs) || typeof image.promptsRecorded !== 'boolean') return false;
+  if (image.listedTotal !== null && typeof image.listedTotal !== 'number') return false;
+  if (!Array.isArray(image.batches) || !(image.batches as unknown as Array<Record<string, unknown>>).every((b) => b && typeof b.file === 'string' && Array.isArray(b.ids))) return false;
+  for (const run of image.runs as unknown as Array<Record<string, unknown>>) {
+    if (!run || typeof run.runId !== 'string' || !Array.isArray(run.latencies) || !Array.isArray(run.answerTimes) || typeof run.errors !== 'object') return false;
+  }
+  const c = image.traces;
+  if (!Array.isArray(c.runNames) || !isTextMap(c.held?.p) || !isTextMap(c.held?.a) || !isTextMap(c.error) || !isTextMap(c.note)) return false;
+  const names = c.runNames.length;
+  for (let i = 0; i < c.id.length; i++) {
+    if (typeof c.id[i] !== 'string' || c.state[i]! >= LOCAL_STATES.length || c.run[i]! >= names || c.run[i]! < -1) return false;
+    if (!isPlace(c.p[i]!, c.held.p[i]) || !isPlace(c.a[i]!, c.held.a[i])) return false;
+  }
+  return true;
+}
+
+/** A text's place: an offset, -1 (none) or -2 (the text is held in the header). */
+function isPlace(at: number, held: string | undefined): boolean {
+  return Number.isInteger(at) && (at >= -1 || (at === -2 && typeof held === 'string'));
+}
+
+function isTextMap(v: unknown): v is Record<number, string> {
+  return !!v && typeof v === 'object' && Object.values(v).every((t) => typeof t === 'string');
+}

@@ -1,0 +1,528 @@
+import type { PromptItem } from '../../api/schemas';
+import type { JournalRecord } from '../journal/journalRecords';
+import type { RecordLocation } from '../journal/journal';
+import type { TextSource } from '../journal/journalText';
+import { errorGroup } from '../run/errorGroups';
+import { legacyFingerprint } from '../targets/targetSpec';
+import { FLAG, LOCAL_STATES, RATING, STATE_CODES, TraceRows } from './traceRows';
+import type { LocalTraceState, Trace, TraceColumns, TraceInfo } from './traceRows';
+
+export { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceRows';
+export type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
+
+export const STATE_LABELS: Readonly<Record<LocalTraceState, string>> = {
+  pending: 'Awaiting Trigger',
+  running: 'Sent to target',
+  answered: 'Responded',
+  submitted: 'Submitted',
+  failed: 'Failed',
+  skipped: 'Skipped',
+};
+
+export type StateCounts = Record<LocalTraceState, number>;
+
+
+/** What the store is, as of some place in its journal: written beside the journal so opening reads only what follows. */
+export interface StoreImage {
+  listedTotal: number | null;
+  promptsRecorded: boolean;
+  runs: RunInfo[];
+  traces: TraceColumns;
+  /** The Batch API batches the journal tells of (open ones are taken up by the next run). */
+  batches: BatchInfo[];
+}
+
+/** One run as the journal tells it: who answered, when, and what came of it. */
+export interface RunInfo {
+  runId: string;
+  /** The target's description (never a secret). */
+  target: string;
+  fingerprint: string;
+  /** What changes the target's answers, named; absent in runs recorded before 0.3. */
+  facts?: Readonly<Record<string, string>>;
+  mode: 'fresh' | 'reuse' | undefined;
+  tool: string | undefined;
+  /** "K/N" when the run was one shard of the evaluation. */
+  shard?: string | undefined;
+  startedAt: number;
+  endedAt: number | undefined;
+  outcome: string | undefined;
+  /** Answers journaled, submissions accepted and traces failed while this run was the latest. */
+  answered: number;
+  submitted: number;
+  failed: number;
+  /** The latencies of the target's answers in this run (ms), for its percentiles (see runStats). */
+  latencies: number[];
+  /** Times to first token of the run's streamed answers (ms). */
+  ttfts: number[];
+  /** Waits for a free worker or slot before the target's answers (ms), where the target measured them; not latency. */
+  queueWaits: number[];
+  /** Per answer of a batch function, the size of the batch it was answered in. */
+  batchSizes: number[];
+  /** When each of the target's answers in this run was journaled (ms since the epoch), and those standing for an error. */
+  answerTimes: number[];
+  errorTimes: number[];
+  /** When traces failed at the target in this run (no answer): the timeline shows them as errors too. */
+  targetFailTimes: number[];
+  /** When the target or the service answered with a rate limit (journaled with the run's end). */
+  rateLimitTimes: number[];
+  promptTokens: number;
+  completionTokens: number;
+  /** Answers whose target reported tokens. */
+  usageReported: number;
+  /** Failures and submitted target errors, by reason group. */
+  errors: Record<string, number>;
+  lastAnswerAt: number | undefined;
+  /** When the run's submissions were held: the service down, or the token refused until a new one came. */
+  holds?: Array<{ kind: 'outage' | 'token'; from: number; to: number; cause: string }>;
+  /** Windows of the editor that attached to the run in its runner process (a reload, a window opened later), and let go. */
+  windows?: WindowEvents;
+  /** The list read again at the run's end differed: traces that appeared (run then) and vanished (reported). */
+  listChanges?: { appeared: string[]; vanished: string[] };
+}
+
+/** How often windows attached to a run (reattached) and let go of it (a reload, a closed window), and the last time of each. */
+export interface WindowEvents {
+  attached: number;
+  lastAttachedAt?: number;
+  detached: number;
+  lastDetachedAt?: number;
+}
+
+/** One Batch API batch as the journal tells it. */
+export interface BatchInfo {
+  /** The uploaded input file's id (the key). */
+  file: string;
+  /** The traces of the file's lines, in order: custom_id "t<i>" is ids[i]. */
+  ids: string[];
+  /** The batch's id, once it was created. */
+  batch: string | undefined;
+  /** Its final status once its results are all journaled, or "abandoned"; undefined: open (a run takes it up). */
+  end: string | undefined;
+  at: number;
+}
+
+export function emptyCounts(): StateCounts {
+  return { pending: 0, running: 0, answered: 0, submitted: 0, failed: 0, skipped: 0 };
+}
+
+/**
+ * The state of every trace of one evaluation, rebuilt from the journal and kept current by the engine.
+ * Counts are maintained incrementally so progress at 100,000 traces costs nothing per event.
+ */
+export class TraceStore {
+  private readonly watchers = new Set<(trace: TraceInfo | undefined) => void>();
+  private readonly rows: TraceRows;
+  /** Every trace, by id (a Map's reading side over the rows; a trace is the same object each time). */
+  readonly traces: TraceMap;
+  /** Traces in the service's last list, when known. */
+  listedTotal: number | undefined;
+  /** The journal holds the service's prompt list (a prompts record), not only the prompts of answered traces. */
+  promptsRecorded = false;
+  /** Every run, oldest first. */
+  readonly runs: RunInfo[] = [];
+  // Answers name their run: looked up once per replayed answer, so by key, not by scanning every run.
+  private readonly runIndex = new Map<string, RunInfo>();
+  private readonly tally = emptyCounts();
+  /** Batch API batches by input file id, oldest first (see the journal's batch record). */
+  readonly batches = new Map<string, BatchInfo>();
+
+  constructor(columns?: TraceColumns) {
+    this.rows = new TraceRows(columns);
+    this.traces = new TraceMap(this.rows);
+    for (let i = 0; i < this.rows.n; i++) this.tally[LOCAL_STATES[this.rows.c.state[i]!]!]++;
+  }
+
+  /** Reads texts back from this journal: records applied with their places keep the places, not the texts. */
+  readFrom(source: TextSource): this {
+    this.rows.source = source;
+    return this;
+  }
+
+  get placed(): boolean {
+    return this.rows.source !== undefined;
+  }
+
+  /** Where this store reads texts back from (undefined: it holds them). */
+  get textSource(): TextSource | undefined {
+    return this.rows.source;
+  }
+
+  /** Stops reading texts back (the journal is closed with the session, or the store replaced). */
+  close(): void {
+    this.rows.source?.close();
+  }
+
+  /** The store as an image for its index (see storeIndex.ts). */
+  image(): StoreImage {
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()] };
+  }
+
+  /** A store back from its image, reading its texts from `source`. */
+  static fromImage(image: StoreImage, source: TextSource): TraceStore {
+    const store = new TraceStore(image.traces).readFrom(source);
+    store.listedTotal = image.listedTotal ?? undefined;
+    store.promptsRecorded = image.promptsRecorded;
+    for (const batch of image.batches) store.batches.set(batch.file, batch);
+    for (const run of image.runs) {
+      store.runs.push(run);
+      store.runIndex.set(run.runId, run);
+    }
+    return store;
+  }
+
+  static fromRecords(records: Iterable<JournalRecord>): TraceStore {
+    const store = new TraceStore();
+    for (const record of records) store.apply(record);
+    return store;
+  }
+
+  get counts(): Readonly<StateCounts> {
+    return this.tally;
+  }
+
+  /** Traces known in all: listed ones, or the journal's when the list was never seen. */
+  get total(): number {
+    return Math.max(this.listedTotal ?? 0, this.rows.n);
+  }
+
+  get(traceId: string): TraceInfo | undefined {
+    return this.traces.get(traceId);
+  }
+
+  /** Registers the service's list: new traces become pending; returns the trace ids listed twice. */
+  setListed(prompts: readonly PromptItem[]): string[] {
+    const seen = new Set<string>();
+    const duplicates: string[] = [];
+    for (const { traceId, content } of prompts) {
+      if (seen.has(traceId)) {
+        duplicates.push(traceId);
+        continue;
+      }
+      seen.add(traceId);
+      this.rows.setText(this.ensure(traceId), 'p', content, undefined);
+    }
+    this.listedTotal = seen.size;
+    return duplicates;
+  }
+
+  /** The latest run: the target the journal's answers are held under now. */
+  get currentRun(): RunInfo | undefined {
+    return this.runs[this.runs.length - 1];
+  }
+
+  runById(runId: string | undefined): RunInfo | undefined {
+    return runId === undefined ? undefined : this.runIndex.get(runId);
+  }
+
+  /**
+   * Tells `watcher` about every trace a record changes from now on (undefined: any trace may have changed: a new
+   * list, a fresh run). For views that keep rows in step without scanning 100,000 traces. Returns the way to stop.
+   */
+  onTraceChanged(watcher: (trace: TraceInfo | undefined) => void): () => void {
+    this.watchers.add(watcher);
+    return () => this.watchers.delete(watcher);
+  }
+
+  /**
+   * One journal record replayed (or just written): the last record about a trace decides its state. `at`: where the
+   * record is on disk (a replay): its texts are kept as that place. A record just written is applied with its texts,
+   * then settled once it is on disk.
+   */
+  apply(record: JournalRecord, at?: RecordLocation): void {
+    this.applyRecord(record, at);
+    if (this.watchers.size === 0) return;
+    let changed: TraceInfo | undefined | null = null;
+    // A list's items are told once, by the list's record after them.
+    if (record.t === 'item') return;
+    if ('id' in record) changed = this.traces.get(record.id) ?? null;
+    else if (record.t === 'prompts' || record.t === 'list' || (record.t === 'run' && record.mode === 'fresh')) changed = undefined;
+    if (changed !== null) this.tell(changed);
+  }
+
+  private tell(changed: TraceInfo | undefined): void {
+    for (const watcher of this.watchers) watcher(changed);
+  }
+
+  /** A record written with its texts is on disk at `at`: the store keeps the place instead of the texts. */
+  settle(record: JournalRecord, at: RecordLocation | undefined): void {
+    if (!at || !this.rows.source || !('id' in record)) return;
+    const i = this.rows.row(record.id);
+    if (i === undefined) return;
+    if ('a' in record && record.a !== undefined && this.rows.held(i, 'a') === record.a) {
+      this.rows.setText(i, 'a', record.a, at);
+      this.rows.source.remember(at.offset, 'a', record.a);
+    }
+    if ('p' in record && record.p !== undefined && this.rows.held(i, 'p') === record.p) this.rows.setText(i, 'p', record.p, at);
+  }
+
+  private applyRecord(record: JournalRecord, at: RecordLocation | undefined): void {
+    switch (record.t) {
+      case 'run':
+        return this.applyRun(record);
+      case 'end':
+        return this.applyEnd(record);
+      case 'window':
+        return this.applyWindow(record);
+      case 'prompts':
+        this.setListed(record.items);
+        this.promptsRecorded = true;
+        return;
+      case 'item':
+        this.rows.setText(this.ensure(record.id), 'p', record.p, at);
+        return;
+      case 'list':
+        this.listedTotal = record.total;
+        if (record.full) this.promptsRecorded = true;
+        return;
+      case 'answer':
+        return this.applyAnswer(record, at);
+      case 'verdict': {
+        const i = this.rows.row(record.id);
+        if (i === undefined) return;
+        this.rows.setFlags(i, RATING, record.rating === 'good' ? FLAG.good : record.rating === 'bad' ? FLAG.bad : 0);
+        this.rows.setKept('note', i, record.note || undefined);
+        return;
+      }
+      case 'submitted':
+        return this.applySubmitted(record);
+      case 'failed':
+        return this.applyFailed(record, at);
+      case 'skipped': {
+        const i = this.ensure(record.id);
+        this.rows.setKept('error', i, record.reason);
+        this.move(i, 'skipped');
+        return;
+      }
+      case 'batch':
+        return this.applyBatch(record);
+    }
+  }
+
+  /** A Batch API batch's records, merged by input file: the first holds the traces, later ones the id and the end. */
+  private applyBatch(record: Extract<JournalRecord, { t: 'batch' }>): void {
+    const known = this.batches.get(record.file);
+    if (!known) {
+      if (!record.ids) return; // a later record whose first was lost: nothing to take up
+      this.batches.set(record.file, { file: record.file, ids: record.ids, batch: record.batch, end: record.end, at: record.at });
+      return;
+    }
+    if (record.batch) known.batch = record.batch;
+    if (record.end) known.end = record.end;
+  }
+
+  private applyRun(record: Extract<JournalRecord, { t: 'run' }>): void {
+    const run: RunInfo = {
+      runId: record.run ?? `legacy-${this.runs.length + 1}`,
+      target: record.target ?? 'unknown target',
+      fingerprint: record.fp ?? legacyFingerprint(record.target),
+      mode: record.mode,
+      ...(record.facts ? { facts: record.facts } : {}),
+      tool: record.tool,
+      shard: record.shard,
+      startedAt: record.at,
+      endedAt: undefined,
+      outcome: undefined,
+      answered: 0,
+      submitted: 0,
+      failed: 0,
+      latencies: [],
+      answerTimes: [],
+      errorTimes: [],
+      rateLimitTimes: [],
+      ttfts: [],
+      queueWaits: [],
+      batchSizes: [],
+      targetFailTimes: [],
+      promptTokens: 0,
+      completionTokens: 0,
+      usageReported: 0,
+      errors: {},
+      lastAnswerAt: undefined,
+    };
+    this.runs.push(run);
+    this.runIndex.set(run.runId, run);
+    // A fresh run answers everything again: what came before is set aside (skips are a person's call and stay).
+    if (record.mode === 'fresh') this.setAsideAnswers();
+  }
+
+  private applyEnd(record: Extract<JournalRecord, { t: 'end' }>): void {
+    const run = this.runById(record.run);
+    if (!run) return;
+    run.endedAt = record.at;
+    run.outcome = record.outcome;
+    if (record.limited) run.rateLimitTimes = record.limited;
+    if (record.holds?.length) run.holds = record.holds;
+    if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
+  }
+
+  private applyWindow(record: Extract<JournalRecord, { t: 'window' }>): void {
+    const run = this.runById(record.run);
+    if (!run) return;
+    const w = (run.windows ??= { attached: 0, detached: 0 });
+    if (record.ev === 'attached') {
+      w.attached++;
+      w.lastAttachedAt = record.at;
+    } else {
+      w.detached++;
+      w.lastDetachedAt = record.at;
+    }
+  }
+
+  private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>, at: RecordLocation | undefined): void {
+    const rows = this.rows;
+    const i = this.ensure(record.id);
+    if (rows.c.p[i] === -1 && record.p !== undefined) rows.setText(i, 'p', record.p, at);
+    // A verdict is about one answer: a changed answer needs a new one (the old text is read only when there is one).
+    let kept = rows.c.flags[i]! & RATING;
+    if ((kept !== 0 || rows.c.note[i] !== undefined) && rows.text(i, 'a') !== record.a) {
+      kept = 0;
+      rows.setKept('note', i, undefined);
+    }
+    rows.setText(i, 'a', record.a, at);
+    rows.setNumber('tp', i, record.tp);
+    rows.setNumber('tc', i, record.tc);
+    rows.c.flags[i] = kept | (record.err ? FLAG.errorAnswer : 0) | (record.na ? FLAG.notAnswered : 0) | (record.by === 'user' ? FLAG.byUser : FLAG.byTarget);
+    rows.setNumber('ms', i, record.ms);
+    rows.setNumber('ft', i, record.ft);
+    rows.setNumber('answeredAt', i, record.at);
+    rows.setKept('error', i, undefined);
+    rows.setRun(i, record.run ?? this.currentRun?.runId);
+    const run = record.run ? this.runById(record.run) : this.currentRun;
+    if (run) this.count(run, record);
+    this.move(i, 'answered');
+  }
+
+  private applySubmitted(record: Extract<JournalRecord, { t: 'submitted' }>): void {
+    const i = this.ensure(record.id);
+    this.rows.setNumber('submittedAt', i, record.at);
+    this.rows.setFlags(i, FLAG.alreadyAtService | FLAG.failedAtTarget | FLAG.failedAtSubmit, record.dup === true ? FLAG.alreadyAtService : 0);
+    this.rows.setKept('error', i, undefined);
+    if (this.currentRun) this.currentRun.submitted++;
+    this.move(i, 'submitted');
+  }
+
+  private applyFailed(record: Extract<JournalRecord, { t: 'failed' }>, at: RecordLocation | undefined): void {
+    const i = this.ensure(record.id);
+    if (this.rows.c.p[i] === -1 && record.p !== undefined) this.rows.setText(i, 'p', record.p, at);
+    this.rows.setKept('error', i, record.reason);
+    this.rows.setFlags(i, FLAG.failedAtTarget | FLAG.failedAtSubmit, record.stage === 'target' ? FLAG.failedAtTarget : record.stage === 'submit' ? FLAG.failedAtSubmit : 0);
+    if (this.currentRun) {
+      this.currentRun.failed++;
+      const group = errorGroup(record.reason);
+      this.currentRun.errors[group] = (this.currentRun.errors[group] ?? 0) + 1;
+      if (record.stage === 'target') this.currentRun.targetFailTimes.push(record.at);
+    }
+    this.move(i, 'failed');
+  }
+
+  private count(run: RunInfo, record: Extract<JournalRecord, { t: 'answer' }>): void {
+    run.answered++;
+    if (record.by === 'user') return;
+    run.answerTimes.push(record.at);
+    if (record.err) {
+      run.errors[record.a] = (run.errors[record.a] ?? 0) + 1;
+      run.errorTimes.push(record.at);
+    } else if (record.ms !== undefined) run.latencies.push(record.ms);
+    if (record.ft !== undefined && !record.err) run.ttfts.push(record.ft);
+    if (record.qw !== undefined && !record.err) run.queueWaits.push(record.qw);
+    if (record.bs !== undefined && !record.err) run.batchSizes.push(record.bs);
+    if (record.tp !== undefined || record.tc !== undefined) {
+      run.usageReported++;
+      run.promptTokens += record.tp ?? 0;
+      run.completionTokens += record.tc ?? 0;
+    }
+    run.lastAnswerAt = record.at;
+  }
+
+  private setAsideAnswers(): void {
+    const rows = this.rows;
+    for (let i = 0; i < rows.n; i++) {
+      if (rows.c.state[i] === STATE_CODES.skipped) continue;
+      rows.setText(i, 'a', undefined, undefined);
+      rows.c.flags[i] = 0;
+      rows.setKept('error', i, undefined);
+      rows.setKept('note', i, undefined);
+      for (const name of ['ms', 'ft', 'answeredAt', 'submittedAt', 'tp', 'tc'] as const) rows.setNumber(name, i, undefined);
+      rows.setRun(i, undefined);
+      this.move(i, 'pending');
+    }
+  }
+
+  /** Moves a trace to a state that the journal does not record (running, or back to pending). */
+  setTransient(traceId: string, state: 'running' | 'pending'): void {
+    const i = this.rows.row(traceId);
+    if (i === undefined) return;
+    this.move(i, state);
+    if (this.watchers.size) this.tell(this.rows.view(i));
+  }
+
+  private ensure(traceId: string): number {
+    const before = this.rows.n;
+    const i = this.rows.add(traceId);
+    if (this.rows.n > before) this.tally.pending++;
+    return i;
+  }
+
+  private move(i: number, state: LocalTraceState): void {
+    this.tally[LOCAL_STATES[this.rows.c.state[i]!]!]--;
+    this.rows.c.state[i] = STATE_CODES[state];
+    this.tally[state]++;
+  }
+
+  /** The traces in one state, in the list's order (only those are made into objects: status at 100,000 traces). */
+  *inState(state: LocalTraceState, from = 0, count = Infinity): IterableIterator<TraceInfo> {
+    const code = STATE_CODES[state];
+    // The traces before `from` are counted in the column, never made: a page of the tree makes only its own.
+    let seen = 0;
+    let given = 0;
+    for (let i = 0; i < this.rows.n && given < count; i++) {
+      if (this.rows.c.state[i] !== code || seen++ < from) continue;
+      given++;
+      yield this.rows.view(i);
+    }
+  }
+
+  /** How many traces in one of `states` have `flag` (read from the columns, no object made). */
+  countWith(flag: 'notAnswered' | 'alreadyAtService', states: readonly LocalTraceState[]): number {
+    const mask = FLAG[flag];
+    const codes = states.map((s) => STATE_CODES[s]);
+    const { flags, state } = this.rows.c;
+    let n = 0;
+    for (let i = 0; i < this.rows.n; i++) if ((flags[i]! & mask) !== 0 && codes.includes(state[i]!)) n++;
+    return n;
+  }
+
+  /** Counts with the traces listed but never seen counted as pending. */
+  snapshotCounts(): StateCounts {
+    const counts = { ...this.tally };
+    counts.pending += Math.max(0, (this.listedTotal ?? 0) - this.rows.n);
+    return counts;
+  }
+}
+
+/** The store's traces by id, read like a Map: views over the rows, made when first asked for. */
+export class TraceMap {
+  constructor(private readonly rows: TraceRows) {}
+
+  get size(): number {
+    return this.rows.n;
+  }
+
+  get(traceId: string): Trace | undefined {
+    const i = this.rows.row(traceId);
+    return i === undefined ? undefined : this.rows.view(i);
+  }
+
+  has(traceId: string): boolean {
+    return this.rows.row(traceId) !== undefined;
+  }
+
+  values(): IterableIterator<Trace> {
+    return this.rows.values();
+  }
+
+  *keys(): IterableIterator<string> {
+    for (let i = 0; i < this.rows.n; i++) yield this.rows.c.id[i]!;
+  }
+}

@@ -1,0 +1,154 @@
+import { stat } from 'node:fs/promises';
+import { Disposable, toDisposable } from '../lifecycle';
+import * as vscode from 'vscode';
+import { parseBaseUrl } from '../../api/client';
+import type { EvaluationKind } from '../../api/kinds';
+import { EvaluationSession, journalPath, sessionId } from '../../core';
+import type { SandboxController } from './sandboxController';
+import type { Settings } from '../settings/settingsModel';
+
+export interface EvaluationRef {
+  /** Stable across reloads: origin, kind and id. */
+  readonly id: string;
+  readonly baseUrl: string;
+  readonly origin: string;
+  readonly evaluationId: number;
+  readonly kind: EvaluationKind;
+  readonly label: string;
+  readonly source: 'configured' | 'sandbox';
+}
+
+/** The evaluations shown in this window (configured ones and the sandbox's) and their sessions. */
+export class EvaluationRegistry extends Disposable {
+  private refsList: EvaluationRef[] = [];
+  private readonly sessions = new Map<string, EvaluationSession>();
+  private readonly unsubscribe = new Map<string, () => void>();
+  private readonly listEmitter = this._register(new vscode.EventEmitter<void>());
+  private readonly sessionEmitter = this._register(new vscode.EventEmitter<EvaluationRef>());
+  readonly onDidChangeList = this.listEmitter.event;
+  readonly onDidChangeSession = this.sessionEmitter.event;
+
+  private stateDir: string;
+
+  constructor(
+    private readonly settings: () => Settings,
+    private readonly sandbox: SandboxController,
+    /** Settles once journals of older versions are moved into the state folder: sessions load after it. */
+    private readonly ready: Promise<unknown>,
+  ) {
+    super();
+    this.stateDir = settings().stateDir;
+    this._register(
+      toDisposable(() => {
+        for (const session of this.sessions.values()) session.cancel(true);
+        for (const off of this.unsubscribe.values()) off();
+      }),
+    );
+  }
+
+  get refs(): readonly EvaluationRef[] {
+    return this.refsList;
+  }
+
+  find(id: string): EvaluationRef | undefined {
+    return this.refsList.find((r) => r.id === id);
+  }
+
+  refresh(): void {
+    const s = this.settings();
+    if (s.stateDir !== this.stateDir) {
+      // Another history: every session reads its journal from the new folder.
+      this.stateDir = s.stateDir;
+      this.forgetSessions();
+    }
+    const refs: EvaluationRef[] = [];
+    const sandbox = this.sandbox.sandbox;
+    if (sandbox) {
+      for (const e of sandbox.evaluations) {
+        refs.push(makeRef(sandbox.baseUrl, e.evaluationId, e.kind, `Sandbox ${e.kind} ${e.evaluationId}`, 'sandbox'));
+      }
+    }
+    for (const e of s.evaluations) {
+      refs.push(makeRef(s.baseUrl, e.evaluationId, e.kind, e.label ?? `${capitalise(e.kind)} evaluation ${e.evaluationId}`, 'configured'));
+    }
+    this.refsList = refs.filter((r, i) => refs.findIndex((o) => o.id === r.id) === i);
+    void vscode.commands.executeCommand('setContext', 'evalRunner.evaluationCount', this.refsList.length);
+    this.listEmitter.fire();
+  }
+
+  /** Where an evaluation's journal is, without opening a session for it. */
+  journalFileOf(ref: EvaluationRef): string {
+    return journalPath(this.stateDir, { origin: ref.origin, kind: ref.kind, evaluationId: ref.evaluationId });
+  }
+
+  session(ref: EvaluationRef): EvaluationSession {
+    const existing = this.sessions.get(ref.id);
+    if (existing) return existing;
+    const session = new EvaluationSession({ origin: ref.origin, kind: ref.kind, evaluationId: ref.evaluationId }, this.stateDir);
+    this.sessions.set(ref.id, session);
+    const off = session.onDidChange(() => this.sessionEmitter.fire(ref));
+    const unwatch = watchJournal(session);
+    this.unsubscribe.set(ref.id, () => {
+      off();
+      unwatch();
+    });
+    void this.ready.then(() => session.load()).catch(() => undefined);
+    return session;
+  }
+
+  private forgetSessions(): void {
+    for (const off of this.unsubscribe.values()) off();
+    this.sessions.clear();
+    this.unsubscribe.clear();
+  }
+}
+
+/**
+ * Follows a journal that another process writes (a CLI run, another window): when it changes and no run of
+ * this window holds it, the session reads it again, so the tree and Process Details show that run's progress.
+ * A stat a second, not an fs watcher: the file may not exist yet, and watchers differ between platforms.
+ */
+function watchJournal(session: EvaluationSession): () => void {
+  const path = session.journalFile;
+  let reading = false;
+  // A 100k-trace journal takes a good part of a second to read: the next read waits ten times as long as the
+  // last one took (its wait for its turn apart: a long Fetch Prompts is not a slow read), so following another
+  // process's run never costs this window more than a tenth of a core.
+  let notBefore = 0;
+  // Compared with what was last read (not with the last look), so a change seen while waiting is read later.
+  let seen = '';
+  const look = () => {
+    if (session.runsHere || reading || Date.now() < notBefore) return;
+    reading = true;
+    void stat(path)
+      .then(async (now) => {
+        const key = `${now.mtimeMs}:${now.size}`;
+        if (key === seen) return;
+        seen = key;
+        await session.load();
+        notBefore = Date.now() + 10 * session.lastReadMs;
+      })
+      .catch(() => undefined)
+      .finally(() => {
+        reading = false;
+      });
+  };
+  const timer = setInterval(look, 1000);
+  timer.unref();
+  return () => clearInterval(timer);
+}
+
+function makeRef(baseUrl: string, evaluationId: number, kind: EvaluationKind, label: string, source: EvaluationRef['source']): EvaluationRef {
+  let origin = 'unset';
+  try {
+    // The API module's own check: a base URL it would refuse (e.g. a path with //) is invalid here too.
+    origin = baseUrl ? parseBaseUrl(baseUrl).origin : 'unset';
+  } catch {
+    origin = 'invalid';
+  }
+  return { id: sessionId({ origin, kind, evaluationId }), baseUrl, origin, evaluationId, kind, label, source };
+}
+
+function capitalise(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

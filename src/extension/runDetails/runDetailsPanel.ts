@@ -1,0 +1,249 @@
+import * as vscode from 'vscode';
+import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, windowsText } from '../../core';
+import type { TraceStore } from '../../core';
+import type { Ctx } from '../ctx';
+import type { EvaluationRef } from '../evaluations/registry';
+import { processDetailsUrl } from '../settings/settingsModel';
+import { onSettingsChanged } from '../settings/settings';
+import { errorText, showError } from '../log';
+import { MAX_WINDOW } from '../panels/rowView';
+import { TraceTable } from './traceTable';
+import { toDisposable } from '../lifecycle';
+import { PanelController, PanelHost } from '../panels/panelHost';
+import { progressStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
+import type { HostMessage, ProgressState, RunLine, WebviewMessage } from '../../webview/protocol';
+
+export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
+const UPDATE_DURING_RUN_MS = 1000;
+/** The local panel's name, apart from the service's Process Details page. */
+export const RUN_DETAILS = 'Run Details';
+
+/**
+ * One Run Details panel per evaluation (what this editor knows of its runs; the service's own page is Process
+ * Details, opened by Open Process Details), restored after a reload from the state its page saved.
+ */
+export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
+  constructor(ctx: Ctx) {
+    super(ctx, {
+      viewType: PROGRESS_VIEW_TYPE,
+      title: RUN_DETAILS,
+      stateSchema: progressStateSchema,
+      keyOf: (state) => state.refId,
+      create: (panel, ref) => new ProgressPanel(ctx, panel, ref),
+    });
+  }
+
+  open(ref: EvaluationRef): void {
+    this.show(ref, { refId: ref.id });
+  }
+}
+
+class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
+  private readonly table = new TraceTable(LOCAL_STATES);
+  /** The rows the page last asked for, and the trace whose place it follows. */
+  private shown: { start: number; end: number; activeKey: string | null } | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private statsLine: { key: string; at: number; line: RunLine } | undefined;
+  /** The store whose changes are followed, and the traces changed since the page last got its rows. */
+  private watched: TraceStore | undefined;
+  private unwatch: (() => void) | undefined;
+  private readonly dirty = new Set<string>();
+  private allDirty = false;
+
+  constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
+    super(ctx, panel, ref, {
+      title: RUN_DETAILS,
+      script: 'webview/progress.js',
+      schema: webviewMessageSchema,
+      appAttributes: { 'data-states': LOCAL_STATES.join(','), 'data-labels': JSON.stringify(STATE_LABELS) },
+    });
+    panel.title = `${RUN_DETAILS}: ${ref.label}`;
+    this._register(
+      ctx.registry.onDidChangeSession((r) => {
+        if (r.id === ref.id) this.scheduleUpdate();
+      }),
+    );
+    // Rows offer Debug Trace while the target is the user's own code.
+    this._register(onSettingsChanged(() => this.scheduleUpdate()));
+    this._register(
+      toDisposable(() => {
+        clearTimeout(this.timer);
+        this.unwatch?.();
+      }),
+    );
+  }
+
+  protected onReady(): void {
+    this.post({
+      type: 'init',
+      refId: this.ref.id,
+      title: this.ref.label,
+      kind: this.ref.kind,
+      evaluationId: this.ref.evaluationId,
+      baseUrl: this.ref.baseUrl,
+      processDetailsUrl: pageOrProblem(processDetailsUrl(this.ctx.settings.processDetailsUrl, this.ref.baseUrl, this.ref.evaluationId, this.ref.kind)),
+    });
+    this.postProgress();
+  }
+
+  protected onMessage(message: WebviewMessage): void {
+    const run = (command: string, ...args: unknown[]) => void vscode.commands.executeCommand(command, this.ref.id, ...args);
+    const known = 'traceId' in message && this.session.store.get(message.traceId);
+    switch (message.type) {
+      case 'query':
+        this.table.setFilters(message.filters);
+        this.shown = { start: message.start, end: Math.min(message.end, message.start + MAX_WINDOW), activeKey: message.activeKey };
+        return this.sendView();
+      case 'active':
+        if (this.shown) this.shown.activeKey = message.traceId;
+        return;
+      case 'openTrace':
+        if (known) run('evalRunner.openTrace', message.traceId);
+        return;
+      case 'openProcessDetails':
+        return run('evalRunner.openProcessDetails');
+      case 'run':
+        return run('evalRunner.runEvaluation');
+      case 'rerun':
+        return run('evalRunner.rerunTraces', undefined, message.shown ? this.shownIds() : undefined);
+      case 'cancel':
+        return this.session.cancel();
+      case 'rendered':
+        return this.ctx.log.debug(`Process Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
+      case 'verdict':
+        if (known && known.hasAnswer) void this.judge(message.traceId, message.rating ?? undefined, known.note);
+        return;
+      case 'note':
+        if (known) run('evalRunner.editNote', message.traceId);
+        return;
+      case 'debug':
+        if (known) run('evalRunner.debugTrace', message.traceId);
+        return;
+      case 'details':
+        if (known) this.post({ type: 'details', traceId: known.traceId, prompt: known.prompt ?? '', answer: known.answer ?? null, note: known.note ?? null, error: known.state === 'failed' ? known.error ?? null : null });
+        return;
+    }
+  }
+
+  private async judge(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
+    try {
+      await this.session.setVerdict(traceId, rating, note);
+      // The reviewer pressed G on this row: it shows the verdict now, not at the next scheduled update.
+      this.updateNow();
+    } catch (error) {
+      await showError(this.ctx.log, vscode.l10n.t('Keeping the verdict on {0} failed: {1}', traceId, errorText(error)));
+    }
+  }
+
+  /** The traces the page's filters leave (the first 50,000), for Rerun Traces. */
+  private shownIds(): string[] {
+    this.follow();
+    return this.table.idsIn(0, 50_000);
+  }
+
+  /** Keeps the table in step with the session's store (replaced on every load) and its changes. */
+  private follow(): void {
+    const store = this.session.store;
+    if (store !== this.watched) {
+      this.unwatch?.();
+      this.watched = store;
+      this.allDirty = true;
+      this.table.invalidate(undefined);
+      this.unwatch = store.onTraceChanged((t) => {
+        this.table.invalidate(t?.traceId);
+        if (t) this.dirty.add(t.traceId);
+        else this.allDirty = true;
+      });
+    }
+    this.table.refresh(store);
+  }
+
+  /** The rows the page shows, where its active trace is now, and how many rows there are. */
+  private sendView(): void {
+    this.follow();
+    const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
+    this.post({ type: 'view', ...this.table.window(this.session.store, start, end, activeKey) });
+    this.dirty.clear();
+    this.allDirty = false;
+  }
+
+  /**
+   * During a run the page follows once a second, as the toast and the status bar do: a trace goes running →
+   * answered → submitted within a second, a filtered view is rebuilt (100,000 traces scanned) no more often than
+   * that, and each update costs the editor's renderer a frame.
+   */
+  private scheduleUpdate(): void {
+    if (!this.isReady || this.timer) return;
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.update();
+      },
+      this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
+    );
+  }
+
+  private updateNow(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.isReady) this.update();
+  }
+
+  /** The progress, and the page's rows again when what it shows changed: the view's order or membership, or a trace in its window. */
+  private update(): void {
+    this.postProgress();
+    if (!this.shown) return;
+    const version = this.table.version;
+    this.follow();
+    if (this.table.version !== version || this.allDirty || this.windowChanged()) this.sendView();
+  }
+
+  /** Whether a trace the page shows changed since it got its rows. */
+  private windowChanged(): boolean {
+    if (this.dirty.size === 0 || !this.shown) return false;
+    const ids = this.table.idsIn(this.shown.start, this.shown.end);
+    const changed = ids.some((id) => this.dirty.has(id));
+    if (!changed) this.dirty.clear();
+    return changed;
+  }
+
+  private postProgress(): void {
+    const s = this.session;
+    const p = s.isRunning ? s.lastProgress : undefined;
+    this.post({
+      type: 'progress',
+      counts: s.store.snapshotCounts(),
+      total: s.store.total,
+      running: s.isRunning,
+      ratePerSecond: p?.ratePerSecond ?? 0,
+      etaSeconds: p?.etaSeconds ?? null,
+      lastError: p?.lastError ?? s.lastSummary?.message ?? null,
+      notice: s.isRunning ? null : skippedNote(s.store.counts.skipped) ?? null,
+      // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
+      waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
+      run: this.runLine(),
+      debuggable: debuggable(this.ctx.settings.target),
+    });
+  }
+
+  // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
+  // during a run: sorting 100k latencies each time would cost the extension host ~10 ms.
+  private runLine(): RunLine | null {
+    const run = this.session.store.currentRun;
+    if (!run) return null;
+    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}|${run.windows?.attached ?? 0}|${run.windows?.detached ?? 0}`;
+    const cached = this.statsLine;
+    // While the run goes on, its figures and charts are redrawn once a second, not on every update.
+    if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
+    const stats = runStats(run);
+    // The run's history says what happened to it: the service down, a pause for a token, windows that reattached.
+    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText), windowsText(run.windows)].filter(Boolean).join(' · ');
+    const line = { runId: run.runId, target: run.target, stats: history, charts: runCharts(run, stats.latencyMs?.max) };
+    this.statsLine = { key, at: Date.now(), line };
+    return line;
+  }
+}
+
+function pageOrProblem(page: ReturnType<typeof processDetailsUrl>): string {
+  return 'url' in page ? page.url : page.problem;
+}

@@ -1,0 +1,186 @@
+import { spawn } from 'node:child_process';
+import { connect } from 'node:net';
+import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { RunProgress } from '../../core';
+import { liveRunner, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
+import { readFileSync, rmSync } from 'node:fs';
+import { windowHandshake } from '../../protocol/runnerHandshake';
+import { cancel, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
+import type { LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../../protocol/runnerProtocol';
+
+// How long a runner has to prove itself (a fresh one does in milliseconds).
+const HANDSHAKE_MS = 10_000;
+
+export interface RemoteRunEvents {
+  progress(p: RunProgress): void;
+  log(level: 'info' | 'warn' | 'error', message: string): void;
+  /** The service rejected the token: a new one from the user (undefined: stop the run). */
+  needToken(): Promise<string | undefined>;
+  /**
+   * A prompt for a chat model of the editor (the run's target is vscode-lm): its answer, or the target error it failed
+   * with; rejects when cancelled. A window that cannot serve it leaves this out (the runner's call then fails).
+   */
+  lmSend?(params: LmSendParams, signal: AbortSignal): Promise<LmSendResult | { error: LmSendError }>;
+}
+
+/**
+ * A run in a runner process, seen from a window: started here, or found after a reload and attached to. The window
+ * may go away at any time; the run does not.
+ */
+export class RemoteRun {
+  /** How the run ended; undefined when the window lost the runner before it said (it was killed). */
+  readonly finished: Promise<RunFinished | undefined>;
+  private detached = false;
+  private lost: () => void = () => undefined;
+  /** Aborted when this window lets go of the run: the chat model's calls it serves end with it. */
+  private readonly gone = new AbortController();
+
+  private constructor(
+    private readonly connection: MessageConnection,
+    readonly pid: number,
+    events: RemoteRunEvents,
+  ) {
+    connection.onNotification(progress, (p) => events.progress(p));
+    connection.onNotification(log, ({ level, message }) => events.log(level, message));
+    connection.onRequest(needToken, async () => ({ token: await events.needToken() }));
+    const serve = events.lmSend?.bind(events);
+    if (serve) {
+      connection.onRequest(lmSend, async (params, token) => {
+        const call = new AbortController();
+        const stop = () => call.abort();
+        token.onCancellationRequested(stop);
+        this.gone.signal.addEventListener('abort', stop, { once: true });
+        try {
+          const answer = await serve(params, call.signal);
+          if ('error' in answer) throw new ResponseError(LM_ERROR_CODE, answer.error.message, answer.error);
+          return answer;
+        } finally {
+          this.gone.signal.removeEventListener('abort', stop);
+        }
+      });
+    }
+    this.finished = new Promise((resolve) => {
+      this.lost = () => resolve(undefined);
+      connection.onNotification(finished, (f) => resolve(f));
+      connection.onClose(() => resolve(undefined));
+    });
+  }
+
+  /** Starts a runner for this journal with the editor's own Node runtime, detached, and starts the run in it. */
+  static async start(runnerScript: string, journalFile: string, params: StartParams, events: RemoteRunEvents): Promise<RemoteRun> {
+    const child = spawn(process.execPath, [runnerScript, journalFile], {
+      detached: true,
+      stdio: 'ignore',
+      windowsHide: true,
+      // The editor's binary is Electron: this makes it the plain Node it ships. No secret is in the environment.
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+    });
+    child.unref();
+    const exited = new Promise<never>((_resolve, reject) =>
+      child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`))),
+    );
+    exited.catch(() => undefined);
+    const file = await Promise.race([waitForRunnerFile(journalFile, child.pid), exited]);
+    const run = await RemoteRun.connect(file, events);
+    await run.connection.sendRequest(start, params);
+    return run;
+  }
+
+  /**
+   * Attaches to the runner of this journal, if one is running and proves itself; undefined otherwise (a runner file
+   * that is not ours is left alone, and the log says why).
+   */
+  static async attach(journalFile: string, events: RemoteRunEvents): Promise<{ run: RemoteRun; state: RunnerState } | undefined> {
+    const file = liveRunner(journalFile);
+    if (!file) return undefined;
+    try {
+      const run = await RemoteRun.connect(file, events);
+      return { run, state: await run.connection.sendRequest(state) };
+    } catch (error) {
+      events.log('warn', `Not attaching to the runner (pid ${file.pid}) named by ${runnerFilePath(journalFile)}: ${error instanceof Error ? error.message : String(error)}.`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Connects to a runner and has it prove itself before this window sends anything but its nonce, or answers
+   * anything it asks (a token, a chat model's call); then proves itself in turn.
+   */
+  private static async connect(file: RunnerFile, events: RemoteRunEvents): Promise<RemoteRun> {
+    const problem = socketProblem(file.socket);
+    if (problem) throw new Error(`its socket ${file.socket} was not connected to: ${problem}`);
+    const socket = connect(file.socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', resolve);
+      socket.once('error', reject);
+    });
+    socket.on('error', () => undefined);
+    // A runner that refuses the handshake closes the socket; the request would wait for ever otherwise.
+    const refused = new Promise<never>((_resolve, reject) => socket.once('close', () => reject(new Error('The runner refused the connection.'))));
+    refused.catch(() => undefined);
+    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+    connection.listen();
+    // A listener that never answers must not hold the window for ever.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`the runner did not prove itself within ${HANDSHAKE_MS / 1000} s`)), HANDSHAKE_MS)));
+    late.catch(() => undefined);
+    try {
+      const proof = await Promise.race([windowHandshake(connection, file), refused, late]);
+      // Only now are the runner's requests answered: the handlers exist from here on.
+      const run = new RemoteRun(connection, file.pid, events);
+      await Promise.race([connection.sendRequest(prove, { proof }), refused, late]);
+      return run;
+    } catch (error) {
+      connection.dispose();
+      socket.destroy();
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** abandonBatches: its open Batch API batches are cancelled at the provider too. */
+  cancel(hard: boolean, abandonBatches = false): void {
+    // A window going away cancels its toasts too: that must never reach a run it has let go of.
+    if (this.detached) return;
+    void this.connection.sendRequest(cancel, { hard, ...(abandonBatches ? { abandonBatches } : {}) }).catch(() => undefined);
+  }
+
+  /** A file was saved in the editor (the runner decides whether its target cares). */
+  saved(path: string): void {
+    if (!this.detached) void this.connection.sendNotification(saved, { path }).catch(() => undefined);
+  }
+
+  /** Lets go of the run (a reload, a closed window): it goes on without this window. */
+  detach(): void {
+    if (this.detached) return;
+    this.detached = true;
+    this.gone.abort();
+    this.connection.dispose();
+    this.lost();
+  }
+}
+
+/** What a runner that could not start said (it has no terminal). */
+function readFailure(journalFile: string): string | undefined {
+  const path = `${runnerFilePath(journalFile)}.failed`;
+  try {
+    const text = readFileSync(path, 'utf8').slice(0, 2000);
+    rmSync(path, { force: true });
+    return text;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits for the runner to say where it listens (a fresh runner: a few tens of milliseconds). */
+async function waitForRunnerFile(journalFile: string, pid: number | undefined): Promise<RunnerFile> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const file = liveRunner(journalFile);
+    if (file && file.pid === pid) return file;
+    if (Date.now() > deadline) throw new Error('The runner process did not start within 15 s.');
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}

@@ -1,0 +1,251 @@
+import { proxyFromEnv } from '../../api/proxy';
+import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, isOpenAiApi, kindOf, looksSecretHeader, settingsTarget, splitSecretQuery } from '../../core';
+import type { OnTargetError, RunConfig, TargetConfig } from '../../core';
+import { DEFAULT_MAX_LIST_MEGABYTES } from '../../api/client';
+import type { ProxyConfig } from '../../api/proxy';
+import { isEvaluationId, isEvaluationKind } from '../../api/kinds';
+import type { EvaluationKind, RequestEncoding } from '../../api/kinds';
+
+// No vscode import here: the rules of what settings mean (and which a workspace may set) are tested on Node.
+
+export interface ConfiguredEvaluation {
+  evaluationId: number;
+  kind: EvaluationKind;
+  label?: string;
+}
+
+/** `evalRunner.target`: a kind's keys as its descriptor in the core declares them (src/core/targets/kinds). */
+export type TargetSettings = TargetConfig;
+
+export interface Settings {
+  baseUrl: string;
+  evaluations: ConfiguredEvaluation[];
+  target: TargetSettings;
+  concurrency: number;
+  reviewBeforeSubmit: boolean;
+  onTargetError: OnTargetError;
+  processDetailsUrl: string;
+  requestEncoding: RequestEncoding;
+  waitForGenerationSeconds: number;
+  /** How long the service may be down before a run stops (its answers wait in the journal). */
+  servicePatienceSeconds: number;
+  /** Closing the editor leaves its runs going on in their runner processes (off: closing ends them as Ctrl-C does). */
+  keepRunsAlive: boolean;
+  /** Further tries of a failing target call; undefined: passing failures 2, exceptions of the user's code none. */
+  targetRetries: number | undefined;
+  /** Where journals live: the CLI's folder unless set (the same history for both). */
+  stateDir: string;
+  /** The text submitted for a skipped trace (Submit as Not Answered); {reason} is the skip's reason. */
+  skippedAnswer: string;
+  /** A cap on target requests per minute; undefined: learned from the endpoint. */
+  maxRequestsPerMinute: number | undefined;
+  /** The guard against a runaway prompt list, in MB (the CLI's --max-list-mb). */
+  maxListMegabytes: number;
+}
+
+/**
+ * Settings a cloned repository must not set in an untrusted workspace: where the token goes, what runs and
+ * how much it costs, whether a person reviews answers before they go, and what the editor opens. They come
+ * from user settings there (package.json lists the same keys as restrictedConfigurations; a test checks).
+ */
+export const RESTRICTED_SETTINGS = [
+  'baseUrl',
+  'target',
+  'processDetailsUrl',
+  'onTargetError',
+  'reviewBeforeSubmit',
+  'concurrency',
+  'waitForGenerationSeconds',
+  'stateDir',
+  'maxRequestsPerMinute',
+  'skippedAnswer',
+  // How long a run waits and retries, whether it outlives the window, and the list's guard: a workspace's own
+  // settings could otherwise keep a run going, multiply its calls or lift the guard.
+  'keepRunsAlive',
+  'targetRetries',
+  'servicePatience',
+  'maxListMegabytes',
+] as const;
+
+/** What settings.ts reads from VS Code: the effective value, and the user's own (global) value. */
+export interface SettingValues {
+  effective(key: string): unknown;
+  user(key: string): unknown;
+}
+
+export const DEFAULT_PROCESS_DETAILS_URL = '{baseUrl}/evaluations/{evaluationId}';
+
+export function resolveSettings(values: SettingValues, trusted: boolean, defaultStateDir: string): Settings {
+  const restricted = new Set<string>(RESTRICTED_SETTINGS);
+  const get = (key: string): unknown => (trusted || !restricted.has(key) ? values.effective(key) : values.user(key));
+  const str = (key: string, fallback: string) => {
+    const v = get(key);
+    return typeof v === 'string' ? v : fallback;
+  };
+  const num = (key: string, fallback: number) => {
+    const v = get(key);
+    return typeof v === 'number' ? v : fallback;
+  };
+  return {
+    baseUrl: str('baseUrl', '').trim().replace(/\/+$/, ''),
+    evaluations: readEvaluations(get('evaluations')),
+    target: settingsTarget(get('target')),
+    // Defaults and ranges: the core's, the CLI's too.
+    concurrency: clampRunOption('concurrency', get('concurrency')),
+    reviewBeforeSubmit: get('reviewBeforeSubmit') === true,
+    onTargetError: get('onTargetError') === 'submit' ? 'submit' : 'fail',
+    processDetailsUrl: str('processDetailsUrl', DEFAULT_PROCESS_DETAILS_URL),
+    requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
+    waitForGenerationSeconds: clampRunOption('waitForGenerationSeconds', get('waitForGenerationSeconds')),
+    keepRunsAlive: get('keepRunsAlive') !== false,
+    targetRetries: typeof get('targetRetries') === 'number' ? clamp(num('targetRetries', 0), RUN_OPTIONS.targetRetries.min, RUN_OPTIONS.targetRetries.max) : undefined,
+    servicePatienceSeconds: clampRunOption('servicePatienceSeconds', get('servicePatience')),
+    stateDir: str('stateDir', '').trim() || defaultStateDir,
+    skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),
+    maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,
+    maxListMegabytes: clamp(Math.floor(num('maxListMegabytes', DEFAULT_MAX_LIST_MEGABYTES)), 1, 1024 * 1024),
+  };
+}
+
+function readEvaluations(value: unknown): ConfiguredEvaluation[] {
+  if (!Array.isArray(value)) return [];
+  const out: ConfiguredEvaluation[] = [];
+  for (const v of value as Array<Record<string, unknown>>) {
+    if (v && isEvaluationId(v.evaluationId) && isEvaluationKind(v.kind)) {
+      out.push({ evaluationId: v.evaluationId, kind: v.kind, ...(typeof v.label === 'string' ? { label: v.label } : {}) });
+    }
+  }
+  return out;
+}
+
+function clamp(n: number, min: number, max: number): number {
+  return Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : min;
+}
+
+/**
+ * The service's Process Details page for an evaluation, or why it cannot be opened. Only http(s) on the base
+ * URL's own origin: openExternal hands file: and custom schemes to the operating system, and a template such
+ * as https://elsewhere/?u={baseUrl} would tell another host where the service is.
+ */
+export function processDetailsUrl(
+  template: string,
+  baseUrl: string,
+  evaluationId: number,
+  kind: EvaluationKind,
+): { url: string } | { problem: string } {
+  const text = template.replace(/\{baseUrl\}/g, baseUrl).replace(/\{evaluationId\}/g, String(evaluationId)).replace(/\{kind\}/g, kind);
+  let url: URL;
+  let base: URL;
+  try {
+    url = new URL(text);
+    base = new URL(baseUrl);
+  } catch {
+    return { problem: `evalRunner.processDetailsUrl does not make a valid URL ("${text.slice(0, 200)}").` };
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.origin !== base.origin) {
+    return { problem: `evalRunner.processDetailsUrl must lead to the service itself (${base.origin}), over http(s); it leads to ${url.protocol}//${url.host}.` };
+  }
+  return { url: url.href };
+}
+
+/** VS Code's own proxy settings (the `http` section), as the user set them. */
+export interface EditorProxyValues {
+  proxy?: unknown;
+  noProxy?: unknown;
+  proxyAuthorization?: unknown;
+  proxyStrictSSL?: unknown;
+  proxySupport?: unknown;
+}
+
+/**
+ * The proxy for the service and model endpoints in the editor: VS Code's http.proxy (with http.noProxy,
+ * http.proxyAuthorization, http.proxyStrictSSL), else the environment's HTTPS_PROXY / HTTP_PROXY / NO_PROXY,
+ * as VS Code itself falls back; null when http.proxySupport is "off" or none is set. Callers pass user
+ * settings only: a workspace must not be able to route the token through a proxy of its choosing.
+ */
+export function editorProxy(values: EditorProxyValues, env: NodeJS.ProcessEnv): ProxyConfig | null {
+  if (values.proxySupport === 'off') return null;
+  const fromEnv = proxyFromEnv(env);
+  const proxy = typeof values.proxy === 'string' && values.proxy.trim() ? values.proxy.trim() : undefined;
+  const base = proxy ? { httpProxy: proxy, httpsProxy: proxy } : fromEnv;
+  if (!base) return null;
+  const listed = Array.isArray(values.noProxy) ? values.noProxy.filter((h): h is string => typeof h === 'string' && h.trim() !== '') : [];
+  const noProxy = [...listed, ...(fromEnv?.noProxy ? [fromEnv.noProxy] : [])].join(',');
+  return {
+    ...(base.httpProxy ? { httpProxy: base.httpProxy } : {}),
+    ...(base.httpsProxy ? { httpsProxy: base.httpsProxy } : {}),
+    ...(noProxy ? { noProxy } : {}),
+    ...(typeof values.proxyAuthorization === 'string' && values.proxyAuthorization ? { authorization: values.proxyAuthorization } : {}),
+    ...(values.proxyStrictSSL === false ? { strictSSL: false } : {}),
+  };
+}
+
+/**
+ * The run the editor would make, as a CLI config (see src/core/options/runConfig.ts): the evaluation, the target and
+ * the settings that differ from the defaults; secrets only as the names of the variables to hold them.
+ */
+export function runConfigFor(
+  ref: { baseUrl: string; evaluationId: number; kind: EvaluationKind; label: string },
+  settings: Settings,
+  keyless: boolean,
+): RunConfig | { problem: string } {
+  const t = settings.target;
+  if (t.type === 'manual' || t.type === 'vscode-lm') {
+    return { problem: `The ${t.type === 'manual' ? 'manual' : 'VS Code chat model'} target exists only in the editor: Select Target picks one the CLI can run.` };
+  }
+  // A model key for another endpoint than OpenAI's own comes from a variable the CLI must be told.
+  const namedKey = kindOf(t.type).secrets?.apiKey && !keyless && t.type === 'openai' && !isOpenAiApi(t.baseUrl);
+  // A credential still written in the settings goes by name too: the CLI reads it from its variable (configSecrets).
+  const named = (movedSettingsSecrets(t)?.target ?? t) as typeof t;
+  const target: RunConfig['target'] = namedKey && named.type === 'openai' ? { ...named, apiKeyEnv: 'MODEL_API_KEY' } : named;
+  return {
+    baseUrl: ref.baseUrl,
+    evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
+    target,
+    ...(settings.concurrency !== RUN_OPTIONS.concurrency.default ? { concurrency: settings.concurrency } : {}),
+    ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
+    ...(settings.maxListMegabytes !== DEFAULT_MAX_LIST_MEGABYTES ? { maxListMegabytes: settings.maxListMegabytes } : {}),
+    ...(settings.reviewBeforeSubmit ? { reviewBeforeSubmit: true } : {}),
+    ...(settings.onTargetError !== 'fail' ? { onTargetError: settings.onTargetError } : {}),
+    ...(settings.requestEncoding !== 'urlencoded' ? { requestEncoding: settings.requestEncoding } : {}),
+    ...(ref.kind === 'robustness' ? { waitForGenerationSeconds: settings.waitForGenerationSeconds } : {}),
+  };
+}
+
+/** A literal credential found in the settings' target, taken out: the target keeps names, the values go to secret storage. */
+export interface MovedSecrets {
+  target: TargetSettings;
+  origin: string;
+  headers: Record<string, string>;
+  query: Record<string, string>;
+}
+
+/**
+ * The credentials written as plain values in an http or openai target's settings: a header whose name or value
+ * looks like one (authorization, *key*, *token*, a Bearer or sk-… value) becomes a secret header, and a key in an
+ * http URL's query (key, api_key, token, sig, …) a secret query parameter. undefined: there is none.
+ */
+export function movedSettingsSecrets(target: TargetSettings): MovedSecrets | undefined {
+  if (target.type !== 'http' && target.type !== 'openai') return undefined;
+  let origin: string;
+  try {
+    origin = new URL(target.type === 'http' ? target.url : target.baseUrl).origin;
+  } catch {
+    return undefined; // an invalid URL is refused in words when the target is built
+  }
+  const plain = Object.entries(target.headers ?? {});
+  const headers = Object.fromEntries(plain.filter(([name, value]) => typeof value === 'string' && looksSecretHeader(name, value)));
+  const split = target.type === 'http' ? splitSecretQuery(target.url, []) : { url: '', secretQuery: {} };
+  if (Object.keys(headers).length === 0 && Object.keys(split.secretQuery).length === 0) return undefined;
+  const kept = Object.fromEntries(plain.filter(([name]) => !(name in headers)));
+  const { headers: _old, ...rest } = target;
+  const moved: TargetSettings = {
+    ...rest,
+    ...(Object.keys(kept).length > 0 ? { headers: kept } : {}),
+    ...(Object.keys(headers).length > 0 ? { secretHeaders: [...new Set([...(target.secretHeaders ?? []), ...Object.keys(headers)])] } : {}),
+    ...(target.type === 'http' && Object.keys(split.secretQuery).length > 0
+      ? { url: split.url, secretQuery: [...new Set([...(target.secretQuery ?? []), ...Object.keys(split.secretQuery)])] }
+      : {}),
+  };
+  return { target: moved, origin, headers, query: split.secretQuery };
+}
