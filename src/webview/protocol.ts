@@ -9,7 +9,10 @@ import type { LocalTraceState, ReportRun, StateCounts } from '../core';
  * text; this module holds no code but the row indexes, so the front ends (src/webview/app/) bundle no zod.
  */
 
-/** Indexes into a RowTuple: a const enum, so the bundles read `r[3]` while the source reads `r[Row.Answer]`. */
+/**
+ * Indexes into a RowTuple, and into a report's ReportRow (the same columns, then the run): the one column enum.
+ * A const enum, so the bundles read `r[3]` while the source reads `r[Row.Answer]`.
+ */
 export const enum Row {
   TraceId = 0,
   State = 1,
@@ -19,6 +22,8 @@ export const enum Row {
   Error = 5,
   Verdict = 6,
   Note = 7,
+  /** A report's rows only. */
+  RunId = 8,
 }
 
 /** One Process Details row, a tuple so 100,000 rows travel cheaply (indexed by Row). */

@@ -1,6 +1,6 @@
 // The report page: one self-contained HTML file written by `eval-runner report`. Reads its data from the JSON
 // block beside this script; every string in it is adversarial text, set only as textContent.
-import { ReportCol } from '../reportData';
+import { Row } from '../protocol';
 import type { ReportData, ReportRow, ReportRun } from '../reportData';
 import { runChartFigures } from './charts';
 import { el, onTypingPause, searchBox, select } from './dom';
@@ -77,19 +77,19 @@ const COLUMNS: ReadonlyArray<Column<ColumnKey>> = [
 function cellText(r: ReportRow, key: ColumnKey): string {
   switch (key) {
     case 'trace':
-      return r[ReportCol.TraceId];
+      return r[Row.TraceId];
     case 'state':
-      return data.labels[r[ReportCol.State]] ?? r[ReportCol.State];
+      return data.labels[r[Row.State]] ?? r[Row.State];
     case 'prompt':
-      return r[ReportCol.Prompt].slice(0, 300);
+      return r[Row.Prompt].slice(0, 300);
     case 'answer':
-      return (r[ReportCol.Answer] ?? '').slice(0, 300);
+      return (r[Row.Answer] ?? '').slice(0, 300);
     case 'latency':
-      return r[ReportCol.LatencyMs] === null ? '' : ms(r[ReportCol.LatencyMs]);
+      return r[Row.LatencyMs] === null ? '' : ms(r[Row.LatencyMs]);
     case 'verdict':
-      return r[ReportCol.Verdict] ?? '';
+      return r[Row.Verdict] ?? '';
     case 'error':
-      return r[ReportCol.Error] ?? '';
+      return r[Row.Error] ?? '';
   }
 }
 
@@ -102,12 +102,12 @@ function tracesSection(): HTMLElement {
     label: 'Traces',
     columns: COLUMNS,
     empty: 'No trace matches the filters.',
-    keyOf: (r) => r[ReportCol.TraceId],
-    rowClass: (r) => `state-${r[ReportCol.State]}${r[ReportCol.Verdict] ? ` verdict-${r[ReportCol.Verdict]}` : ''}`,
-    rowLabel: (r) => `${r[ReportCol.TraceId]}, ${data.labels[r[ReportCol.State]] ?? r[ReportCol.State]}`,
+    keyOf: (r) => r[Row.TraceId],
+    rowClass: (r) => `state-${r[Row.State]}${r[Row.Verdict] ? ` verdict-${r[Row.Verdict]}` : ''}`,
+    rowLabel: (r) => `${r[Row.TraceId]}, ${data.labels[r[Row.State]] ?? r[Row.State]}`,
     cell: (r, column, node) => {
       node.textContent = cellText(r, column.key);
-      if (column.key === 'trace') node.title = r[ReportCol.TraceId];
+      if (column.key === 'trace') node.title = r[Row.TraceId];
     },
     onActive: (r) => showDetails(details, r),
     onOpen: (r) => showDetails(details, r),
@@ -118,9 +118,9 @@ function tracesSection(): HTMLElement {
     const q = filters.search.toLowerCase();
     const view = data.rows.filter(
       (r) =>
-        (filters.state === 'all' || r[ReportCol.State] === filters.state) &&
-        (filters.verdict === 'all' || (r[ReportCol.Verdict] ?? 'none') === filters.verdict) &&
-        (!q || containsQuery(q, r[ReportCol.TraceId], r[ReportCol.Prompt], r[ReportCol.Answer], r[ReportCol.Note])),
+        (filters.state === 'all' || r[Row.State] === filters.state) &&
+        (filters.verdict === 'all' || (r[Row.Verdict] ?? 'none') === filters.verdict) &&
+        (!q || containsQuery(q, r[Row.TraceId], r[Row.Prompt], r[Row.Answer], r[Row.Note])),
     );
     grid.setRows(view);
     shown.textContent = `${view.length.toLocaleString('en-US')} of ${data.rows.length.toLocaleString('en-US')} traces`;
@@ -140,8 +140,8 @@ function tracesSection(): HTMLElement {
 
 /** The answer, or for a trace with none (failed at the target) the error it failed with. */
 function answerOrError(r: ReportRow): HTMLElement[] {
-  const answer = r[ReportCol.Answer];
-  const error = r[ReportCol.Error];
+  const answer = r[Row.Answer];
+  const error = r[Row.Error];
   if (answer === null && error !== null) return [el('h4', '', 'Error'), el('pre', 'details-text details-error', error)];
   const shown = [el('h4', '', 'Answer'), el('pre', 'details-text', answer ?? '(no answer)')];
   // A failed submission keeps its answer: the error says why it is not at the service.
@@ -150,11 +150,11 @@ function answerOrError(r: ReportRow): HTMLElement[] {
 
 function showDetails(pane: HTMLElement, r: ReportRow): void {
   pane.replaceChildren(
-    el('h3', 'details-title', r[ReportCol.TraceId]),
+    el('h3', 'details-title', r[Row.TraceId]),
     el('h4', '', 'Prompt'),
-    el('pre', 'details-text', r[ReportCol.Prompt]),
+    el('pre', 'details-text', r[Row.Prompt]),
     ...answerOrError(r),
-    el('div', 'details-note', r[ReportCol.Note] ? `Note: ${r[ReportCol.Note]}` : ''),
+    el('div', 'details-note', r[Row.Note] ? `Note: ${r[Row.Note]}` : ''),
   );
 }
 
