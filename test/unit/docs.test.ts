@@ -110,4 +110,17 @@ describe('the reference pages keep in step with the code', function () {
     const page = read('docs/settings.md');
     assert.deepEqual(declared.filter((k) => !page.includes(`| \`${k}\` |`)), []);
   });
+
+  it("CONTRIBUTING.md's layout table lists every folder of src/, test/, scripts/, media/ and docs/", () => {
+    const table = section(read('CONTRIBUTING.md'), '## Layout');
+    const listed = new Set([...table.matchAll(/`([a-z][\w/-]*\/)`/gi)].map((m) => m[1]!));
+    const folders = (dir: string): string[] => [
+      `${dir}/`,
+      ...readdirSync(join(ROOT, dir), { withFileTypes: true })
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.') && e.name !== 'node_modules')
+        .flatMap((e) => folders(`${dir}/${e.name}`)),
+    ];
+    const all = ['src', 'test', 'scripts', 'media'].flatMap(folders).concat('docs/');
+    assert.deepEqual(all.filter((f) => !listed.has(f)), []);
+  });
 });
