@@ -3,7 +3,7 @@ import { DEFAULT_SERVICE_PATIENCE_MS } from '../options/runOptions';
 import { engineConcurrency, submitPolicy, targetCallPolicy } from '../options/engineOptions';
 import type { EngineOptions } from '../options/engineOptions';
 import { JournalWriteError } from '../journal/listWriter';
-import { ApiError, AuthError, NotReadyError, isAbortError } from '../../api/errors';
+import { isAbortError } from '../../api/errors';
 import type { Journal } from '../journal/journal';
 import { RateScheduler } from './rateScheduler';
 import { planQueue } from './runPlan';
@@ -11,55 +11,30 @@ import { inShard } from './shards';
 import type { RunPlan } from './runPlan';
 import { listAgain, listPrompts } from './runList';
 import type { ListChanges } from './runList';
+import { classifyFatal, summarize } from './runSummary';
+import type { RunSummary } from './runSummary';
 import { RunState } from './runState';
 import type { RunOutcome } from './runState';
 import { ServiceHold } from './serviceHold';
-import type { HoldEvent } from './serviceHold';
 import { Submitter } from './submissions';
 import { TargetCaller } from './targetCalls';
 import { TraceHandler, drain, hasJournaledAnswer } from './traceHandler';
 import type { Target } from '../targets/target';
 import { batchRunModule } from './batchLoader';
-import type { BatchRun, BatchSummary } from './batchRun';
+import type { BatchRun } from './batchRun';
 import type { StateCounts, TraceInfo, TraceStore } from '../store/traceStore';
 
 // What the session and the tests import from the engine, declared where it belongs.
 export type { EngineOptions } from '../options/engineOptions';
 export type { ListChanges } from './runList';
-
-export interface RunSummary {
-  outcome: RunOutcome;
-  /** One sentence for the user when the outcome is not plain success. */
-  message: string | undefined;
-  total: number;
-  counts: StateCounts;
-  submittedNow: number;
-  targetCalls: number;
-  /** Target calls answered with a rate limit (each retried after its Retry-After). */
-  rateLimitedCalls: number;
-  failed: Array<{ traceId: string; reason: string }>;
-  durationMs: number;
-  /** Time spent handling traces (after the prompts came). */
-  runningMs: number;
-  error: unknown;
-  /** The run's id when it had work to do and was recorded. */
-  runId: string | undefined;
-  /** What the run set out to do: traces sent to the target, those --limit left for later, answers resubmitted. */
-  planned: { callTarget: number; wanted: number; submitFirst: number };
-  /** The list read again at the end differed from the first: traces that appeared (run) and vanished (reported). */
-  listChanges?: ListChanges;
-  /** When submissions were held: the service down, or a token refused until a new one came. */
-  holds: HoldEvent[];
-  /** The Batch API's part (batch: true). */
-  batch?: BatchSummary;
-}
+export type { RunSummary } from './runSummary';
 
 /**
  * One run of an evaluation: list the prompts (robustness: wait for generation), plan what is left, then call
  * the target and submit, each answer journaled before it is submitted. The parts have names of their own:
  * listPrompts (runList.ts: the list journaled), planQueue (what to do), TraceHandler (one trace: target, journal,
  * submission), TargetCaller (calling the target), Submitter (submitting), RunState (counters and the one reason the
- * run stops). The options and their defaults are declared in options/engineOptions.ts.
+ * run stops), summarize (runSummary.ts: how it ended). The options and their defaults: options/engineOptions.ts.
  */
 export async function runEvaluation(options: EngineOptions): Promise<RunSummary> {
   const engine = new EngineRun(options);
@@ -276,29 +251,21 @@ class EngineRun {
       .filter((t) => (!options.only || options.only.has(t.traceId)) && (!options.shard || inShard(t.traceId, options.shard)))
       .map((t) => ({ traceId: t.traceId, reason: t.error ?? 'unknown reason' }));
     const outcome: RunOutcome = stop?.outcome ?? (failed.length ? 'failedTraces' : 'completed');
-    // Answers journaled and not submitted, when the service or the token stopped the run: the next run sends them.
-    const waiting = outcome === 'auth' || outcome === 'unreachable' ? store.counts.answered : 0;
-    const waitingNote = waiting ? ` ${waiting} answer(s) are journaled and waiting; run again once that is mended: they are submitted without calling the target again.` : '';
     const changes = this.listChanges && (this.listChanges.appeared.length || this.listChanges.vanished.length) ? this.listChanges : undefined;
     await this.recordEnd(outcome, changes);
-    return {
+    const plan = this.runPlan;
+    return summarize({
       outcome,
-      message: stop?.message ? stop.message + waitingNote : (failed.length ? `${failed.length} trace(s) failed; run again to retry them (journaled answers are not recomputed).` : undefined),
-      total: store.total,
-      counts: store.snapshotCounts(),
-      submittedNow: run.submittedNow,
-      targetCalls: run.targetCalls,
-      rateLimitedCalls: run.rateLimited,
+      stop,
       failed,
-      durationMs: Date.now() - run.started,
-      runningMs: run.runningSince ? Date.now() - run.runningSince : 0,
-      error: stop?.error,
+      store,
+      run,
       runId: this.recorded,
-      planned: { callTarget: this.runPlan?.callTarget.length ?? 0, wanted: this.runPlan?.wanted ?? 0, submitFirst: this.runPlan?.submitFirst.length ?? 0 },
-      ...(changes ? { listChanges: changes } : {}),
+      planned: { callTarget: plan?.callTarget.length ?? 0, wanted: plan?.wanted ?? 0, submitFirst: plan?.submitFirst.length ?? 0 },
+      listChanges: changes,
       holds: this.hold.events,
-      ...(this.batchRun ? { batch: this.batchRun.summary() } : {}),
-    };
+      batch: this.batchRun?.summary(),
+    });
   }
 
   private async recordEnd(outcome: RunOutcome, changes: ListChanges | undefined): Promise<void> {
@@ -336,14 +303,6 @@ async function recordRun(options: EngineOptions, store: TraceStore, journal: Jou
   if (!options.runRecord) return undefined;
   await commit(journal, store, options.runRecord);
   return options.runRecord.run;
-}
-
-function classifyFatal(error: unknown): { outcome: RunOutcome; message: string; error: unknown } {
-  if (isAbortError(error)) return { outcome: 'cancelled', message: 'The run was cancelled before any trace was handled.', error };
-  if (error instanceof AuthError) return { outcome: 'auth', message: error.message, error };
-  if (error instanceof NotReadyError) return { outcome: 'notReady', message: error.message, error };
-  if (error instanceof ApiError && (error.reason === 'network' || error.reason === 'timeout')) return { outcome: 'unreachable', message: error.message, error };
-  return { outcome: 'error', message: error instanceof Error ? error.message : String(error), error };
 }
 
 /** Counts as a fresh run's record leaves them: every trace waiting again but the skipped ones. */
