@@ -2,7 +2,7 @@
 // from here only (the layering test forbids deeper imports), so what is inside may move without them knowing.
 
 export type { ComparedTrace } from './report/compareRuns';
-export type { RunSummary } from './run/engine';
+export type { RunSummary } from './run/runSummary';
 export { journalPath } from './journal/journal';
 export { JournalLockedError, isAlive, isOwnProcess, journalHeld, journalLockPid, lockPathOf } from './journal/journalLock';
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './run/progressText';

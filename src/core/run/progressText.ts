@@ -1,5 +1,5 @@
 import type { BatchSummary } from './batchRun';
-import type { RunSummary } from './engine';
+import type { RunSummary } from './runSummary';
 import type { BatchProgress, RunProgress } from './runState';
 import { clockTime } from './serviceHold';
 import type { HoldEvent } from './serviceHold';

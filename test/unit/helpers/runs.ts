@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from '../../../src/api/client';
 import type { EvaluationKind } from '../../../src/api/kinds';
-import type { RunSummary } from '../../../src/core/run/engine';
+import type { RunSummary } from '../../../src/core/run/runSummary';
 import { EvaluationSession } from '../../../src/core/session/session';
 import type { SessionRunOptions } from '../../../src/core/session/session';
 import type { Target } from '../../../src/core/targets/target';

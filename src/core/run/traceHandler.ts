@@ -1,0 +1,132 @@
+import { commit } from '../journal/commit';
+import { isAbortError } from '../../api/errors';
+import type { Journal } from '../journal/journal';
+import type { RunState } from './runState';
+import type { Submitter } from './submissions';
+import type { TargetCaller, TargetResult } from './targetCalls';
+import type { TraceInfo, TraceStore } from '../store/traceStore';
+
+/**
+ * One trace through the run: its answer from the journal or the target, journaled, then handed to the
+ * submitter. Each trace in flight has its own controller, fanned out from one listener on the run's signal,
+ * so requests and sleeps only ever listen on short-lived signals.
+ */
+export class TraceHandler {
+  private readonly inflight = new Set<AbortController>();
+  private readonly onHardAbort = () => {
+    for (const c of this.inflight) c.abort(this.run.hardSignal.reason);
+  };
+
+  constructor(
+    private readonly caller: TargetCaller,
+    private readonly submitter: Submitter,
+    private readonly journal: Journal,
+    private readonly store: TraceStore,
+    private readonly run: RunState,
+    private readonly concurrency: number,
+    private readonly holdAnswers: boolean,
+    public runId: string | undefined,
+    private readonly changed: (info: TraceInfo) => void,
+  ) {
+    run.hardSignal.addEventListener('abort', this.onHardAbort, { once: true });
+  }
+
+  detach(): void {
+    this.run.hardSignal.removeEventListener('abort', this.onHardAbort);
+  }
+
+  /** One trace to the target and the service; with `given`, an answer (or failure) that came otherwise (a batch's). */
+  async handle(info: TraceInfo, given?: TargetResult): Promise<void> {
+    const controller = new AbortController();
+    if (this.run.hardSignal.aborted) controller.abort(this.run.hardSignal.reason);
+    this.inflight.add(controller);
+    let handedOver = false;
+    try {
+      const answer = given === undefined ? await this.answer(info, controller.signal) : await this.record(info, given);
+      if (answer === 'done' || this.run.halted || controller.signal.aborted) return;
+      handedOver = true;
+      await this.submitter.handOver(info, answer.durable, controller.signal, () => this.inflight.delete(controller));
+    } finally {
+      if (!handedOver) this.inflight.delete(controller);
+    }
+  }
+
+  /** Gets the trace an answer (unless the journal has one); 'done' when there is nothing to submit now. */
+  private async answer(info: TraceInfo, signal: AbortSignal): Promise<'done' | { durable: Promise<void> | undefined }> {
+    if (hasJournaledAnswer(info)) return { durable: undefined };
+    this.store.setTransient(info.traceId, 'running');
+    this.changed(info);
+    let result: TargetResult;
+    try {
+      result = await this.caller.call(info, signal);
+    } catch (error) {
+      if (!isAbortError(error) && !signal.aborted) throw error;
+      result = 'stopped';
+    }
+    return this.record(info, result);
+  }
+
+  /** Journals the target's answer (or failure); 'done' when there is nothing to submit now. */
+  private async record(info: TraceInfo, result: TargetResult): Promise<'done' | { durable: Promise<void> | undefined }> {
+    if (result === 'stopped') {
+      this.store.setTransient(info.traceId, 'pending');
+      this.changed(info);
+      return 'done';
+    }
+    if ('fail' in result) {
+      const record = { t: 'failed' as const, id: info.traceId, reason: result.fail, stage: 'target' as const, at: Date.now() };
+      this.run.logFailure(`Trace "${info.traceId}" failed at the target: ${result.fail}`);
+      await commit(this.journal, this.store, record);
+      this.run.finishedNow++;
+      this.changed(info);
+      return 'done';
+    }
+    // No copy of the prompt: the journal's prompts record, written before any answer, holds it.
+    const record = {
+      t: 'answer' as const,
+      id: info.traceId,
+      a: result.answer,
+      at: Date.now(),
+      ms: result.ms,
+      ...(result.queueMs !== undefined ? { qw: result.queueMs } : {}),
+      ...(result.batchSize !== undefined ? { bs: result.batchSize } : {}),
+      ...(result.usage?.promptTokens !== undefined ? { tp: result.usage.promptTokens } : {}),
+      ...(result.usage?.completionTokens !== undefined ? { tc: result.usage.completionTokens } : {}),
+      ...(result.ttftMs !== undefined ? { ft: result.ttftMs } : {}),
+      ...(result.errorAnswer ? { err: true } : {}),
+      ...(this.runId ? { run: this.runId } : {}),
+    };
+    // The answer is on disk before it is submitted (the submission awaits `durable`): a crash from here on
+    // never costs a target call.
+    const durable = commit(this.journal, this.store, record);
+    // Awaited later (by the submission, or below); a failed write is seen there, not as an unhandled rejection.
+    durable.catch(() => undefined);
+    this.changed(info);
+    // Answers not yet on disk are what a crash would cost in target calls: never more than the window.
+    if (this.journal.backlog > this.concurrency) await durable;
+    if (this.holdAnswers) {
+      await durable;
+      this.run.finishedNow++;
+      return 'done';
+    }
+    return { durable };
+  }
+}
+
+/** The journal holds an answer to submit for this trace: it is never sent to the target again. */
+export function hasJournaledAnswer(info: TraceInfo): boolean {
+  return info.hasAnswer && (info.state === 'answered' || info.failedStage === 'submit');
+}
+
+/** Hands the queued traces to `concurrency` loops until the queue is empty or the run stops. */
+export async function drain(queue: readonly TraceInfo[], traces: TraceHandler, run: RunState, concurrency: number): Promise<void> {
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (!run.stopping) {
+      const info = queue[next++];
+      if (!info) return;
+      await traces.handle(info);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker));
+}
