@@ -1,22 +1,14 @@
 import type { ApiClient, SubmitResult } from '../../api/client';
 import { AuthError } from '../../api/errors';
 import { commit } from '../journal/commit';
-import type { Journal, JournalKey } from '../journal/journal';
 import { skippedAnswerText } from '../run/skipped';
-import type { TraceStore } from '../store/traceStore';
+import type { LockedJournal } from './storeSync';
 
 /** A reviewer's note is a line or two, not a document. */
 export const MAX_NOTE_LENGTH = 2000;
 
-/** What a reviewer's write needs: the journal, under its lock, the store it keeps current, and the evaluation. */
-export interface ReviewerJournal {
-  journal: Journal;
-  store: TraceStore;
-  key: JournalKey;
-}
-
 /** Keeps a reviewer's edit of an answer (not submitted yet). */
-export async function saveAnswer({ journal, store }: ReviewerJournal, traceId: string, answer: string): Promise<void> {
+export async function saveAnswer({ journal, store }: LockedJournal, traceId: string, answer: string): Promise<void> {
   const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), by: 'user' as const };
   await commit(journal, store, record);
 }
@@ -27,7 +19,7 @@ export async function saveAnswer({ journal, store }: ReviewerJournal, traceId: s
  * has accepted it: a refused submission (no such trace, too long) records nothing, it only throws its reason.
  */
 export async function submitAnswer(
-  w: ReviewerJournal,
+  w: LockedJournal,
   client: ApiClient,
   traceId: string,
   answer?: string,
@@ -47,19 +39,19 @@ export async function submitAnswer(
 }
 
 /** One journaled answer to the service, its acceptance journaled. */
-async function submitJournaled(w: ReviewerJournal, client: ApiClient, traceId: string, text: string): Promise<SubmitResult> {
+async function submitJournaled(w: LockedJournal, client: ApiClient, traceId: string, text: string): Promise<SubmitResult> {
   const result = await client.submitAnswer(w.key.kind, w.key.evaluationId, traceId, text);
   await journalAccepted(w, traceId, result);
   return result;
 }
 
-async function journalAccepted({ journal, store }: ReviewerJournal, traceId: string, result: SubmitResult): Promise<void> {
+async function journalAccepted({ journal, store }: LockedJournal, traceId: string, result: SubmitResult): Promise<void> {
   const record = { t: 'submitted' as const, id: traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
   await commit(journal, store, record);
 }
 
 /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
-export async function setVerdict({ journal, store }: ReviewerJournal, traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
+export async function setVerdict({ journal, store }: LockedJournal, traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
   if (!store.get(traceId)) throw new Error(`Trace "${traceId}" is not in this evaluation.`);
   const text = note?.trim().slice(0, MAX_NOTE_LENGTH);
   const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}) };
@@ -70,7 +62,7 @@ export async function setVerdict({ journal, store }: ReviewerJournal, traceId: s
  * Submit as Not Answered: every skipped trace (and one whose not-answered text was not accepted yet) gets the
  * template's text with its reason, journaled as such (`na`) before it is submitted. A rejected token stops it.
  */
-export async function submitSkipped(w: ReviewerJournal, client: ApiClient, template: string): Promise<{ submitted: number; failed: Array<{ traceId: string; reason: string }> }> {
+export async function submitSkipped(w: LockedJournal, client: ApiClient, template: string): Promise<{ submitted: number; failed: Array<{ traceId: string; reason: string }> }> {
   const { journal, store } = w;
   const todo = [...store.traces.values()].filter((t) => t.state === 'skipped' || (t.notAnswered && (t.state === 'answered' || t.state === 'failed')));
   const failed: Array<{ traceId: string; reason: string }> = [];
@@ -94,7 +86,7 @@ export async function submitSkipped(w: ReviewerJournal, client: ApiClient, templ
   return { submitted, failed };
 }
 
-export async function skip({ journal, store }: ReviewerJournal, traceId: string, reason: string): Promise<void> {
+export async function skip({ journal, store }: LockedJournal, traceId: string, reason: string): Promise<void> {
   const record = { t: 'skipped' as const, id: traceId, reason, at: Date.now() };
   await commit(journal, store, record);
 }

@@ -24,12 +24,12 @@ import type { RunProgress } from '../run/runState';
 import type { RunInfo } from '../store/runHistory';
 import type { TraceStore } from '../store/traceStore';
 import * as review from './reviewerWrites';
-import type { ReviewerJournal } from './reviewerWrites';
 import { link, newRunId, runOrRefuse } from './sessionRun';
 import type { RefusedRun, RunningHere, SessionRunOptions } from './sessionRun';
 import { evaluationStatus } from './sessionStatus';
 import type { EvaluationStatus } from './sessionStatus';
 import { INDEX_MIN_GROWTH, StoreSync } from './storeSync';
+import type { LockedJournal } from './storeSync';
 
 export { MAX_NOTE_LENGTH } from './reviewerWrites';
 export type { RefusedRun, SessionRunOptions } from './sessionRun';
@@ -371,7 +371,7 @@ export class EvaluationSession {
   }
 
   /** A reviewer's write under the journal's lock (see reviewerWrites.ts). */
-  private withReviewer<T>(fn: (w: ReviewerJournal) => Promise<T>): Promise<T> {
+  private withReviewer<T>(fn: (w: LockedJournal) => Promise<T>): Promise<T> {
     return this.withJournal((journal) => fn({ journal, store: this.store, key: this.key }));
   }
 }

@@ -1,14 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiClient } from '../../api/client';
-import type { Journal, JournalKey, JournalReadResult } from '../journal/journal';
+import type { JournalReadResult } from '../journal/journal';
 import type { EngineOptions, RunSummary } from '../run/engine';
 import { engineModule } from '../run/engineLoader';
 import { describeConflict, targetConflict } from '../run/runPlan';
 import type { RunMode, TargetConflict } from '../run/runPlan';
 import type { RunProgress } from '../run/runState';
 import { formatShard } from '../run/shards';
-import type { TraceStore } from '../store/traceStore';
 import type { TargetIdentity } from '../targets/targetSpec';
+import type { LockedJournal } from './storeSync';
 
 export type SessionRunOptions = Omit<
   EngineOptions,
@@ -44,20 +44,12 @@ export interface RunningHere {
   done: Promise<RunSummary | RefusedRun>;
 }
 
-/** The journal, under its lock for the run, and the store it keeps current. */
-export interface RunJournal {
-  key: JournalKey;
-  journal: Journal;
-  store: TraceStore;
-  runId: string;
-}
-
 /**
  * One run through the core engine, with the journal's lock held: refused, with nothing done, when the journal's answers
  * came from another target and the mode does not say what to do with them. Its run record names the target and tool.
  */
 export async function runOrRefuse(
-  { key, journal, store, runId }: RunJournal,
+  { key, journal, store, runId }: LockedJournal & { runId: string },
   options: SessionRunOptions,
   cancel: Pick<RunningHere, 'drain' | 'hard'>,
   /** The session's: it also tells the caller's own onProgress. */

@@ -7,6 +7,13 @@ import type { JournalFs } from '../journal/storage';
 import { readIndex, writeIndex } from '../store/storeIndex';
 import { TraceStore } from '../store/traceStore';
 
+/** The journal under its lock for an action, the store it keeps current, and the evaluation it is of. */
+export interface LockedJournal {
+  journal: Journal;
+  store: TraceStore;
+  key: JournalKey;
+}
+
 /** Journals shorter than this are read whole (milliseconds); the index is kept only past it. */
 export const INDEX_MIN_GROWTH = 1024 * 1024;
 
