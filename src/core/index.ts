@@ -54,7 +54,8 @@ export type { RunBasics, RunChoices, RunOptionName } from './options/runOptions'
 export { createBatchTarget } from './targets/openai/openaiBatch';
 export type { BatchTarget } from './targets/openai/openaiBatch';
 export { LOCAL_STATES, STATE_LABELS } from './store/traceStore';
-export type { LocalTraceState, RunInfo, StateCounts, TraceInfo, TraceStore, WindowEvents } from './store/traceStore';
+export type { LocalTraceState, StateCounts, TraceInfo, TraceStore } from './store/traceStore';
+export type { RunInfo, WindowEvents } from './store/runHistory';
 export { TOOL_VERSION } from './version';
 export { formatShard, inShard, parseShard, traceHash } from './run/shards';
 export type { Shard } from './run/shards';

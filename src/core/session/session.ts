@@ -2,16 +2,10 @@ import { reportData, reportRows, reportSummary } from '../report/reportData';
 import { reportChunks } from '../report/renderReport';
 import type { ReportPage } from '../report/renderReport';
 import type { ReportData } from '../report/reportTypes';
-import { formatShard } from '../run/shards';
-import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import type { ApiClient, SubmitResult } from '../../api/client';
-import type { PromptItem } from '../../api/schemas';
-import { engineModule } from '../run/engineLoader';
+import type { ApiClient } from '../../api/client';
 import { batchRunModule } from '../run/batchLoader';
 import type { BatchTarget } from '../targets/openai/openaiBatch';
-import type { EngineOptions, RunSummary } from '../run/engine';
+import type { RunSummary } from '../run/engine';
 import { commit } from '../journal/commit';
 import { ListWriter } from '../journal/listWriter';
 import { compareRuns } from '../report/compareRuns';
@@ -20,109 +14,54 @@ import { exportLines, exportToFile, writePiecesOwnerOnly } from '../report/expor
 import { streamPromptsOf } from '../run/promptList';
 import type { PromptSink } from '../../api/client';
 import type { ExportFormat, ExportOptions } from '../report/exportResults';
-import { CHECKED, journalPath, nullJournal, openJournal, readJournal } from '../journal/journal';
-import type { Journal, JournalKey, JournalPosition, JournalReadResult, JournalVisitor } from '../journal/journal';
+import { journalPath, nullJournal } from '../journal/journal';
+import type { Journal, JournalKey, JournalReadResult } from '../journal/journal';
 import { JournalText } from '../journal/journalText';
-import { readIndex, writeIndex } from '../store/storeIndex';
 import type { JournalFs } from '../journal/storage';
-import { describeConflict, targetConflict } from '../run/runPlan';
 import { previousRun, selectTraces } from '../run/rerun';
-import { notAnsweredCount, skippedAnswerText } from '../run/skipped';
-import { AuthError } from '../../api/errors';
 import type { RerunSubset } from '../run/rerun';
-import type { RunMode, TargetConflict } from '../run/runPlan';
-import type { TargetIdentity } from '../targets/targetSpec';
 import type { RunProgress } from '../run/runState';
-import { TraceStore } from '../store/traceStore';
-import type { RunInfo, StateCounts } from '../store/traceStore';
+import type { RunInfo } from '../store/runHistory';
+import type { TraceStore } from '../store/traceStore';
+import * as review from './reviewerWrites';
+import { link, newRunId, runOrRefuse } from './sessionRun';
+import type { RefusedRun, RunningHere, SessionRunOptions } from './sessionRun';
+import { evaluationStatus } from './sessionStatus';
+import type { EvaluationStatus } from './sessionStatus';
+import { INDEX_MIN_GROWTH, StoreSync } from './storeSync';
+import type { LockedJournal } from './storeSync';
+
+export { MAX_NOTE_LENGTH } from './reviewerWrites';
+export type { RefusedRun, SessionRunOptions } from './sessionRun';
+export type { EvaluationStatus } from './sessionStatus';
+export { sessionId } from './storeSync';
 
 export type SessionKey = JournalKey;
-
-/** Journals shorter than this are read whole (milliseconds); the index is kept only past it. */
-const INDEX_MIN_GROWTH = 1024 * 1024;
-
-/** A reviewer's note is a line or two, not a document. */
-export const MAX_NOTE_LENGTH = 2000;
-
-export type SessionRunOptions = Omit<
-  EngineOptions,
-  'client' | 'kind' | 'evaluationId' | 'journal' | 'store' | 'signal' | 'drainSignal' | 'runRecord'
-> & {
-  client: ApiClient;
-  /** Who answers: recorded with the run, compared with the target of the journaled answers. */
-  identity: TargetIdentity;
-  /** continue (the default): refuse when the journal's answers came from another target; fresh; reuse. */
-  mode?: RunMode;
-  /** The tool and version recorded with the run, e.g. "eval-runner-cli 0.2.0". */
-  tool?: string;
-  /** Use the prompts the journal holds instead of listing again (Run Trace, Retry Failed). */
-  reuseFetchedPrompts?: boolean;
-  /** Cancels from outside (the CLI's Ctrl-C): drain finishes in-flight traces, abort stops at once. */
-  drainSignal?: AbortSignal;
-  signal?: AbortSignal;
-  /** Told what the journal held when it was opened (a torn last line, lines skipped). */
-  onReplay?: (replay: JournalReadResult, path: string) => void;
-};
-
-/** A run that did not start because the journal's answers came from another target. */
-export interface RefusedRun {
-  outcome: 'targetChanged';
-  conflict: TargetConflict;
-  message: string;
-}
-
-export interface EvaluationStatus {
-  journal: string;
-  /** Read as one evaluation (shards): every journal read, and the first traces none of them has done. */
-  journals?: string[];
-  notDone?: string[];
-  total: number;
-  /** The journal holds the service's prompt list: false, the total counts only the traces acted on by hand. */
-  listed: boolean;
-  counts: StateCounts;
-  failed: Array<{ traceId: string; reason: string | undefined }>;
-  /** Skipped traces submitted (or about to be) with the not-answered text, counted apart. */
-  notAnswered: number;
-  /** Submitted traces the service already held an answer for (it answered 409), counted apart. */
-  alreadyAtService: number;
-  runs: RunInfo[];
-  tornTail: boolean;
-  invalidLines: number;
-}
 
 /**
  * One evaluation, the one way into the core for the CLI, the extension and the tests: opened from (state
  * dir, service origin, kind, evaluation id), it runs, submits, skips, keeps a reviewer's answer, reports
  * status and runs, and exports. The journal is opened (and locked) only for the length of an operation, so
  * a CLI run and several editor windows can all show the same evaluation and never write it at once.
+ *
+ * The jobs are in files of their own: keeping the store in step with the journal (storeSync.ts), a run in this
+ * process (sessionRun.ts), the reviewer's writes (reviewerWrites.ts) and status (sessionStatus.ts). This class holds
+ * the journal's turns and lock, and who is running.
  */
 export class EvaluationSession {
-  store = new TraceStore();
   lastProgress: RunProgress | undefined;
   lastSummary: RunSummary | undefined;
   lastRunAt: number | undefined;
-  /** Journal lines skipped at the last read: unreadable or not of a known shape (never acted on). */
-  invalidLines = 0;
-  private tornTail = false;
-  private running: { drain: AbortController; hard: AbortController; done: Promise<RunSummary | RefusedRun> } | undefined;
+  /** How long the last read of the journal took, its wait for its turn apart (a watcher paces itself by it). */
+  lastReadMs = 0;
+  private readonly sync: StoreSync;
+  private running: RunningHere | undefined;
   private remote: { remote: { cancel(hard: boolean): void }; cancelled: boolean } | undefined;
   /** The journal of the run going on in this process, and the run's id (see noteWindow). */
   private journalOfRun: { journal: Journal; runId: string } | undefined;
   private readonly listeners = new Set<() => void>();
-  private alsoFrom: readonly string[] = [];
-  /** Where the store's reading of the journal ended; undefined: the next read is a whole one. */
-  private position: JournalPosition | undefined;
-  /** Prompts a version before 0.2 kept beside the journal: read (never written) until the journal has its own. */
-  private legacyPrompts: PromptItem[] | undefined;
-  private legacyLooked = false;
   /** An action holds the journal's lock, its read done (see load). */
   private acting = false;
-  /** How long the last read of the journal took, its wait for its turn apart (a watcher paces itself by it). */
-  lastReadMs = 0;
-  /** The store a whole read of the journal is building; it replaces `store` once the read ends. */
-  private building: TraceStore | undefined;
-  /** The journal's length when its index was last read or written (see storeIndex.ts). */
-  private indexedAt = 0;
   /**
    * The read or action of the journal going on: the next waits for it. Two reads at once (the window's first restore
    * and its watcher, say) would each build a store and the later would keep a half-built one, or read the same
@@ -132,15 +71,27 @@ export class EvaluationSession {
 
   constructor(
     readonly key: SessionKey,
-    private readonly stateDir: string,
+    stateDir: string,
     /** false: keep nothing on disk (measuring the journal's own cost; no resume, no history). */
     private readonly journaled = true,
     /** The journal's file operations (tests inject a full disk here). */
     private readonly fs?: JournalFs,
-  ) {}
+  ) {
+    this.sync = new StoreSync(key, journalPath(stateDir, key), journaled);
+  }
+
+  /** Every trace as the journal (and this process's run) left it; replaced when the journal is read whole. */
+  get store(): TraceStore {
+    return this.sync.store;
+  }
+
+  /** Journal lines skipped at the last read: unreadable or not of a known shape (never acted on). */
+  get invalidLines(): number {
+    return this.sync.invalidLines;
+  }
 
   get journalFile(): string {
-    return journalPath(this.stateDir, this.key);
+    return this.sync.journalFile;
   }
 
   /** A run of this evaluation is going on: in this process, or in a runner process this window follows. */
@@ -197,7 +148,7 @@ export class EvaluationSession {
    * over machines). Read only: runs and submissions go to this session's own folder.
    */
   readAlso(stateDirs: readonly string[]): this {
-    this.alsoFrom = stateDirs;
+    this.sync.alsoFrom = stateDirs;
     return this;
   }
 
@@ -213,11 +164,7 @@ export class EvaluationSession {
     await this.inTurn(async () => {
       if (this.running) return;
       const started = Date.now();
-      await this.openIndex();
-      const replay = await this.readAll();
-      await this.readLegacyPrompts();
-      this.absorb(replay);
-      await this.keepIndex();
+      await this.sync.read();
       this.lastReadMs = Date.now() - started;
       this.changed();
     });
@@ -228,52 +175,6 @@ export class EvaluationSession {
     const mine = this.turn.then(fn, fn);
     this.turn = mine.catch(() => undefined);
     return mine;
-  }
-
-  /**
-   * Before the first read: the store as the index beside the journal has it, and the position it was taken at, so the
-   * read goes on from there. An index that no longer fits the journal (another file, cut short) makes that read a
-   * whole one, which builds the store afresh; none at all, likewise.
-   */
-  private async openIndex(): Promise<void> {
-    if (!this.journaled || this.position || this.alsoFrom.length) return;
-    const index = await readIndex(this.journalFile, sessionId(this.key));
-    if (!index || this.position) return;
-    this.store.close();
-    this.store = TraceStore.fromImage(index.image, new JournalText(this.journalFile));
-    this.position = index.position;
-    this.invalidLines = index.invalidLines;
-    this.indexedAt = index.position.bytes;
-  }
-
-  /**
-   * Writes the index again once the journal has grown past it by a quarter (at least 1 MB): a 100,000-trace journal is
-   * opened by reading its index and what follows it; a store that follows a run in another process rewrites it a
-   * few dozen times over the run, not at every read.
-   */
-  private async keepIndex(force = false): Promise<void> {
-    const position = this.position;
-    if (!this.journaled || !position || this.alsoFrom.length || !this.store.placed) return;
-    const grown = position.bytes - this.indexedAt;
-    if (grown < INDEX_MIN_GROWTH || (!force && grown < this.indexedAt / 4)) return;
-    this.indexedAt = position.bytes;
-    await writeIndex(this.journalFile, sessionId(this.key), { position, invalidLines: this.invalidLines, image: this.store.image() });
-  }
-
-  /** The journal, and the other folders' after it: each shard's records are about its own traces. */
-  private async readAll(): Promise<JournalReadResult> {
-    if (this.alsoFrom.length === 0) return readJournal(this.journalFile, this.position, this.visitor());
-    const first = await readJournal(this.journalFile);
-    const all = [first, ...(await Promise.all(this.alsoFrom.map((dir) => readJournal(journalPath(dir, this.key)))))];
-    return { records: all.flatMap((r) => r.records), tornTail: all.some((r) => r.tornTail), corruptLines: all.reduce((n, r) => n + r.corruptLines, 0) };
-  }
-
-  /** Prompts a version before 0.2 kept beside the journal, looked for once, while the journal has none of its own. */
-  private async readLegacyPrompts(): Promise<void> {
-    if (this.legacyLooked || this.alsoFrom.length || (this.building ?? this.store).promptsRecorded) return;
-    this.legacyLooked = true;
-    const side = this.journalFile.replace(/\.jsonl$/, '.prompts.json');
-    this.legacyPrompts = await readFile(side, 'utf8').then((t) => JSON.parse(t) as PromptItem[], () => undefined);
   }
 
   /** Lists the prompts and journals them (the tree shows them before any run). */
@@ -304,41 +205,10 @@ export class EvaluationSession {
     const done = this.withJournal(async (journal, replay) => {
       this.journalOfRun = { journal, runId };
       options.onReplay?.(replay, this.journalFile);
-      const { client, reuseFetchedPrompts, onProgress, identity, mode = 'continue', tool, onReplay: _r, drainSignal: _d, signal: _s, ...rest } = options;
-      const conflict = targetConflict(this.store, identity, mode);
-      if (conflict) {
-        const what = `${this.key.kind} evaluation ${this.key.evaluationId}`;
-        return { outcome: 'targetChanged' as const, conflict, message: describeConflict(conflict, what) };
-      }
-      return engineModule().runEvaluation({
-        ...rest,
-        client,
-        kind: this.key.kind,
-        evaluationId: this.key.evaluationId,
-        journal,
-        store: this.store,
-        signal: hard.signal,
-        drainSignal: drain.signal,
-        ...(reuseFetchedPrompts ? { journaledPrompts: true } : {}),
-        runRecord: {
-          t: 'run',
-          at: Date.now(),
-          run: runId,
-          fp: identity.fingerprint,
-          target: identity.description,
-          facts: identity.facts,
-          ...(tool ? { tool } : {}),
-          ...(mode !== 'continue' ? { mode } : {}),
-          origin: this.key.origin,
-          kind: this.key.kind,
-          evaluationId: this.key.evaluationId,
-          ...(rest.shard ? { shard: formatShard(rest.shard) } : {}),
-        },
-        onProgress: (p) => {
-          this.lastProgress = p;
-          onProgress?.(p);
-          this.changed();
-        },
+      return runOrRefuse({ key: this.key, journal, store: this.store, runId }, options, { drain, hard }, (p) => {
+        this.lastProgress = p;
+        options.onProgress?.(p);
+        this.changed();
       });
     });
     this.running = { drain, hard, done };
@@ -396,58 +266,22 @@ export class EvaluationSession {
 
   /** Keeps a reviewer's edit of an answer (not submitted yet). */
   async saveAnswer(traceId: string, answer: string): Promise<void> {
-    await this.withJournal(async (journal) => {
-      const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), by: 'user' as const };
-      await commit(journal, this.store, record);
-    });
+    await this.withReviewer((w) => review.saveAnswer(w, traceId, answer));
   }
 
-  /**
-   * Submits one trace's answer (the given text, or the journaled one). `fromRun`: the text is that run's answer
-   * (Compare Runs), journaled as its target's, not as the reviewer's. A new text is journaled only once the service
-   * has accepted it: a refused submission (no such trace, too long) records nothing, it only throws its reason.
-   */
+  /** Submits one trace's answer (the given text, or the journaled one); see reviewerWrites.submitAnswer. */
   async submitAnswer(
     client: ApiClient,
     traceId: string,
     answer?: string,
     fromRun?: string,
   ): Promise<{ message: string; requestCode: string | undefined }> {
-    return this.withJournal(async (journal) => {
-      const info = this.store.get(traceId);
-      const text = answer ?? info?.answer;
-      if (text === undefined) throw new Error(`Trace "${traceId}" has no answer to submit yet.`);
-      const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, traceId, text);
-      if (answer !== undefined && answer !== info?.answer) {
-        const by = fromRun && this.store.runById(fromRun) ? { run: fromRun } : { by: 'user' as const };
-        const record = { t: 'answer' as const, id: traceId, a: answer, at: Date.now(), ...by };
-        await commit(journal, this.store, record);
-      }
-      await this.journalAccepted(journal, traceId, result);
-      return { message: result.message || result.data, requestCode: result.requestCode };
-    });
-  }
-
-  /** One journaled answer to the service, its acceptance journaled. */
-  private async submitJournaled(journal: Journal, client: ApiClient, traceId: string, text: string): Promise<SubmitResult> {
-    const result = await client.submitAnswer(this.key.kind, this.key.evaluationId, traceId, text);
-    await this.journalAccepted(journal, traceId, result);
-    return result;
-  }
-
-  private async journalAccepted(journal: Journal, traceId: string, result: SubmitResult): Promise<void> {
-    const record = { t: 'submitted' as const, id: traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
-    await commit(journal, this.store, record);
+    return this.withReviewer((w) => review.submitAnswer(w, client, traceId, answer, fromRun));
   }
 
   /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
   async setVerdict(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
-    await this.withJournal(async (journal) => {
-      if (!this.store.get(traceId)) throw new Error(`Trace "${traceId}" is not in this evaluation.`);
-      const text = note?.trim().slice(0, MAX_NOTE_LENGTH);
-      const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}) };
-      await commit(journal, this.store, record);
-    });
+    await this.withReviewer((w) => review.setVerdict(w, traceId, rating, note));
   }
 
   /**
@@ -466,63 +300,21 @@ export class EvaluationSession {
     return compareRuns(this.journalFile, this.store, this.store.textSource!, runA, runB);
   }
 
-  /**
-   * Submit as Not Answered: every skipped trace (and one whose not-answered text was not accepted yet) gets the
-   * template's text with its reason, journaled as such (`na`) before it is submitted. A rejected token stops it.
-   */
+  /** Submit as Not Answered: every skipped trace, with the template's text (see reviewerWrites.submitSkipped). */
   async submitSkipped(client: ApiClient, template: string): Promise<{ submitted: number; failed: Array<{ traceId: string; reason: string }> }> {
-    return this.withJournal(async (journal) => {
-      const todo = [...this.store.traces.values()].filter((t) => t.state === 'skipped' || (t.notAnswered && (t.state === 'answered' || t.state === 'failed')));
-      const failed: Array<{ traceId: string; reason: string }> = [];
-      let submitted = 0;
-      for (const t of todo) {
-        if (t.state === 'skipped') {
-          const record = { t: 'answer' as const, id: t.traceId, a: skippedAnswerText(template, t.error, t.traceId), at: Date.now(), by: 'user' as const, na: true };
-          await commit(journal, this.store, record);
-        }
-        try {
-          await this.submitJournaled(journal, client, t.traceId, t.answer!);
-          submitted++;
-        } catch (error) {
-          if (error instanceof AuthError) throw error;
-          const reason = error instanceof Error ? error.message : String(error);
-          const record = { t: 'failed' as const, id: t.traceId, reason, stage: 'submit' as const, at: Date.now() };
-          await commit(journal, this.store, record);
-          failed.push({ traceId: t.traceId, reason });
-        }
-      }
-      return { submitted, failed };
-    });
+    return this.withReviewer((w) => review.submitSkipped(w, client, template));
   }
 
   async skip(traceId: string, reason: string): Promise<void> {
-    await this.withJournal(async (journal) => {
-      const record = { t: 'skipped' as const, id: traceId, reason, at: Date.now() };
-      await commit(journal, this.store, record);
-    });
+    await this.withReviewer((w) => review.skip(w, traceId, reason));
   }
 
   /** Local progress and history, from the journal alone (no network, no token). */
   async status(): Promise<EvaluationStatus> {
     await this.load();
-    const failed = [...this.store.inState('failed')].map((t) => ({ traceId: t.traceId, reason: t.error }));
-    return {
-      journal: this.journalFile,
-      // Only the folders that hold a journal are named (a shard that never ran has none).
-      ...(this.alsoFrom.length ? { journals: [this.journalFile, ...this.alsoFrom.map((dir) => journalPath(dir, this.key))].filter((f) => existsSync(f)), notDone: notDoneIds(this.store, 1000) } : {}),
-      total: this.store.total,
-      listed: this.store.promptsRecorded || this.store.listedTotal !== undefined,
-      counts: this.store.snapshotCounts(),
-      failed,
-      notAnswered: notAnsweredCount(this.store),
-      alreadyAtService: this.store.countWith('alreadyAtService', ['submitted']),
-      runs: this.store.runs,
-      tornTail: this.tornTail,
-      invalidLines: this.invalidLines,
-    };
+    return evaluationStatus(this.sync);
   }
 
-  /** What the HTML report shows (report/renderReport.ts writes the page); reads the journal first. */
   /** The report written to a file as it is made, its rows' texts read from the journal one by one; the bytes written. */
   async writeReport(path: string, page?: ReportPage, now = new Date()): Promise<number> {
     await this.load();
@@ -530,6 +322,7 @@ export class EvaluationSession {
     return writePiecesOwnerOnly(path, reportChunks(summary, reportRows(this.store), page));
   }
 
+  /** What the HTML report shows (report/renderReport.ts writes the page); reads the journal first. */
   async reportData(now = new Date()): Promise<ReportData> {
     await this.load();
     return reportData(this.store, { kind: this.key.kind, evaluationId: this.key.evaluationId, origin: this.key.origin }, now);
@@ -555,105 +348,30 @@ export class EvaluationSession {
   }
 
   private async withJournalNow<T>(fn: (journal: Journal, replay: JournalReadResult) => Promise<T>): Promise<T> {
+    const sync = this.sync;
     if (!this.journaled) {
       const replay = { records: [], tornTail: false, corruptLines: 0 };
-      this.absorb(replay);
+      sync.absorb(replay);
       return fn(nullJournal(), replay);
     }
-    await this.openIndex();
-    const { journal, replay } = await openJournal(this.journalFile, { ...(this.fs ? { fs: this.fs } : {}), ...(this.position ? { from: this.position } : {}), visit: this.visitor() });
+    const { journal, replay } = await sync.open(this.fs);
     try {
-      this.absorb(replay);
+      sync.absorb(replay);
       this.acting = true;
       return await fn(journal, replay);
     } finally {
       await journal.close();
       // The lock was held: the file is what it was plus what this journal wrote (unless a write failed).
-      this.position = this.position && journal.failure === undefined ? positionAfter(this.position, journal) : undefined;
+      sync.wrote(journal);
       this.acting = false;
       // What a run wrote is indexed when it ends (a run writes a journal's worth; a verdict waits for more).
-      await this.keepIndex(journal.bytesWritten >= INDEX_MIN_GROWTH);
+      await sync.keepIndex(journal.bytesWritten >= INDEX_MIN_GROWTH);
       this.changed();
     }
   }
 
-  /**
-   * Where a read of the journal puts its records: the store, for a read that goes on from the last; a new store that
-   * reads its texts back from the journal, for a whole read (absorb puts it in place once the read ends).
-   */
-  private visitor(): JournalVisitor {
-    return (continued) => {
-      if (continued) return (record, at) => this.store.apply(record, at);
-      const store = new TraceStore().readFrom(new JournalText(this.journalFile));
-      this.building?.close();
-      this.building = store;
-      return (record, at) => store.apply(record, at);
-    };
+  /** A reviewer's write under the journal's lock (see reviewerWrites.ts). */
+  private withReviewer<T>(fn: (w: LockedJournal) => Promise<T>): Promise<T> {
+    return this.withJournal((journal) => fn({ journal, store: this.store, key: this.key }));
   }
-
-  /** A read of the journal into the store: what was appended since the last read, or the whole of it. */
-  private absorb(replay: JournalReadResult): void {
-    this.tornTail = replay.tornTail;
-    this.position = replay.position;
-    const built = this.building;
-    this.building = undefined;
-    if (replay.continued) {
-      this.invalidLines += replay.corruptLines;
-      for (const record of replay.records) this.store.apply(record);
-      return;
-    }
-    this.invalidLines = replay.corruptLines;
-    // Read whole: an index there was is not of this store.
-    this.indexedAt = 0;
-    // Records read without places (the shards' other folders) make a store that holds its texts.
-    const store = built && replay.records.length === 0 ? built : TraceStore.fromRecords(replay.records);
-    if (!store.promptsRecorded && this.legacyPrompts) store.setListed(this.legacyPrompts);
-    if (store !== this.store) this.store.close();
-    this.store = store;
-  }
-}
-
-/**
- * Where a position moves to once a journal appended under the lock (undefined: read whole next time, as for a file
- * too short for its first bytes to be known yet).
- */
-function positionAfter(position: JournalPosition, journal: Journal): JournalPosition | undefined {
-  if (journal.bytesWritten === 0) return position;
-  if (position.bytes < CHECKED) return undefined;
-  const before = Buffer.concat([Buffer.from(position.before, 'base64'), journal.lastWritten]).subarray(-CHECKED);
-  return { ...position, bytes: position.bytes + journal.bytesWritten, before: before.toString('base64') };
-}
-
-/** The first `max` traces no run has done anything with yet (pending), in list order. */
-function notDoneIds(store: TraceStore, max: number): string[] {
-  const ids: string[] = [];
-  for (const t of store.traces.values()) {
-    if (t.state !== 'pending') continue;
-    ids.push(t.traceId);
-    if (ids.length >= max) break;
-  }
-  return ids;
-}
-
-export function sessionId(key: SessionKey): string {
-  return `${key.origin}|${key.kind}|${key.evaluationId}`;
-}
-
-/** A run id people can read and sort: its start time, and a few random letters. */
-export function newRunId(now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
-  return `${stamp}-${randomBytes(2).toString('hex')}`;
-}
-
-function link(drainFrom: AbortSignal | undefined, drain: AbortController, hardFrom: AbortSignal | undefined, hard: AbortController): () => void {
-  const onDrain = () => drain.abort();
-  const onHard = () => hard.abort();
-  if (drainFrom?.aborted) onDrain();
-  if (hardFrom?.aborted) onHard();
-  drainFrom?.addEventListener('abort', onDrain, { once: true });
-  hardFrom?.addEventListener('abort', onHard, { once: true });
-  return () => {
-    drainFrom?.removeEventListener('abort', onDrain);
-    hardFrom?.removeEventListener('abort', onHard);
-  };
 }

@@ -2,13 +2,15 @@ import type { PromptItem } from '../../api/schemas';
 import type { JournalRecord } from '../journal/journalRecords';
 import type { RecordLocation } from '../journal/journal';
 import type { TextSource } from '../journal/journalText';
-import { errorGroup } from '../run/errorGroups';
-import { legacyFingerprint } from '../targets/targetSpec';
+import { RunHistory } from './runHistory';
+import type { RunInfo } from './runHistory';
 import { FLAG, LOCAL_STATES, RATING, STATE_CODES, TraceRows } from './traceRows';
-import type { LocalTraceState, Trace, TraceColumns, TraceInfo } from './traceRows';
+import type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
+import { TraceMap } from './traceMap';
 
 export { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceRows';
 export type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
+export type { RunInfo, WindowEvents } from './runHistory';
 
 export const STATE_LABELS: Readonly<Record<LocalTraceState, string>> = {
   pending: 'Awaiting Trigger',
@@ -30,63 +32,6 @@ export interface StoreImage {
   traces: TraceColumns;
   /** The Batch API batches the journal tells of (open ones are taken up by the next run). */
   batches: BatchInfo[];
-}
-
-/** One run as the journal tells it: who answered, when, and what came of it. */
-export interface RunInfo {
-  runId: string;
-  /** The target's description (never a secret). */
-  target: string;
-  fingerprint: string;
-  /** What changes the target's answers, named; absent in runs recorded before 0.3. */
-  facts?: Readonly<Record<string, string>>;
-  mode: 'fresh' | 'reuse' | undefined;
-  tool: string | undefined;
-  /** "K/N" when the run was one shard of the evaluation. */
-  shard?: string | undefined;
-  startedAt: number;
-  endedAt: number | undefined;
-  outcome: string | undefined;
-  /** Answers journaled, submissions accepted and traces failed while this run was the latest. */
-  answered: number;
-  submitted: number;
-  failed: number;
-  /** The latencies of the target's answers in this run (ms), for its percentiles (see runStats). */
-  latencies: number[];
-  /** Times to first token of the run's streamed answers (ms). */
-  ttfts: number[];
-  /** Waits for a free worker or slot before the target's answers (ms), where the target measured them; not latency. */
-  queueWaits: number[];
-  /** Per answer of a batch function, the size of the batch it was answered in. */
-  batchSizes: number[];
-  /** When each of the target's answers in this run was journaled (ms since the epoch), and those standing for an error. */
-  answerTimes: number[];
-  errorTimes: number[];
-  /** When traces failed at the target in this run (no answer): the timeline shows them as errors too. */
-  targetFailTimes: number[];
-  /** When the target or the service answered with a rate limit (journaled with the run's end). */
-  rateLimitTimes: number[];
-  promptTokens: number;
-  completionTokens: number;
-  /** Answers whose target reported tokens. */
-  usageReported: number;
-  /** Failures and submitted target errors, by reason group. */
-  errors: Record<string, number>;
-  lastAnswerAt: number | undefined;
-  /** When the run's submissions were held: the service down, or the token refused until a new one came. */
-  holds?: Array<{ kind: 'outage' | 'token'; from: number; to: number; cause: string }>;
-  /** Windows of the editor that attached to the run in its runner process (a reload, a window opened later), and let go. */
-  windows?: WindowEvents;
-  /** The list read again at the run's end differed: traces that appeared (run then) and vanished (reported). */
-  listChanges?: { appeared: string[]; vanished: string[] };
-}
-
-/** How often windows attached to a run (reattached) and let go of it (a reload, a closed window), and the last time of each. */
-export interface WindowEvents {
-  attached: number;
-  lastAttachedAt?: number;
-  detached: number;
-  lastDetachedAt?: number;
 }
 
 /** One Batch API batch as the journal tells it. */
@@ -119,15 +64,14 @@ export class TraceStore {
   listedTotal: number | undefined;
   /** The journal holds the service's prompt list (a prompts record), not only the prompts of answered traces. */
   promptsRecorded = false;
-  /** Every run, oldest first. */
-  readonly runs: RunInfo[] = [];
-  // Answers name their run: looked up once per replayed answer, so by key, not by scanning every run.
-  private readonly runIndex = new Map<string, RunInfo>();
+  /** Every run and what it did (see runHistory.ts). */
+  private readonly history: RunHistory;
   private readonly tally = emptyCounts();
   /** Batch API batches by input file id, oldest first (see the journal's batch record). */
   readonly batches = new Map<string, BatchInfo>();
 
-  constructor(columns?: TraceColumns) {
+  constructor(columns?: TraceColumns, runs?: readonly RunInfo[]) {
+    this.history = new RunHistory(runs);
     this.rows = new TraceRows(columns);
     this.traces = new TraceMap(this.rows);
     for (let i = 0; i < this.rows.n; i++) this.tally[LOCAL_STATES[this.rows.c.state[i]!]!]++;
@@ -160,14 +104,10 @@ export class TraceStore {
 
   /** A store back from its image, reading its texts from `source`. */
   static fromImage(image: StoreImage, source: TextSource): TraceStore {
-    const store = new TraceStore(image.traces).readFrom(source);
+    const store = new TraceStore(image.traces, image.runs).readFrom(source);
     store.listedTotal = image.listedTotal ?? undefined;
     store.promptsRecorded = image.promptsRecorded;
     for (const batch of image.batches) store.batches.set(batch.file, batch);
-    for (const run of image.runs) {
-      store.runs.push(run);
-      store.runIndex.set(run.runId, run);
-    }
     return store;
   }
 
@@ -206,13 +146,18 @@ export class TraceStore {
     return duplicates;
   }
 
+  /** Every run, oldest first. */
+  get runs(): RunInfo[] {
+    return this.history.runs;
+  }
+
   /** The latest run: the target the journal's answers are held under now. */
   get currentRun(): RunInfo | undefined {
-    return this.runs[this.runs.length - 1];
+    return this.history.current;
   }
 
   runById(runId: string | undefined): RunInfo | undefined {
-    return runId === undefined ? undefined : this.runIndex.get(runId);
+    return this.history.byId(runId);
   }
 
   /**
@@ -259,11 +204,14 @@ export class TraceStore {
   private applyRecord(record: JournalRecord, at: RecordLocation | undefined): void {
     switch (record.t) {
       case 'run':
-        return this.applyRun(record);
+        this.history.started(record);
+        // A fresh run answers everything again: what came before is set aside (skips are a person's call and stay).
+        if (record.mode === 'fresh') this.setAsideAnswers();
+        return;
       case 'end':
-        return this.applyEnd(record);
+        return this.history.ended(record);
       case 'window':
-        return this.applyWindow(record);
+        return this.history.window(record);
       case 'prompts':
         this.setListed(record.items);
         this.promptsRecorded = true;
@@ -311,64 +259,6 @@ export class TraceStore {
     if (record.end) known.end = record.end;
   }
 
-  private applyRun(record: Extract<JournalRecord, { t: 'run' }>): void {
-    const run: RunInfo = {
-      runId: record.run ?? `legacy-${this.runs.length + 1}`,
-      target: record.target ?? 'unknown target',
-      fingerprint: record.fp ?? legacyFingerprint(record.target),
-      mode: record.mode,
-      ...(record.facts ? { facts: record.facts } : {}),
-      tool: record.tool,
-      shard: record.shard,
-      startedAt: record.at,
-      endedAt: undefined,
-      outcome: undefined,
-      answered: 0,
-      submitted: 0,
-      failed: 0,
-      latencies: [],
-      answerTimes: [],
-      errorTimes: [],
-      rateLimitTimes: [],
-      ttfts: [],
-      queueWaits: [],
-      batchSizes: [],
-      targetFailTimes: [],
-      promptTokens: 0,
-      completionTokens: 0,
-      usageReported: 0,
-      errors: {},
-      lastAnswerAt: undefined,
-    };
-    this.runs.push(run);
-    this.runIndex.set(run.runId, run);
-    // A fresh run answers everything again: what came before is set aside (skips are a person's call and stay).
-    if (record.mode === 'fresh') this.setAsideAnswers();
-  }
-
-  private applyEnd(record: Extract<JournalRecord, { t: 'end' }>): void {
-    const run = this.runById(record.run);
-    if (!run) return;
-    run.endedAt = record.at;
-    run.outcome = record.outcome;
-    if (record.limited) run.rateLimitTimes = record.limited;
-    if (record.holds?.length) run.holds = record.holds;
-    if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
-  }
-
-  private applyWindow(record: Extract<JournalRecord, { t: 'window' }>): void {
-    const run = this.runById(record.run);
-    if (!run) return;
-    const w = (run.windows ??= { attached: 0, detached: 0 });
-    if (record.ev === 'attached') {
-      w.attached++;
-      w.lastAttachedAt = record.at;
-    } else {
-      w.detached++;
-      w.lastDetachedAt = record.at;
-    }
-  }
-
   private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>, at: RecordLocation | undefined): void {
     const rows = this.rows;
     const i = this.ensure(record.id);
@@ -388,8 +278,7 @@ export class TraceStore {
     rows.setNumber('answeredAt', i, record.at);
     rows.setKept('error', i, undefined);
     rows.setRun(i, record.run ?? this.currentRun?.runId);
-    const run = record.run ? this.runById(record.run) : this.currentRun;
-    if (run) this.count(run, record);
+    this.history.answered(record);
     this.move(i, 'answered');
   }
 
@@ -398,7 +287,7 @@ export class TraceStore {
     this.rows.setNumber('submittedAt', i, record.at);
     this.rows.setFlags(i, FLAG.alreadyAtService | FLAG.failedAtTarget | FLAG.failedAtSubmit, record.dup === true ? FLAG.alreadyAtService : 0);
     this.rows.setKept('error', i, undefined);
-    if (this.currentRun) this.currentRun.submitted++;
+    this.history.submitted();
     this.move(i, 'submitted');
   }
 
@@ -407,32 +296,8 @@ export class TraceStore {
     if (this.rows.c.p[i] === -1 && record.p !== undefined) this.rows.setText(i, 'p', record.p, at);
     this.rows.setKept('error', i, record.reason);
     this.rows.setFlags(i, FLAG.failedAtTarget | FLAG.failedAtSubmit, record.stage === 'target' ? FLAG.failedAtTarget : record.stage === 'submit' ? FLAG.failedAtSubmit : 0);
-    if (this.currentRun) {
-      this.currentRun.failed++;
-      const group = errorGroup(record.reason);
-      this.currentRun.errors[group] = (this.currentRun.errors[group] ?? 0) + 1;
-      if (record.stage === 'target') this.currentRun.targetFailTimes.push(record.at);
-    }
+    this.history.failed(record);
     this.move(i, 'failed');
-  }
-
-  private count(run: RunInfo, record: Extract<JournalRecord, { t: 'answer' }>): void {
-    run.answered++;
-    if (record.by === 'user') return;
-    run.answerTimes.push(record.at);
-    if (record.err) {
-      run.errors[record.a] = (run.errors[record.a] ?? 0) + 1;
-      run.errorTimes.push(record.at);
-    } else if (record.ms !== undefined) run.latencies.push(record.ms);
-    if (record.ft !== undefined && !record.err) run.ttfts.push(record.ft);
-    if (record.qw !== undefined && !record.err) run.queueWaits.push(record.qw);
-    if (record.bs !== undefined && !record.err) run.batchSizes.push(record.bs);
-    if (record.tp !== undefined || record.tc !== undefined) {
-      run.usageReported++;
-      run.promptTokens += record.tp ?? 0;
-      run.completionTokens += record.tc ?? 0;
-    }
-    run.lastAnswerAt = record.at;
   }
 
   private setAsideAnswers(): void {
@@ -498,31 +363,5 @@ export class TraceStore {
     const counts = { ...this.tally };
     counts.pending += Math.max(0, (this.listedTotal ?? 0) - this.rows.n);
     return counts;
-  }
-}
-
-/** The store's traces by id, read like a Map: views over the rows, made when first asked for. */
-export class TraceMap {
-  constructor(private readonly rows: TraceRows) {}
-
-  get size(): number {
-    return this.rows.n;
-  }
-
-  get(traceId: string): Trace | undefined {
-    const i = this.rows.row(traceId);
-    return i === undefined ? undefined : this.rows.view(i);
-  }
-
-  has(traceId: string): boolean {
-    return this.rows.row(traceId) !== undefined;
-  }
-
-  values(): IterableIterator<Trace> {
-    return this.rows.values();
-  }
-
-  *keys(): IterableIterator<string> {
-    for (let i = 0; i < this.rows.n; i++) yield this.rows.c.id[i]!;
   }
 }
