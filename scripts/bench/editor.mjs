@@ -43,7 +43,7 @@ export async function measureAfter(frame, name, action, timeoutMs = 10_000) {
   while (Date.now() < deadline) {
     const m = await frame.evaluate((n) => {
       const all = performance.getEntriesByName(n);
-      const last = all[all.length - 1];
+      const last = /** @type {PerformanceMeasure | undefined} */ (all[all.length - 1]);
       return { count: all.length, ms: last?.duration, shown: last?.detail?.shown };
     }, name);
     if (m.count > before) return { ms: m.ms, shown: m.shown };

@@ -58,8 +58,8 @@ async function editorScale(sb, stateDir, journal) {
     const openMs = performance.now() - t0;
     await new Promise((r) => setTimeout(r, 3000));
     const host = [...hostsBefore.keys()].find((pid) => holdsOpen(pid, journal));
-    if (host === undefined) throw new Error(`none of the extension hosts ${[...hostsBefore.keys()].join(', ')} holds the journal open`);
-    const before = hostsBefore.get(host);
+    const before = host === undefined ? undefined : hostsBefore.get(host);
+    if (host === undefined || !before) throw new Error(`none of the extension hosts ${[...hostsBefore.keys()].join(', ')} holds the journal open`);
     const opened = rssOf(host);
     const verdicts = await verdictTimes(page, frame, journal);
     const compare = await compareTimes(page, { palette, quickPick });
@@ -70,26 +70,31 @@ async function editorScale(sb, stateDir, journal) {
   }
 }
 
+/** The page's record of the verdict keys pressed and the verdicts shown, at their times (verdictTimes). */
+/** @typedef {{ benchVerdicts: { keys: number[], shown: { at: number, verdict: string }[] } }} BenchWindow */
+
 /**
  * G and B in turn on Run Details' first row, five times: from the key (its keydown in the page) to the journal's
  * growth (an inotify watch here) and to the row's new verdict class (a MutationObserver in the page). The page's
  * times are its performance.timeOrigin + now(), this process's Date.now(): the same clock.
  */
 async function verdictTimes(page, frame, journal) {
+  /** @type {number[]} */
   const grows = [];
   const watcher = watch(journal, () => grows.push(Date.now()));
   try {
     await frame.evaluate(() => {
       const at = () => performance.timeOrigin + performance.now();
-      window.benchVerdicts = { keys: [], shown: [] };
-      document.addEventListener('keydown', (e) => (e.key === 'g' || e.key === 'b') && window.benchVerdicts.keys.push(at()), true);
+      const page = /** @type {BenchWindow} */ (/** @type {unknown} */ (window));
+      page.benchVerdicts = { keys: [], shown: [] };
+      document.addEventListener('keydown', (e) => (e.key === 'g' || e.key === 'b') && page.benchVerdicts.keys.push(at()), true);
       let last = '';
       new MutationObserver(() => {
         const row = document.querySelector('.row.active');
         const now = row?.classList.contains('verdict-good') ? 'good' : row?.classList.contains('verdict-bad') ? 'bad' : '';
         if (now !== last) {
           last = now;
-          window.benchVerdicts.shown.push({ at: at(), verdict: now });
+          page.benchVerdicts.shown.push({ at: at(), verdict: now });
         }
       }).observe(document.body, { subtree: true, attributes: true, attributeFilter: ['class'] });
     });
@@ -106,7 +111,11 @@ async function verdictTimes(page, frame, journal) {
       const deadline = Date.now() + 10_000;
       let seen;
       while (Date.now() < deadline) {
-        seen = await frame.evaluate((w) => ({ key: window.benchVerdicts.keys.at(-1), shown: window.benchVerdicts.shown.find((s) => s.verdict === w && s.at >= window.benchVerdicts.keys.at(-1)) }), want);
+        seen = await frame.evaluate((w) => {
+          const { keys, shown } = /** @type {BenchWindow} */ (/** @type {unknown} */ (window)).benchVerdicts;
+          const key = /** @type {number} */ (keys.at(-1));
+          return { key, shown: shown.find((s) => s.verdict === w && s.at >= key) };
+        }, want);
         if (seen.shown && grows.length) break;
         await new Promise((r) => setTimeout(r, 25));
       }
@@ -149,7 +158,7 @@ async function compareTimes(page, { palette, quickPick }) {
   await row.click();
   const frame = await waitForFrame(page, (f) => f.evaluate(() => performance.getEntriesByName('evalRunner:compareRows').length > 0), 120_000);
   const mark = await frame.evaluate(() => {
-    const m = performance.getEntriesByName('evalRunner:compareRows')[0];
+    const m = /** @type {PerformanceMark} */ (performance.getEntriesByName('evalRunner:compareRows')[0]);
     return { at: performance.timeOrigin + m.startTime, ...m.detail, summary: document.querySelector('.stats')?.textContent };
   });
   return { compareOfferedMs: offeredMs, compareFirstRowsMs: Math.round(mark.at - asked), compareRows: mark.rows, compareLength: mark.length, compareTotal: mark.total, compareSummary: mark.summary };

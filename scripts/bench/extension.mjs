@@ -7,7 +7,7 @@ import { ROOT, median, say, tempDir } from './processes.mjs';
 
 export const names = ['extension'];
 
-export async function measure() {
+export function measure() {
   const figures = {};
   say('7. extension: dist/extension.js size; activation in the real extension host (3 fresh hosts)');
   const runs = [];

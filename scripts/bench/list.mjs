@@ -27,7 +27,7 @@ export async function measure() {
         .then(async (r) => { const ms = performance.now() - t0; await c.close(); console.log(JSON.stringify({ count, batches, ms, peakRssMB: process.resourceUsage().maxRSS / 1024 })); });`;
     const r = spawnSync(process.execPath, ['-e', reader], { encoding: 'utf8', env: { ...process.env, B: sb.baseUrl, T: sb.token } });
     if (r.status !== 0) throw new Error(`the list reader failed: ${r.stderr}`);
-    figures.list = JSON.parse(r.stdout.trim().split('\n').pop());
+    figures.list = JSON.parse(r.stdout.trim().split('\n').pop() ?? '');
   } finally {
     server.kill('SIGTERM');
   }

@@ -23,6 +23,7 @@ export async function measure() {
   const env = { EVAL_RUNNER_TOKEN: sb.token };
   try {
     const workers = Math.min(8, os.availableParallelism());
+    /** @type {Record<'python' | 'command', Awaited<ReturnType<typeof cliRun>>[]>} */
     const runs = { python: [], command: [] };
     for (let i = 0; i < 3; i++) {
       runs.python.push(await cliRun(runArgs(sb, ['--target', 'python', '--python-file', join(dir, 'model.py'), '--concurrency', '8', '--state-dir', tempDir()]), env));

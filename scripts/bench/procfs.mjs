@@ -10,6 +10,7 @@ import { CLI } from './processes.mjs';
  */
 export function cpuByRole() {
   const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+  /** @type {Record<string, number>} */
   const byRole = {};
   let pids = [];
   try {
@@ -44,8 +45,9 @@ function processRole(cmd) {
   return undefined;
 }
 
-export const cpuDelta = (before, after) =>
-  Object.fromEntries(Object.entries(after).map(([k, v]) => [k, Math.round(v - (before[k] ?? 0))]).filter(([, v]) => v > 0));
+/** What each role spent between two readings of cpuByRole(), in ms, the roles that spent nothing left out. */
+export const cpuDelta = (/** @type {Record<string, number>} */ before, /** @type {Record<string, number>} */ after) =>
+  Object.fromEntries(Object.entries(after).map(([k, v]) => /** @type {const} */ ([k, Math.round(v - (before[k] ?? 0))])).filter(([, v]) => v > 0));
 
 /** The extension hosts of this code-server (its processes whose ancestry names its folder), by pid. */
 export function extensionHostsOf(runDir) {
@@ -89,6 +91,6 @@ export function holdsOpen(pid, file) {
 /** A process's resident set and its peak so far, in MB (/proc/<pid>/status: VmRSS, VmHWM). */
 export function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)[1]);
+  const kb = (/** @type {string} */ name) => Number(/** @type {RegExpExecArray} */ (new RegExp(`${name}:\\s+(\\d+) kB`).exec(status))[1]);
   return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
 }

@@ -36,8 +36,8 @@ export async function measure() {
     const frame = await waitForFrame(page, (f) => f.evaluate(() => performance.getEntriesByName('evalRunner:painted').length > 0), 60_000);
     const openToPaintMs = performance.now() - t0;
     const painted = await frame.evaluate(() => {
-      const m = performance.getEntriesByName('evalRunner:painted')[0];
-      const first = performance.getEntriesByName('evalRunner:firstRows')[0] ?? m;
+      const m = /** @type {PerformanceMark} */ (performance.getEntriesByName('evalRunner:painted')[0]);
+      const first = /** @type {PerformanceMark} */ (performance.getEntriesByName('evalRunner:firstRows')[0] ?? m);
       const at = (name) => performance.getEntriesByName(name)[0]?.startTime;
       return { scriptMs: at('evalRunner:script'), firstMessageMs: at('evalRunner:firstMessage'), sinceDocumentMs: m.startTime, firstRowsMs: first.startTime, firstRows: first.detail.rows, rows: m.detail.rows, domRows: document.querySelectorAll('.row').length };
     });
