@@ -1,30 +1,13 @@
 // npm run bench: every speed figure of the project, side by side in one run, on this machine. Writes
 // bench/results.json and prints a table. Not part of npm test: speed is measured here, never asserted in tests.
 //   node scripts/bench.mjs [--only=<row>,<row>…] [--help]
-// Each row (or group of rows measuring one thing) is a file of scripts/bench/, run in the order of ROWS below.
+// Each row (or group of rows measuring one thing) is a file of scripts/bench/, run in the order of bench/rows.mjs.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
-import * as batchapi from './bench/batchapi.mjs';
-import * as batchfn from './bench/batchfn.mjs';
-import * as editorrun from './bench/editorrun.mjs';
-import * as editorscale from './bench/editorscale.mjs';
-import * as extension from './bench/extension.mjs';
-import * as latency from './bench/latency.mjs';
-import * as list from './bench/list.mjs';
-import * as owncode from './bench/owncode.mjs';
 import { ROOT, say } from './bench/processes.mjs';
-import * as ratelimit from './bench/ratelimit.mjs';
-import * as report from './bench/report.mjs';
-import * as scale from './bench/scale.mjs';
-import * as scale2k from './bench/scale2k.mjs';
-import * as scale600k from './bench/scale600k.mjs';
+import { ROWS } from './bench/rows.mjs';
 import { tableLines } from './bench/table.mjs';
-import * as throughput from './bench/throughput.mjs';
-import * as webview from './bench/webview.mjs';
-
-/** Every row, in the order it runs: each names the rows it measures and returns their figures. */
-const ROWS = [throughput, latency, ratelimit, owncode, batchfn, batchapi, scale, scale2k, scale600k, list, report, editorrun, editorscale, extension, webview];
 
 if (process.argv.includes('--help')) {
   say(`node scripts/bench.mjs [--only=<row>,<row>…]: every row when --only is left out (about 12 minutes)\nrows: ${ROWS.flatMap((r) => r.names).join(', ')}`);
