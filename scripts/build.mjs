@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { build } from 'esbuild';
 
 const dev = process.argv.includes('--dev');
+/** @type {import('esbuild').BuildOptions} */
 const common = {
   bundle: true,
   platform: 'node',
@@ -21,6 +22,7 @@ const common = {
 // undici carries its HTTP parser twice (WebAssembly with and without SIMD, 70 KB each) and prefers SIMD.
 // The extension bundle keeps only the portable one: its size and load time are what activation pays for,
 // and the editor's request rates never make parsing the bottleneck. The CLI keeps both.
+/** @type {import('esbuild').Plugin} */
 const portableHttpParser = {
   name: 'portable-http-parser',
   setup(b) {
@@ -36,6 +38,7 @@ const BUNDLE_END_MARK = 'performance.mark("evalRunner:bundleEnd");';
 
 // RFC 9535 JSONPath (an HTTP target's `$…` paths) is loaded on first use: in the extension it is a file of its own,
 // dist/jsonpath.js, so that activation does not load it (src/core/targets/http/jsonPath.ts requires it lazily).
+/** @type {import('esbuild').Plugin} */
 const jsonPathAside = {
   name: 'jsonpath-aside',
   setup(b) {
@@ -45,6 +48,7 @@ const jsonPathAside = {
 
 // The sandbox (Try the Local Sandbox) likewise: dist/sandbox.js, required when it first starts
 // (src/extension/evaluations/sandboxController.ts).
+/** @type {import('esbuild').Plugin} */
 const sandboxAside = {
   name: 'sandbox-aside',
   setup(b) {
@@ -54,6 +58,7 @@ const sandboxAside = {
 
 // The curl reader (Select Target's "HTTP request from curl…") likewise: dist/curlRequest.js, required on first use
 // (src/core/targets/http/curlLoader.ts).
+/** @type {import('esbuild').Plugin} */
 const curlAside = {
   name: 'curl-aside',
   setup(b) {
@@ -62,6 +67,7 @@ const curlAside = {
 };
 
 // The prompt list's parser likewise: dist/listParser.js, required on the first list (src/api/listStream.ts).
+/** @type {import('esbuild').Plugin} */
 const listAside = {
   name: 'list-aside',
   setup(b) {
@@ -78,6 +84,7 @@ const reportStyle = readFileSync('media/progress.css', 'utf8') + readFileSync('m
 const reportDefines = { REPORT_SCRIPT: JSON.stringify(reportScript), REPORT_STYLE: JSON.stringify(reportStyle) };
 // In the extension the report's writer and its page are a file of their own, dist/renderReport.js, required only by
 // Export Report (src/extension/evaluations/evaluationCommands.ts).
+/** @type {import('esbuild').Plugin} */
 const reportPageAside = {
   name: 'report-page-aside',
   setup(b) {
@@ -89,6 +96,7 @@ const reportPageAside = {
 // starts (src/core/run/batchLoader.ts).
 // The run engine likewise: dist/engine.js (src/core/run/engineLoader.ts); the editor's runs are the runner's, which
 // bundles it, so the extension host does not load it at all.
+/** @type {import('esbuild').Plugin} */
 const engineAside = {
   name: 'engine-aside',
   setup(b) {
@@ -96,6 +104,7 @@ const engineAside = {
   },
 };
 
+/** @type {import('esbuild').Plugin} */
 const batchRunAside = {
   name: 'batch-run-aside',
   setup(b) {
@@ -104,6 +113,7 @@ const batchRunAside = {
 };
 
 // Select Target's curl import (src/extension/targets/curlPick.ts) likewise: dist/curlPick.js, required when it is picked.
+/** @type {import('esbuild').Plugin} */
 const curlPickAside = {
   name: 'curl-pick-aside',
   setup(b) {
@@ -113,6 +123,7 @@ const curlPickAside = {
 
 // The runner process (src/runner/, dist/runner.js) hosts the core for the editor's runs; the window's client of it,
 // with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs/runs.ts), not at activation.
+/** @type {import('esbuild').Plugin} */
 const runnerClientAside = {
   name: 'runner-client-aside',
   setup(b) {

@@ -5,9 +5,10 @@ import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 
 export function l10nMessages(dir = 'src/extension') {
+  /** @type {Record<string, string>} */
   const messages = {};
   // Every .ts under the folder, in a stable order (the extension is a folder per feature).
-  const files = readdirSync(dir, { recursive: true }).filter((f) => f.endsWith('.ts')).sort();
+  const files = readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts')).sort();
   for (const file of files) {
     const text = readFileSync(join(dir, file), 'utf8');
     // vscode.l10n.t('…') or ("…"): the first argument is always a plain literal (see the house style).
@@ -21,7 +22,9 @@ export function l10nMessages(dir = 'src/extension') {
 }
 
 /** A JS string literal's body as the string it stands for (the escapes the sources use). */
+/** @param {string} raw */
 function unescapeJs(raw) {
+  /** @type {Record<string, string>} */
   const simple = { n: '\n', r: '\r', t: '\t', 0: '\0' };
   return raw.replace(/\\(u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|x[0-9a-fA-F]{2}|.)/g, (_, e) => {
     if (e[0] === 'u' || e[0] === 'x') return String.fromCodePoint(parseInt(e.replace(/^[ux]\{?|\}$/g, ''), 16));
@@ -29,7 +32,7 @@ function unescapeJs(raw) {
   });
 }
 
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop())) {
+if (process.argv[1] && import.meta.url.endsWith(process.argv[1].split('/').pop() ?? '')) {
   mkdirSync('l10n', { recursive: true });
   const messages = l10nMessages();
   writeFileSync('l10n/bundle.l10n.json', `${JSON.stringify(messages, null, 2)}\n`);

@@ -30,7 +30,7 @@ function editorSetup() {
 }
 
 rmSync('out', { recursive: true, force: true });
-if (step('typecheck', 'npm', ['run', '--silent', 'typecheck']) && step('lint', 'npx', ['eslint', '--max-warnings=0', 'src', 'test']) && step('build', 'node', ['scripts/build.mjs'])) {
+if (step('typecheck', 'npm', ['run', '--silent', 'typecheck']) && step('lint', 'npm', ['run', '--silent', 'lint']) && step('build', 'node', ['scripts/build.mjs'])) {
   // The editor suites need Chromium and code-server: set up (idempotently) while the unit and reliability suites run,
   // for on a fresh machine it is mostly a download (about a minute of the run).
   const setup = editorSetup();

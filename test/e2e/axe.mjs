@@ -34,6 +34,6 @@ export async function seriousViolations(frame) {
  */
 export async function visibleWebviewFrame(page) {
   const outer = await page.locator('iframe.webview.ready:visible').first().elementHandle();
-  const inner = await (await outer.contentFrame()).locator('iframe#active-frame').elementHandle();
+  const inner = await /** @type {import('playwright-core').Frame} */ (await outer.contentFrame()).locator('iframe#active-frame').elementHandle();
   return inner.contentFrame();
 }

@@ -7,12 +7,12 @@ import { ROOT } from '../harness/workbench.mjs';
 import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
 
 // The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
-// service misbehave.
+// service misbehave. Required by a computed path, so tsconfig.mjs.json checks these files and not out/.
 const require = createRequire(import.meta.url);
-const { startSandbox } = require('../../out/src/sandbox/server.js');
-const { credentialEchoes, filesUnder } = require('../../out/test/unit/helpers/secrets.js');
-const { seedPrompts } = require('../../out/src/sandbox/seed.js');
-const { wordCount } = require('../../out/src/sandbox/server.js');
+const { startSandbox } = require(join(ROOT, 'out', 'src', 'sandbox', 'server.js'));
+const { credentialEchoes, filesUnder } = require(join(ROOT, 'out', 'test', 'unit', 'helpers', 'secrets.js'));
+const { seedPrompts } = require(join(ROOT, 'out', 'src', 'sandbox', 'seed.js'));
+const { wordCount } = require(join(ROOT, 'out', 'src', 'sandbox', 'server.js'));
 const CLI = join(ROOT, 'dist', 'cli.js');
 
 describe('Eval Runner in the real workbench (code-server + Chromium, VSIX installed)', function () {
@@ -89,7 +89,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await treeRow(page, '20/20 submitted').waitFor({ timeout: 60_000 });
     await palette(page, 'Eval Runner: Show Run Details', { pick: 'Sandbox benchmark 1' });
     await webview(page).getByText('100% submitted').waitFor();
-    assert.match(await page.locator('.monaco-workbench').getAttribute('class'), /light_modern/);
+    assert.match((await page.locator('.monaco-workbench').getAttribute('class')) ?? '', /light_modern/);
     await shot(page, 'webview-light');
   });
 
@@ -250,7 +250,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.match(log, /Rejected request with header Bearer \[redacted\]/, 'the log has the service\'s words, redacted');
       assert.match(log, /Process Details rendered/, 'the log was written at debug level');
       assert.ok(files.some((f) => f.endsWith('.jsonl') && statSync(f).size > 0), 'the journal is among the files searched');
-      const needles = FRAGMENTS.flatMap((f) => [[f, Buffer.from(f, 'utf8')], [`${f} (UTF-16)`, Buffer.from(f, 'utf16le')]]);
+      const needles = FRAGMENTS.flatMap((f) => /** @type {[string, Buffer][]} */ ([[f, Buffer.from(f, 'utf8')], [`${f} (UTF-16)`, Buffer.from(f, 'utf16le')]]));
       const leaks = [];
       for (const file of files) {
         const bytes = readFileSync(file);
@@ -372,7 +372,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       // The run's charts, drawn by the report's chart code: a latency histogram whose bars add up to the answers.
       await frame.locator('.charts svg.chart').nth(1).waitFor();
       const histogramBars = await frame.locator('.charts svg.chart').first().locator('rect.chart-bar title').allTextContents();
-      assert.equal(histogramBars.reduce((n, t) => n + Number(/: (\d+) answer/.exec(t)[1]), 0), TRACES);
+      assert.equal(histogramBars.reduce((n, t) => n + Number(/** @type {RegExpExecArray} */ (/: (\d+) answer/.exec(t))[1]), 0), TRACES);
       await shot(page, 'process-details-charts');
 
       // A verdict and a note from the keyboard, on the active (first) row.
@@ -573,7 +573,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       // After the reload the window finds the run in its runner and follows it.
       const status = page.locator('.part.statusbar').getByText(new RegExp(`Eval Runner \\d+/${TRACES}`));
       await status.waitFor({ timeout: 60_000 });
-      const shown = Number(/(\d+)\//.exec(await status.innerText())[1]);
+      const shown = Number(/** @type {RegExpExecArray} */ (/(\d+)\//.exec(await status.innerText()))[1]);
       assert.ok(shown < TRACES, `the status bar followed the run mid-way (${shown}/${TRACES})`);
       await shot(page, 'run-after-reload');
       rmSync(hold, { force: true });

@@ -8,8 +8,8 @@ import { basename, join } from 'node:path';
 import { createRequire } from 'node:module';
 import { CODE_SERVER_BIN, ROOT, launchBrowser, startCodeServer, workbenchUrl } from '../harness/workbench.mjs';
 
-// Compiled by the typecheck step (out/).
-const { filesUnder } = createRequire(import.meta.url)('../../out/test/unit/helpers/secrets.js');
+// Compiled by the typecheck step (out/); a computed path, so tsconfig.mjs.json checks this file and not out/.
+const { filesUnder } = createRequire(import.meta.url)(join(ROOT, 'out', 'test', 'unit', 'helpers', 'secrets.js'));
 
 export const RESULTS = join(ROOT, 'test-results', 'e2e');
 export const VSIX = join(ROOT, 'eval-runner.vsix');
@@ -32,6 +32,10 @@ function extensionsTemplate() {
   return ext;
 }
 
+/**
+ * code-server with the VSIX installed, a fresh profile and an empty folder, opened in headless Chromium.
+ * @param {{ theme?: string, settings?: Record<string, unknown>, serverArgs?: string[] }} [options]
+ */
 export async function openWorkbench({ theme = 'Default Dark Modern', settings = {}, serverArgs = [] } = {}) {
   const runDir = mkdtempSync(join(tmpdir(), 'eval-runner-e2e-'));
   const extensionsDir = join(runDir, 'extensions');
@@ -94,6 +98,12 @@ export async function openView(page) {
   return view;
 }
 
+/**
+ * A command run from the palette, as a user types it; `pick` then chooses the quick pick's row with that text.
+ * @param {import('playwright-core').Page} page
+ * @param {string} title
+ * @param {{ pick?: string }} [options]
+ */
 export async function palette(page, title, { pick } = {}) {
   // The workbench closes the quick input when something else takes focus (a view revealed as it first renders):
   // then the user opens it again. Only a closed quick input is tried again, and at most twice.

@@ -30,7 +30,7 @@ export function freePort() {
     const server = createServer();
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
+      const { port } = /** @type {import('node:net').AddressInfo} */ (server.address());
       server.close(() => resolve(port));
     });
   });
@@ -105,12 +105,12 @@ export async function startCodeServer(options = {}) {
     extensionsDir,
     remote: (absPath) => `vscode-remote://127.0.0.1:${port}${absPath}`,
     stop: () =>
-      new Promise((resolve) => {
+      /** @type {Promise<void>} */ (new Promise((resolve) => {
         if (child.exitCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGTERM');
         setTimeout(() => child.kill('SIGKILL'), 3000).unref();
-      }),
+      })),
   };
 }
 

@@ -1,0 +1,96 @@
+// What the machine's processes spend, read from /proc (Linux only): CPU time by role, the extension hosts of a
+// code-server, a process's open files and resident set.
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { CLI } from './processes.mjs';
+
+/**
+ * CPU time (user + system, ms) of every process on the machine, grouped by what it is, from /proc (Linux only;
+ * empty elsewhere). Taken before and after a run, the difference says where the run's CPU went: the extension
+ * host, code-server, the browser's renderers, the sandbox, the CLI.
+ */
+export function cpuByRole() {
+  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+  /** @type {Record<string, number>} */
+  const byRole = {};
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
+  } catch {
+    return byRole;
+  }
+  for (const pid of pids) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const ticks = Number(fields[11]) + Number(fields[12]);
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+      const role = processRole(cmd);
+      if (role) byRole[role] = (byRole[role] ?? 0) + ticks / ticksPerMs;
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return byRole;
+}
+
+function processRole(cmd) {
+  if (cmd.includes('--type=extensionHost')) return 'extensionHost';
+  if (/chrom(e|ium)/.test(cmd)) {
+    const type = /--type=([\w-]+)/.exec(cmd)?.[1];
+    return type ? `chromium ${type}` : 'chromium browser';
+  }
+  if (cmd.includes(' sandbox ')) return 'sandbox';
+  if (cmd.includes('code-server') || cmd.includes('bootstrap-fork')) return 'code-server';
+  if (cmd.includes(CLI)) return 'cli';
+  return undefined;
+}
+
+/** What each role spent between two readings of cpuByRole(), in ms, the roles that spent nothing left out. */
+export const cpuDelta = (/** @type {Record<string, number>} */ before, /** @type {Record<string, number>} */ after) =>
+  Object.fromEntries(Object.entries(after).map(([k, v]) => /** @type {const} */ ([k, Math.round(v - (before[k] ?? 0))])).filter(([, v]) => v > 0));
+
+/** The extension hosts of this code-server (its processes whose ancestry names its folder), by pid. */
+export function extensionHostsOf(runDir) {
+  const cmdline = (pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
+  const parent = (pid) => {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  };
+  const hosts = [];
+  for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+    try {
+      if (!cmdline(pid).includes('--type=extensionHost')) continue;
+      for (let p = parent(pid); p > 1; p = parent(p)) {
+        if (cmdline(p).includes(runDir)) {
+          hosts.push(Number(pid));
+          break;
+        }
+      }
+    } catch {
+      // The process ended between the listing and the read.
+    }
+  }
+  return hosts;
+}
+
+/** Whether a process has this file open (a link in /proc/<pid>/fd). */
+export function holdsOpen(pid, file) {
+  try {
+    return readdirSync(`/proc/${pid}/fd`).some((fd) => {
+      try {
+        return readlinkSync(`/proc/${pid}/fd/${fd}`) === file;
+      } catch {
+        return false;
+      }
+    });
+  } catch {
+    return false;
+  }
+}
+
+/** A process's resident set and its peak so far, in MB (/proc/<pid>/status: VmRSS, VmHWM). */
+export function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (/** @type {string} */ name) => Number(/** @type {RegExpExecArray} */ (new RegExp(`${name}:\\s+(\\d+) kB`).exec(status))[1]);
+  return { rssMB: kb('VmRSS') / 1024, peakMB: kb('VmHWM') / 1024 };
+}
