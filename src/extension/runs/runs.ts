@@ -3,6 +3,7 @@
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
+import { journalLockPid } from '../../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunSummary } from '../../core';
 import { findRunner, interruptedRun, journalHeld, liveRunner } from '../../protocol/runnerFiles';
 import type { RemoteRun, RemoteRunEvents } from './runnerClient';
@@ -19,8 +20,11 @@ import { RunStatus } from './statusBar';
 
 export type { RunRequest } from './startParams';
 
-// How often a window looks again whether the process named by a cut-short run's runner file or lock has gone.
+// How often a window looks again for runs: whether the process named by a cut-short run's runner file or lock has
+// gone, and, for a while after it opens, for a runner that had not yet said where it listens.
 const LOOK_AGAIN_MS = 1000;
+// How long that while is: a runner's starter waits as long for it to say where it listens (waitForRunnerFile).
+const LOOK_FOR_RUNS_MS = 15_000;
 
 /** Runs through the core engine with a cancellable progress notification and a status bar item. */
 export class RunController extends Disposable {
@@ -35,6 +39,8 @@ export class RunController extends Disposable {
   private readonly starting = new Set<string>();
   /** Evaluations whose interrupted run this window waits to offer (see offerResume). */
   private readonly offering = new Set<string>();
+  /** The runners of another version this window named (evaluation and pid): each is named once. */
+  private readonly told = new Set<string>();
 
   constructor(private readonly ctx: Ctx) {
     super();
@@ -87,36 +93,54 @@ export class RunController extends Disposable {
 
   /**
    * Finds the runs in progress of this window's evaluations (a runner says so beside the journal) and follows them as
-   * if this window had started them: after a reload, an update, or in a window opened later.
+   * if this window had started them: after a reload, an update, or in a window opened later. Looks again each second
+   * for a while: a runner started just before a reload says where it listens only a moment later.
    */
   reattach(): void {
-    // At activation only tiny files are read: a journal is opened only for a run that is going on or was cut short.
-    for (const ref of this.ctx.registry.refs) {
-      const journal = this.ctx.registry.journalFileOf(ref);
-      const found = findRunner(journal);
-      if (found && 'other' in found) {
-        this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
-        continue;
-      }
-      const live = found?.runner;
-      if (!live && !interruptedRun(journal)) continue;
-      const session = this.ctx.registry.session(ref);
-      if (session.isRunning) continue;
-      if (!live) {
-        this.offerResume(ref, session);
-        continue;
-      }
-      this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${live.pid}).`);
-      void this.follow(ref, session, async (events) => {
-        const found = await runnerClient().RemoteRun.attach(session.journalFile, events);
-        if (found?.state.finished) found.run.detach();
-        return found && !found.state.finished ? found.run : undefined;
-      }).then((summary) => {
-        // The runner seen a moment ago may have been dying (killed, its exit not yet done): the window could not
-        // attach, and the run it left cut short is offered as any other (the check refuses a run that ended).
-        if (!summary && !this.isDisposed) this.offerResume(ref, session);
-      });
+    const until = Date.now() + LOOK_FOR_RUNS_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const look = (first: boolean) => {
+      for (const ref of this.ctx.registry.refs) this.lookFor(ref, first);
+      if (Date.now() < until) timer = setTimeout(() => look(false), LOOK_AGAIN_MS);
+    };
+    this._register({ dispose: () => clearTimeout(timer) });
+    look(true);
+  }
+
+  /** A run of this evaluation going on (followed), cut short (offered), or in a runner of another version (named). */
+  private lookFor(ref: EvaluationRef, first: boolean): void {
+    // Followed already, starting here, or waiting to be offered (offerResume watches it).
+    if (this.status.has(ref.id) || this.starting.has(ref.id) || this.offering.has(ref.id)) return;
+    // Only tiny files are read: a journal is opened only for a run that is going on or was cut short.
+    const journal = this.ctx.registry.journalFileOf(ref);
+    const found = findRunner(journal);
+    if (found && 'other' in found) {
+      const key = `${ref.id} ${found.other.pid}`;
+      if (!this.told.has(key)) this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
+      this.told.add(key);
+      return;
     }
+    const live = found?.runner;
+    if (!live && !interruptedRun(journal)) return;
+    // Looking again, a runner is followed once its run holds the journal: one whose run ended (this window's own,
+    // lingering a moment) is not followed again.
+    if (live && !first && journalLockPid(journal) !== live.pid) return;
+    const session = this.ctx.registry.session(ref);
+    if (session.isRunning) return;
+    if (!live) {
+      this.offerResume(ref, session);
+      return;
+    }
+    this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${live.pid}).`);
+    void this.follow(ref, session, async (events) => {
+      const found = await runnerClient().RemoteRun.attach(session.journalFile, events);
+      if (found?.state.finished) found.run.detach();
+      return found && !found.state.finished ? found.run : undefined;
+    }).then((summary) => {
+      // The runner seen a moment ago may have been dying (killed, its exit not yet done): the window could not
+      // attach, and the run it left cut short is offered as any other (the check refuses a run that ended).
+      if (!summary && !this.isDisposed) this.offerResume(ref, session);
+    });
   }
 
   /**
