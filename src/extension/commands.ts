@@ -68,5 +68,3 @@ export function registerCommands(ctx: Ctx, features: Features): vscode.Disposabl
     }),
   );
 }
-
-// ---- the longer commands

@@ -8,10 +8,11 @@ import type { Features } from '../features';
 import type { EvaluationRef } from '../evaluations/registry';
 import { pickEvaluation } from '../pick';
 
-const SUBSET_LABELS: Record<(typeof RERUN_SUBSETS)[number], string> = {
-  failed: 'Failed traces',
-  bad: 'Answers marked bad',
-  noted: 'Answers with a note',
+/** The picker's label of each named subset (read when shown: vscode.l10n.t needs the extension's bundle loaded). */
+const SUBSET_LABELS: Record<(typeof RERUN_SUBSETS)[number], () => string> = {
+  failed: () => vscode.l10n.t('Failed traces'),
+  bad: () => vscode.l10n.t('Answers marked bad'),
+  noted: () => vscode.l10n.t('Answers with a note'),
 };
 
 /**
@@ -47,7 +48,7 @@ function isSubset(value: unknown): value is RerunSubset {
 async function askSubset(ctx: Ctx, ref: EvaluationRef, shown: string[] | undefined): Promise<RerunSubset | undefined> {
   const store = ctx.registry.session(ref).store;
   const items: Array<vscode.QuickPickItem & { subset: RerunSubset }> = RERUN_SUBSETS.map((s) => ({
-    label: SUBSET_LABELS[s],
+    label: SUBSET_LABELS[s](),
     description: String(selectTraces(store, s).ids.length),
     subset: s,
   }));
@@ -55,9 +56,9 @@ async function askSubset(ctx: Ctx, ref: EvaluationRef, shown: string[] | undefin
   if (runs.length >= 2) {
     const [prev, last] = [runs[runs.length - 2]!, runs[runs.length - 1]!];
     const differing = (await ctx.registry.session(ref).compare(prev.runId, last.runId)).filter((r) => r.differs && r.a && r.b).map((r) => r.traceId);
-    items.push({ label: 'Answers that differ between the last two runs', description: String(differing.length), detail: `${prev.target} → ${last.target}`, subset: { ids: differing } });
+    items.push({ label: vscode.l10n.t('Answers that differ between the last two runs'), description: String(differing.length), detail: `${prev.target} → ${last.target}`, subset: { ids: differing } });
   }
-  if (shown?.length) items.push({ label: 'The rows shown in Process Details', description: String(shown.length), subset: { ids: shown } });
+  if (shown?.length) items.push({ label: vscode.l10n.t('The rows shown in Process Details'), description: String(shown.length), subset: { ids: shown } });
   const picked = await ctx.pickItem(items, { title: vscode.l10n.t('Rerun Traces: which?'), placeHolder: vscode.l10n.t('They run again with the current target, as a new run') });
   return picked?.subset;
 }
