@@ -83,6 +83,28 @@ describe('runs in a runner process: a window reload does not stop them, and the 
     }
   });
 
+  it('a window that could not attach to a run going on tries again, and follows it', async () => {
+    const running = vscode.commands.executeCommand('evalRunner.runEvaluation', refOf().id);
+    await until('a few answers are submitted', () => sandbox.stats.submissions >= 2);
+    const file = runnerFilePath(api.ctx.registry.session(refOf()).journalFile);
+    const real = readFileSync(file, 'utf8');
+    // The runner's file names a socket the window refuses: its first attempt fails, as one that met a dying runner.
+    writeFileSync(file, JSON.stringify({ ...(JSON.parse(real) as object), socket: '/nowhere/s' }));
+    try {
+      api = api.restart();
+      await running;
+      const session = api.ctx.registry.session(refOf());
+      await until('the first attempt fails', () => !session.isRunning, 10_000);
+      writeFileSync(file, real);
+      await until('the window attaches again', () => session.isRunning, 10_000);
+      await until('the run ends', () => !session.isRunning, 30_000);
+      assert.equal(session.lastSummary?.outcome, 'completed');
+      assert.equal(session.store.counts.submitted, 25);
+    } finally {
+      if (existsSync(file)) writeFileSync(file, real);
+    }
+  });
+
   it('a run in a runner of another Eval Runner version is named to the user with what to do, not skipped without a word', () => {
     const journal = api.ctx.registry.session(refOf()).journalFile;
     mkdirSync(dirname(journal), { recursive: true, mode: 0o700 });

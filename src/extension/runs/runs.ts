@@ -109,8 +109,9 @@ export class RunController extends Disposable {
 
   /** A run of this evaluation going on (followed), cut short (offered), or in a runner of another version (named). */
   private lookFor(ref: EvaluationRef, first: boolean): void {
-    // Followed already, starting here, or waiting to be offered (offerResume watches it).
-    if (this.status.has(ref.id) || this.starting.has(ref.id) || this.offering.has(ref.id)) return;
+    // Followed already, or starting here. (One waiting to be offered is looked at too: a runner this window could not
+    // attach to a moment ago, taken for dying, may be well and going on.)
+    if (this.status.has(ref.id) || this.starting.has(ref.id)) return;
     // Only tiny files are read: a journal is opened only for a run that is going on or was cut short.
     const journal = this.ctx.registry.journalFileOf(ref);
     const found = findRunner(journal);
