@@ -1,11 +1,11 @@
 // The one command table: every command id and the handler that runs it, grouped by area in their own files
-// (evaluationCommands, runCommands, accessCommands, reviewCommands, targetPicks, ownCode, debugTrace).
+// (evaluationCommands, runCommands, rerunTraces, accessCommands, reviewCommands, targetPicks, debugTrace).
 import * as vscode from 'vscode';
 import { clearModelKey, clearToken, setToken, startSandbox, stopSandbox } from './access/accessCommands';
 import { addEvaluation, copyCliCommand, exportReport, exportResults, fetchPrompts, filterTraces, openProcessDetails, refresh, removeEvaluation, showProgress } from './evaluations/evaluationCommands';
 import { cancelRun, compareRuns, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runs/runCommands';
 import { debugTrace } from './targets/debugTrace';
-import { rerunTraces } from './targets/ownCode';
+import { rerunTraces } from './runs/rerunTraces';
 import { selectTarget } from './targets/targetPicks';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
@@ -68,5 +68,3 @@ export function registerCommands(ctx: Ctx, features: Features): vscode.Disposabl
     }),
   );
 }
-
-// ---- the longer commands

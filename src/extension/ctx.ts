@@ -1,14 +1,12 @@
 import * as vscode from 'vscode';
 import { Disposable } from './lifecycle';
-import { PythonWatcher, interpreterChosenByWorkspace, pythonInterpreter } from './targets/pythonFiles';
+import { interpreterChosenByWorkspace, pythonInterpreter } from './targets/pythonFiles';
 import { ownCodePlace, refusalText, showRefusal } from './targets/restricted';
-import type { Restartable } from './targets/pythonFiles';
 import { BUTTON } from './buttons';
 import { MIB, createApiClient, parseBaseUrl } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createTarget, kindOf, migrateJournals, sentHeaders, specOf, targetIdentity } from '../core';
-import type { SecretSources, Target, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
-import { createLmTarget } from './targets/lmTarget';
+import { kindOf, migrateJournals, sentHeaders, specOf, targetIdentity } from '../core';
+import type { SecretSources, TargetIdentity, TargetKind, TargetOptions, TargetSecrets, TargetSpec } from '../core';
 import { createLog, errorText } from './log';
 import { EvaluationRegistry } from './evaluations/registry';
 import type { EvaluationRef } from './evaluations/registry';
@@ -17,11 +15,12 @@ import { onSettingsChanged, readProxy, readSettings } from './settings/settings'
 import type { Settings } from './settings/settingsModel';
 import { TokenStore } from './access/tokenStore';
 
-/** A target as gathered from the settings and secret storage, not yet built. */
+/** A target as gathered from the settings and secret storage, not yet built: its runner builds it. */
 export interface TargetPlan {
   spec: TargetSpec;
   secrets: TargetSecrets;
-  options: TargetOptions;
+  /** Where the user's own code starts, and what a model endpoint's 401 says to do. */
+  options: Pick<TargetOptions, 'cwd' | 'authHint'>;
   identity: TargetIdentity;
 }
 
@@ -31,8 +30,6 @@ export class Ctx extends Disposable {
   readonly tokens: TokenStore;
   readonly sandbox = new SandboxController();
   readonly registry: EvaluationRegistry;
-  /** Restarts running Python workers when their file is saved. */
-  readonly python: PythonWatcher;
   private settingsCache: Settings | undefined;
   /** What the sidebar has selected (set once the tree view exists): a keybinding acts on it. */
   treeSelection: () => readonly unknown[] = () => [];
@@ -41,9 +38,8 @@ export class Ctx extends Disposable {
     super();
     this.tokens = new TokenStore(extension.secrets, extension.globalState);
     this.registry = new EvaluationRegistry(() => this.settings, this.sandbox, this.moveOldJournals());
-    this.python = new PythonWatcher(this.log);
-    // Disposed newest first: the listeners, then the registry (cancelling runs), the sandbox, the log, the watcher.
-    for (const d of [this.python, this.log, this.sandbox, this.registry]) this._register(d);
+    // Disposed newest first: the listeners, then the registry (cancelling runs), the sandbox, the log.
+    for (const d of [this.log, this.sandbox, this.registry]) this._register(d);
     this._register(
       onSettingsChanged(() => {
         this.settingsCache = undefined;
@@ -137,23 +133,15 @@ export class Ctx extends Disposable {
   askSaveUri = (options: vscode.SaveDialogOptions): Thenable<vscode.Uri | undefined> => vscode.window.showSaveDialog(options);
 
   /**
-   * The run's target and who it is (recorded with the run); undefined for the manual target or when the user
-   * cancelled a question about its secrets. The core builds it from the settings' spec, as the CLI does.
-   */
-  async createTarget(): Promise<{ target: Target; identity: TargetIdentity } | undefined> {
-    const plan = await this.targetPlan();
-    return plan && this.buildTarget(plan);
-  }
-
-  /**
-   * What the target is made of, its secrets gathered (asked for where missing): built here (createTarget) or in a
-   * runner process, which gets the same plan over its socket. undefined: the manual target, or the user cancelled.
+   * What the target is made of, its secrets gathered (asked for where missing): built in the run's runner process,
+   * which gets the plan over its socket (or shown to the debugger by Debug Trace). undefined: the manual target, or
+   * the user cancelled.
    */
   async targetPlan(): Promise<TargetPlan | undefined> {
     const t = this.settings.target;
     if (t.type === 'manual') return undefined;
     const kind: TargetKind = kindOf(t.type);
-    const options: TargetOptions = { connections: this.settings.concurrency, lm: createLmTarget, proxy: readProxy() };
+    const options: TargetPlan['options'] = {};
     let spec = specOf(t)!;
     let secrets: TargetSecrets = {};
     if (kind.secrets && kind.endpoint) {
@@ -194,22 +182,6 @@ export class Ctx extends Disposable {
     const query = await this.secretQuery(origin, (t as { secretQuery?: string[] }).secretQuery ?? []);
     if (!query) return undefined;
     return { ...(apiKey ? { apiKey } : {}), headers: sentHeaders(t.headers, secret), ...(Object.keys(query).length > 0 ? { query } : {}) };
-  }
-
-  /** The target of a plan, built in this process. */
-  buildTarget(plan: TargetPlan): { target: Target; identity: TargetIdentity } {
-    const { spec, secrets, options, identity } = plan;
-    const target = createTarget(spec, secrets, { ...options, onLog: (level, message) => this.log[level](message) });
-    if (spec.type === 'python' && 'restart' in target) {
-      // Saving the file (or a .py beside it) restarts the workers; followed until the run closes the target.
-      const unfollow = this.python.follow(target as Restartable, spec.file);
-      const close = target.close?.bind(target);
-      target.close = async () => {
-        unfollow();
-        await close?.();
-      };
-    }
-    return { target, identity };
   }
 
   /** The key stored for this endpoint origin only; asked for when there is none (null: the user cancelled). */

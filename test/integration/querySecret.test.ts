@@ -4,6 +4,7 @@ import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import { json, scriptedServer } from '../unit/helpers/servers';
 import type { ScriptedServer } from '../unit/helpers/servers';
+import { plannedTarget } from './plannedTarget';
 import { until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
@@ -44,11 +45,11 @@ describe('query-string secrets in the editor: secret storage per origin, never s
     const origin = new URL(endpoint.url).origin;
     await config().update('target', { type: 'http', url: `${endpoint.url}/generate?alt=json`, answerPath: 'text', secretQuery: ['key'] }, G);
     await until('the target setting is read', () => target()?.secretQuery?.[0] === 'key');
-    assert.equal(await (await api.ctx.createTarget())!.target.send('hello', CALL), 'ok');
+    assert.equal(await (await plannedTarget(api))!.send('hello', CALL), 'ok');
     assert.equal(endpoint.seen.at(-1)!.path, `/generate?alt=json&key=${TYPED}`);
     assert.deepEqual(asked, [`Query parameter key for ${origin}`]);
     assert.equal(await api.ctx.tokens.getQuery(origin, 'key'), TYPED);
-    await (await api.ctx.createTarget())!.target.send('again', CALL);
+    await (await plannedTarget(api))!.send('again', CALL);
     assert.equal(asked.length, 1, 'not asked again');
     assert.match(userSettingsText(api), /"secretQuery"/, 'the settings file read is the one the target is in');
     assert.ok(!visible().includes(TYPED), 'the value is not in settings');
@@ -67,7 +68,7 @@ describe('query-string secrets in the editor: secret storage per origin, never s
     });
     assert.deepEqual(target()!.headers, { 'X-Team': 'evals' });
     await until('settings.json holds no value', () => !visible().includes(LITERAL_QUERY) && !visible().includes(LITERAL_HEADER));
-    assert.equal(await (await api.ctx.createTarget())!.target.send('hello', CALL), 'ok');
+    assert.equal(await (await plannedTarget(api))!.send('hello', CALL), 'ok');
     const seen = endpoint.seen.at(-1)!;
     assert.equal(seen.path, `/generate?alt=json&api_key=${LITERAL_QUERY}`);
     assert.equal(seen.headers['x-api-key'], LITERAL_HEADER);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -59,6 +59,50 @@ describe('runs in a runner process: a window reload does not stop them, and the 
     assert.equal(readFileSync(calls, 'utf8').split('\n').filter(Boolean).length, 25, 'the target was asked once per trace');
     assert.equal(session.runs.length, 1, 'one run');
     await until('the runner leaves', () => !isAlive(runner.pid), 10_000);
+  });
+
+  it('a window that opens before the run\'s runner has said where it listens finds the run once it does', async () => {
+    const running = vscode.commands.executeCommand('evalRunner.runEvaluation', refOf().id);
+    await until('a few answers are submitted', () => sandbox.stats.submissions >= 2);
+    // As a reload just after Run leaves it: the runner is there, its file not yet.
+    const file = runnerFilePath(api.ctx.registry.session(refOf()).journalFile);
+    const aside = `${file}.aside`;
+    renameSync(file, aside);
+    try {
+      api = api.restart();
+      await running;
+      const session = api.ctx.registry.session(refOf());
+      assert.equal(session.isRunning, false, 'nothing to follow at activation');
+      renameSync(aside, file);
+      await until('the window finds the run', () => session.isRunning, 10_000);
+      await until('the run ends', () => !session.isRunning, 30_000);
+      assert.equal(session.lastSummary?.outcome, 'completed');
+      assert.equal(session.store.counts.submitted, 25);
+    } finally {
+      if (existsSync(aside)) renameSync(aside, file);
+    }
+  });
+
+  it('a window that could not attach to a run going on tries again, and follows it', async () => {
+    const running = vscode.commands.executeCommand('evalRunner.runEvaluation', refOf().id);
+    await until('a few answers are submitted', () => sandbox.stats.submissions >= 2);
+    const file = runnerFilePath(api.ctx.registry.session(refOf()).journalFile);
+    const real = readFileSync(file, 'utf8');
+    // The runner's file names a socket the window refuses: its first attempt fails, as one that met a dying runner.
+    writeFileSync(file, JSON.stringify({ ...(JSON.parse(real) as object), socket: '/nowhere/s' }));
+    try {
+      api = api.restart();
+      await running;
+      const session = api.ctx.registry.session(refOf());
+      await until('the first attempt fails', () => !session.isRunning, 10_000);
+      writeFileSync(file, real);
+      await until('the window attaches again', () => session.isRunning, 10_000);
+      await until('the run ends', () => !session.isRunning, 30_000);
+      assert.equal(session.lastSummary?.outcome, 'completed');
+      assert.equal(session.store.counts.submitted, 25);
+    } finally {
+      if (existsSync(file)) writeFileSync(file, real);
+    }
   });
 
   it('a run in a runner of another Eval Runner version is named to the user with what to do, not skipped without a word', () => {

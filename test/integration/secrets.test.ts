@@ -3,6 +3,7 @@ import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import { json, scriptedServer } from '../unit/helpers/servers';
 import type { ScriptedServer } from '../unit/helpers/servers';
+import { plannedTarget } from './plannedTarget';
 import { until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
@@ -54,12 +55,12 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
     await api.ctx.tokens.setModelKey(originA, 'sk-for-endpoint-A');
 
     await openai(endpointB);
-    assert.equal(await api.ctx.createTarget(), undefined, 'declining the question cancels the run');
+    assert.equal(await plannedTarget(api), undefined, 'declining the question cancels the run');
     assert.deepEqual(asked, [`API key for ${originB}`]);
     assert.equal(endpointB.seen.length, 0);
 
     answer = 'sk-for-endpoint-B';
-    const targetB = (await api.ctx.createTarget())!.target;
+    const targetB = (await plannedTarget(api))!;
     await targetB.send('hello', CALL);
     await targetB.close?.();
     assert.equal(endpointB.seen.at(-1)!.headers.authorization, 'Bearer sk-for-endpoint-B');
@@ -67,7 +68,7 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
 
     await openai(endpointA);
     asked = [];
-    const targetA = (await api.ctx.createTarget())!.target;
+    const targetA = (await plannedTarget(api))!;
     await targetA.send('hello', CALL);
     await targetA.close?.();
     assert.deepEqual(asked, [], 'a stored key is not asked for again');
@@ -83,11 +84,11 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
     await api.ctx.tokens.clearModelKey(new URL(endpointB.url).origin);
     await openai(endpointB);
     answer = '';
-    const first = (await api.ctx.createTarget())!.target;
+    const first = (await plannedTarget(api))!;
     await first.send('hello', CALL);
     assert.equal(endpointB.seen.at(-1)!.headers.authorization, undefined);
     asked = [];
-    await (await api.ctx.createTarget())!.target.send('again', CALL);
+    await (await plannedTarget(api))!.send('again', CALL);
     assert.deepEqual(asked, [], 'not asked again');
   });
 
@@ -99,7 +100,7 @@ describe('secrets in the editor: each bound to the origin it was given for', () 
     );
     await until('the target setting is read', () => api.ctx.settings.target.type === 'http');
     answer = 'hdr-value-7';
-    const target = (await api.ctx.createTarget())!.target;
+    const target = (await plannedTarget(api))!;
     assert.equal(await target.send('hello', CALL), 'ok');
     const seen = endpointA.seen.at(-1)!;
     assert.equal(seen.headers['x-api-key'], 'hdr-value-7');

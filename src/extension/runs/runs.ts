@@ -1,56 +1,34 @@
+// A run's lifecycle in the window: Run starts one in a runner process and follows it; a window that opens finds the
+// runs going on (and those cut short) and follows them (or offers Resume). Shown by statusBar.ts, ended by outcomes.ts.
 import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
-import { BUTTON } from '../buttons';
-import { MIB } from '../../api/client';
-import { holdProgressText, progressText, runBasics, WAITING_FOR_WINDOW } from '../../core';
-import type { EvaluationSession, RefusedRun, RunMode, RunProgress, RunSummary, TargetIdentity } from '../../core';
+import { journalLockPid } from '../../core';
+import type { EvaluationSession, RefusedRun, RunMode, RunSummary } from '../../core';
 import { findRunner, interruptedRun, journalHeld, liveRunner } from '../../protocol/runnerFiles';
-import type { StartParams } from '../../protocol/runnerProtocol';
 import type { RemoteRun, RemoteRunEvents } from './runnerClient';
 import { tellOtherRunner } from './otherRunner';
-import { readProxy } from '../settings/settings';
-import { extensionVersion } from '../ctx';
 import type { Ctx, TargetPlan } from '../ctx';
 import { errorText, showError } from '../log';
 import { waitForNewToken } from './tokenPause';
 import { lmServer } from '../targets/lmTarget';
 import type { EvaluationRef } from '../evaluations/registry';
+import { askBatchCancel, askMode, reportOutcome } from './outcomes';
+import { startParams } from './startParams';
+import type { RunRequest } from './startParams';
+import { RunStatus } from './statusBar';
 
-export interface RunRequest {
-  /** Only these traces (Run Trace, Retry Failed). */
-  only?: ReadonlySet<string>;
-  /** How to treat answers another target gave; asked in a modal when the journal has some and this is unset. */
-  mode?: RunMode;
-  /** Rerun Traces: the `only` traces go to the target again as a new run, without the "another target" question. */
-  rerun?: boolean;
-}
+export type { RunRequest } from './startParams';
 
-const UI_PROGRESS_MS = 1000;
-// How often a window looks again whether the process named by a cut-short run's runner file or lock has gone.
+// How often a window looks again for runs: whether the process named by a cut-short run's runner file or lock has
+// gone, and, for a while after it opens, for a runner that had not yet said where it listens.
 const LOOK_AGAIN_MS = 1000;
-
-/**
- * Cancel of a run following Batch API batches: abandon them at the provider (cancelled there; their traces go to the
- * target again next time), or only stop following (they go on, and the next run takes them up). Dismissed: follow.
- */
-async function askBatchCancel(): Promise<boolean> {
-  const abandon = vscode.l10n.t('Abandon the Batches');
-  const follow = vscode.l10n.t('Only Stop Following');
-  const picked = await vscode.window.showWarningMessage(
-    vscode.l10n.t('Stop this run. Its batches are still running at the provider: abandon them there, or only stop following them (the next run takes them up and nothing is sent twice)?'),
-    { modal: true },
-    abandon,
-    follow,
-  );
-  return picked === abandon;
-}
+// How long that while is: a runner's starter waits as long for it to say where it listens (waitForRunnerFile).
+const LOOK_FOR_RUNS_MS = 15_000;
 
 /** Runs through the core engine with a cancellable progress notification and a status bar item. */
 export class RunController extends Disposable {
-  private readonly status = this._register(vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50));
-  private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
-  private running = false;
+  private readonly status = this._register(new RunStatus());
   /** Evaluations this window offered to resume (for the tests). */
   readonly resumeOffered: string[] = [];
   /** What this window said of runs in a runner of another version (for the tests). */
@@ -61,11 +39,11 @@ export class RunController extends Disposable {
   private readonly starting = new Set<string>();
   /** Evaluations whose interrupted run this window waits to offer (see offerResume). */
   private readonly offering = new Set<string>();
+  /** The runners of another version this window named (evaluation and pid): each is named once. */
+  private readonly told = new Set<string>();
 
   constructor(private readonly ctx: Ctx) {
     super();
-    this.status.name = 'Eval Runner';
-    this.status.command = 'evalRunner.showProgress';
     // The window goes (a reload, an update, closing): its runs go on, unless the user asked that closing ends them.
     this._register({
       dispose: () => {
@@ -115,36 +93,55 @@ export class RunController extends Disposable {
 
   /**
    * Finds the runs in progress of this window's evaluations (a runner says so beside the journal) and follows them as
-   * if this window had started them: after a reload, an update, or in a window opened later.
+   * if this window had started them: after a reload, an update, or in a window opened later. Looks again each second
+   * for a while: a runner started just before a reload says where it listens only a moment later.
    */
   reattach(): void {
-    // At activation only tiny files are read: a journal is opened only for a run that is going on or was cut short.
-    for (const ref of this.ctx.registry.refs) {
-      const journal = this.ctx.registry.journalFileOf(ref);
-      const found = findRunner(journal);
-      if (found && 'other' in found) {
-        this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
-        continue;
-      }
-      const live = found?.runner;
-      if (!live && !interruptedRun(journal)) continue;
-      const session = this.ctx.registry.session(ref);
-      if (session.isRunning) continue;
-      if (!live) {
-        this.offerResume(ref, session);
-        continue;
-      }
-      this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${live.pid}).`);
-      void this.follow(ref, session, async (events) => {
-        const found = await runnerClient().RemoteRun.attach(session.journalFile, events);
-        if (found?.state.finished) found.run.detach();
-        return found && !found.state.finished ? found.run : undefined;
-      }).then((summary) => {
-        // The runner seen a moment ago may have been dying (killed, its exit not yet done): the window could not
-        // attach, and the run it left cut short is offered as any other (the check refuses a run that ended).
-        if (!summary && !this.isDisposed) this.offerResume(ref, session);
-      });
+    const until = Date.now() + LOOK_FOR_RUNS_MS;
+    let timer: NodeJS.Timeout | undefined;
+    const look = (first: boolean) => {
+      for (const ref of this.ctx.registry.refs) this.lookFor(ref, first);
+      if (Date.now() < until) timer = setTimeout(() => look(false), LOOK_AGAIN_MS);
+    };
+    this._register({ dispose: () => clearTimeout(timer) });
+    look(true);
+  }
+
+  /** A run of this evaluation going on (followed), cut short (offered), or in a runner of another version (named). */
+  private lookFor(ref: EvaluationRef, first: boolean): void {
+    // Followed already, or starting here. (One waiting to be offered is looked at too: a runner this window could not
+    // attach to a moment ago, taken for dying, may be well and going on.)
+    if (this.status.has(ref.id) || this.starting.has(ref.id)) return;
+    // Only tiny files are read: a journal is opened only for a run that is going on or was cut short.
+    const journal = this.ctx.registry.journalFileOf(ref);
+    const found = findRunner(journal);
+    if (found && 'other' in found) {
+      const key = `${ref.id} ${found.other.pid}`;
+      if (!this.told.has(key)) this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
+      this.told.add(key);
+      return;
     }
+    const live = found?.runner;
+    if (!live && !interruptedRun(journal)) return;
+    // Looking again, a runner is followed once its run holds the journal: one whose run ended (this window's own,
+    // lingering a moment) is not followed again.
+    if (live && !first && journalLockPid(journal) !== live.pid) return;
+    const session = this.ctx.registry.session(ref);
+    if (session.isRunning) return;
+    if (!live) {
+      this.offerResume(ref, session);
+      return;
+    }
+    this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${live.pid}).`);
+    void this.follow(ref, session, async (events) => {
+      const found = await runnerClient().RemoteRun.attach(session.journalFile, events);
+      if (found?.state.finished) found.run.detach();
+      return found && !found.state.finished ? found.run : undefined;
+    }).then((summary) => {
+      // The runner seen a moment ago may have been dying (killed, its exit not yet done): the window could not
+      // attach, and the run it left cut short is offered as any other (the check refuses a run that ended).
+      if (!summary && !this.isDisposed) this.offerResume(ref, session);
+    });
   }
 
   /**
@@ -188,50 +185,9 @@ export class RunController extends Disposable {
   }
 
   private runInRunner(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedRun | undefined> {
-    const params = this.startParams(ref, session, plan, token, request);
+    const params = startParams(this.ctx, ref, session, plan, token, request);
     this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${plan.identity.description} in a runner process, concurrency ${params.run.concurrency}${request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
     return this.follow(ref, session, (events) => runnerClient().RemoteRun.start(join(this.ctx.extension.extensionPath, 'dist', 'runner.js'), session.journalFile, params, events));
-  }
-
-  /** What a runner needs to run as this window would: the settings, the target's plan and secrets, the token. */
-  private startParams(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): StartParams {
-    const settings = this.ctx.settings;
-    return {
-      key: session.key,
-      baseUrl: ref.baseUrl,
-      stateDir: settings.stateDir,
-      label: ref.label,
-      token,
-      encoding: settings.requestEncoding,
-      proxy: readProxy(),
-      userAgent: this.ctx.userAgent,
-      maxListBytes: settings.maxListMegabytes * MIB,
-      target: { spec: plan.spec, secrets: plan.secrets, ...(plan.options.cwd ? { cwd: plan.options.cwd } : {}), ...(plan.options.authHint ? { authHint: plan.options.authHint } : {}) },
-      identity: plan.identity,
-      run: {
-        ...this.runSettings(),
-        mode: request.mode,
-        ...(request.only ? { only: [...request.only], reuseFetchedPrompts: true } : {}),
-        ...(request.rerun ? { rerun: true } : {}),
-      },
-    };
-  }
-
-  /** The run's settings, for a run here or in a runner: the core's defaults, as the CLI's (runBasics). */
-  private runSettings() {
-    const settings = this.ctx.settings;
-    return {
-      tool: `eval-runner-vscode ${extensionVersion(this.ctx.extension.extension)}`,
-      ...runBasics({
-        concurrency: settings.concurrency,
-        onTargetError: settings.onTargetError,
-        holdAnswers: settings.reviewBeforeSubmit,
-        waitForGenerationSeconds: settings.waitForGenerationSeconds,
-        servicePatienceSeconds: settings.servicePatienceSeconds,
-        ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
-        ...(settings.targetRetries !== undefined ? { targetRetries: settings.targetRetries } : {}),
-      }),
-    };
   }
 
   /**
@@ -239,8 +195,7 @@ export class RunController extends Disposable {
    * progress for the tree and Process Details. The window may go (a reload): the run does not.
    */
   private async follow(ref: EvaluationRef, session: EvaluationSession, open: (events: RemoteRunEvents) => Promise<RemoteRun | undefined>): Promise<RunSummary | RefusedRun | undefined> {
-    this.active.set(ref.id, { ref, progress: undefined });
-    this.updateStatus();
+    this.status.started(ref);
     let remote: RemoteRun | undefined;
     // A Cancel while the window is still connecting is passed on once it is.
     let cancelled: boolean | undefined;
@@ -259,7 +214,7 @@ export class RunController extends Disposable {
         // A run following Batch API batches asks what Cancel means for them; any other run stops at once.
         let batches = false;
         token.onCancellationRequested(() => (batches && remote ? void askBatchCancel().then((abandon) => remote?.cancel(false, abandon)) : session.cancel()));
-        const shown = this.progressShown(ref, progress);
+        const shown = this.status.progressShown(ref, progress);
         remote = await open({
           progress: (p) => {
             batches = p.batch !== undefined;
@@ -292,119 +247,14 @@ export class RunController extends Disposable {
       // Details show the run's end at once).
       if (!this.isDisposed) await session.load().catch(() => undefined);
       handle.end(summary?.outcome === 'targetChanged' ? undefined : summary);
-      this.active.delete(ref.id);
-      this.updateStatus();
+      this.status.ended(ref);
     }
     if (this.isDisposed) return summary;
-    if (summary && summary.outcome !== 'targetChanged') void this.report(ref, summary);
+    if (summary && summary.outcome !== 'targetChanged') void reportOutcome(this.ctx, ref, summary);
     // The runner went away without a word (killed, out of memory): say so, and offer to go on from the journal.
     if (!summary && remote) this.offerResume(ref, session);
     return summary;
   }
-
-  /** The toast and the status bar follow a run's progress once a second. */
-  private progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
-    let reported = 0;
-    let shownAt = 0;
-    return (p) => {
-      this.active.set(ref.id, { ref, progress: p });
-      // Each report animates the toast's bar and lays out the workbench, which at four a second cost the editor's
-      // renderer more than the run's own work.
-      const now = Date.now();
-      if (now - shownAt < UI_PROGRESS_MS) return;
-      shownAt = now;
-      const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
-      const percent = p.total ? (100 * done) / p.total : 0;
-      progress.report({ message: progressText('', p).replace(/^: /, ''), increment: Math.max(0, percent - reported) });
-      reported = Math.max(reported, percent);
-      this.updateStatus();
-    };
-  }
-
-  private async report(ref: EvaluationRef, s: RunSummary): Promise<void> {
-    const c = s.counts;
-    const line = `${ref.label}: ${c.submitted}/${s.total} submitted (${s.submittedNow} in this run), ${c.failed} failed.`;
-    this.ctx.log.info(`${line} ${s.targetCalls} target calls in ${(s.durationMs / 1000).toFixed(1)} s.`);
-    const invalid = this.ctx.registry.session(ref).invalidLines;
-    if (invalid) this.ctx.log.warn(`${invalid} line(s) of the journal of ${ref.label} are unreadable or not a record Eval Runner wrote; they were skipped and nothing is submitted from them.`);
-    switch (s.outcome) {
-      case 'completed': {
-        if (c.skipped > 0) {
-          // A skip is local: the service cannot complete the evaluation while the trace is unanswered.
-          const choice = await vscode.window.showWarningMessage(
-            vscode.l10n.t('{0} {1} trace(s) are skipped: the service cannot complete the evaluation while they are unanswered.', line, c.skipped),
-            BUTTON.submitNotAnswered,
-            BUTTON.showProgress,
-          );
-          if (choice === BUTTON.submitNotAnswered) await vscode.commands.executeCommand('evalRunner.submitSkipped', ref.id);
-          else if (choice) await vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
-          return;
-        }
-        const choice = await vscode.window.showInformationMessage(line, BUTTON.showProgress);
-        if (choice) await vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
-        return;
-      }
-      case 'cancelled':
-        void vscode.window.showInformationMessage(vscode.l10n.t('{0}: cancelled. {1} Run again to resume; saved answers are not recomputed.', ref.label, line));
-        return;
-      case 'auth': {
-        const choice = await showError(this.ctx.log, s.message ?? vscode.l10n.t('The token was rejected.'), BUTTON.setToken);
-        if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
-        return;
-      }
-      case 'failedTraces': {
-        const choice = await showError(this.ctx.log, `${line} ${s.message ?? ''}`, BUTTON.retryFailed);
-        if (choice === BUTTON.retryFailed) await vscode.commands.executeCommand('evalRunner.retryFailed', ref.id);
-        return;
-      }
-      default:
-        await showError(this.ctx.log, `${ref.label}: ${s.message ?? vscode.l10n.t('the run stopped.')}`);
-    }
-  }
-
-  private updateStatus(): void {
-    // The palette offers Cancel Run only while a run runs (set on a change, not on every progress event).
-    if (this.running !== this.active.size > 0) {
-      this.running = this.active.size > 0;
-      void vscode.commands.executeCommand('setContext', 'evalRunner.running', this.running);
-    }
-    if (this.active.size === 0) {
-      this.status.hide();
-      return;
-    }
-    const runs = [...this.active.values()];
-    const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}` : `${ref.kind} ${ref.evaluationId}…`));
-    // A run held by the service (down, or refusing the token) says so: its answers wait, nothing is wrong locally.
-    // A vscode-lm run with no window to serve its chat model (this window is attaching) says so too.
-    const held = runs.flatMap(({ ref, progress: p }) =>
-      p?.hold ? [`${ref.label}: ${holdProgressText(p.hold)}`] : p?.waitingFor === 'window' ? [`${ref.label}: ${WAITING_FOR_WINDOW}`] : [],
-    );
-    // A still icon: the counts change every second, and a spinning one keeps the whole window drawing frames.
-    this.status.text = `${held.length ? '$(debug-pause)' : '$(beaker)'} Eval Runner ${parts.join(' · ')}${held.length === 1 && runs.length === 1 ? ` · ${held[0]!.slice(runs[0]!.ref.label.length + 2)}` : ''}`;
-    this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click to show progress';
-    this.status.show();
-  }
-}
-
-/** The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers. */
-async function askMode(ref: EvaluationRef, refused: RefusedRun, identity: TargetIdentity): Promise<RunMode | undefined> {
-  const choice = await vscode.window.showWarningMessage(
-    vscode.l10n.t('{0}: its answers came from another target', ref.label),
-    {
-      modal: true,
-      detail: vscode.l10n.t(
-        '{0}\n\n{1}: every trace is answered again by {2} and resubmitted (the service keeps the last answer per trace).\n{3}: the journaled answers are submitted as they are; {2} answers only the traces without one (the run is recorded as mixed).',
-        refused.message,
-        BUTTON.startFresh,
-        identity.description,
-        BUTTON.reuseAnswers,
-      ),
-    },
-    BUTTON.startFresh,
-    BUTTON.reuseAnswers,
-  );
-  if (!choice) return undefined;
-  return choice === BUTTON.startFresh ? 'fresh' : 'reuse';
 }
 
 /** The runner's client with its JSON-RPC library: dist/runnerClient.js, built apart and loaded on the first run. */

@@ -1,8 +1,6 @@
-// The Python target in the editor: where its file is, which interpreter runs it, and restarting its workers when
-// the file (or one beside it) is saved.
-import { dirname } from 'node:path';
+// The Python target in the editor: which interpreter runs it. (Its workers restart when a file beside it is saved:
+// the runner does that, told of each save by the window that follows the run.)
 import * as vscode from 'vscode';
-import { Disposable, toDisposable } from '../lifecycle';
 
 interface PythonExtensionApi {
   environments?: {
@@ -28,42 +26,6 @@ export async function pythonInterpreter(configured: string | undefined, log: vsc
   } catch (error) {
     log.warn(`The Python extension did not say which interpreter is active (${error instanceof Error ? error.message : String(error)}); using the default.`);
     return undefined;
-  }
-}
-
-/** A target whose workers can start afresh (python, worker). */
-export interface Restartable {
-  restart(): void;
-}
-
-/**
- * Saving the target's Python file, or a .py file beside it, restarts the running workers before the next
- * trace, so the next answers come from the edit.
- */
-export class PythonWatcher extends Disposable {
-  private readonly live = new Set<{ target: Restartable; file: string }>();
-
-  constructor(private readonly log: vscode.LogOutputChannel) {
-    super();
-    this._register(vscode.workspace.onDidSaveTextDocument((doc) => this.saved(doc.uri)));
-    this._register(toDisposable(() => this.live.clear()));
-  }
-
-  /** Follows a python target for the length of its run; returns the way to stop following it. */
-  follow(target: Restartable, file: string): () => void {
-    const entry = { target, file };
-    this.live.add(entry);
-    return () => this.live.delete(entry);
-  }
-
-  saved(uri: vscode.Uri): void {
-    if (uri.scheme !== 'file' || !uri.fsPath.endsWith('.py')) return;
-    for (const { target, file } of this.live) {
-      if (dirname(uri.fsPath) === dirname(file)) {
-        this.log.info(`${vscode.workspace.asRelativePath(uri, false)} was saved: the Python workers restart before the next trace.`);
-        target.restart();
-      }
-    }
   }
 }
 

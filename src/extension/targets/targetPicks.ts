@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { ALL_KINDS, curlReader } from '../../core';
 import type { Ctx } from '../ctx';
 import type * as CurlPick from './curlPick';
-import { pickPythonTarget, pickWorkerTarget } from './ownCode';
+import { pickPythonTarget, pickWorkerTarget } from './ownCodePick';
 import { writeTarget } from '../settings/settings';
 import type { TargetSettings } from '../settings/settingsModel';
 

@@ -1,0 +1,79 @@
+// What a window shows of the runs it follows: the status bar item, the palette's Cancel Run, each run's toast.
+import * as vscode from 'vscode';
+import { Disposable } from '../lifecycle';
+import { holdProgressText, progressText, WAITING_FOR_WINDOW } from '../../core';
+import type { RunProgress } from '../../core';
+import type { EvaluationRef } from '../evaluations/registry';
+
+const UI_PROGRESS_MS = 1000;
+
+/** The runs this window follows, in the status bar (one item for all of them) and in the `evalRunner.running` context. */
+export class RunStatus extends Disposable {
+  private readonly status = this._register(vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50));
+  private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
+  private running = false;
+
+  constructor() {
+    super();
+    this.status.name = 'Eval Runner';
+    this.status.command = 'evalRunner.showProgress';
+  }
+
+  /** Whether this window follows a run of the evaluation. */
+  has(refId: string): boolean {
+    return this.active.has(refId);
+  }
+
+  /** A run is followed from now on: shown by its evaluation until its first progress. */
+  started(ref: EvaluationRef): void {
+    this.active.set(ref.id, { ref, progress: undefined });
+    this.update();
+  }
+
+  ended(ref: EvaluationRef): void {
+    this.active.delete(ref.id);
+    this.update();
+  }
+
+  /** The toast and the status bar follow a run's progress once a second. */
+  progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
+    let reported = 0;
+    let shownAt = 0;
+    return (p) => {
+      this.active.set(ref.id, { ref, progress: p });
+      // Each report animates the toast's bar and lays out the workbench, which at four a second cost the editor's
+      // renderer more than the run's own work.
+      const now = Date.now();
+      if (now - shownAt < UI_PROGRESS_MS) return;
+      shownAt = now;
+      const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
+      const percent = p.total ? (100 * done) / p.total : 0;
+      progress.report({ message: progressText('', p).replace(/^: /, ''), increment: Math.max(0, percent - reported) });
+      reported = Math.max(reported, percent);
+      this.update();
+    };
+  }
+
+  private update(): void {
+    // The palette offers Cancel Run only while a run runs (set on a change, not on every progress event).
+    if (this.running !== this.active.size > 0) {
+      this.running = this.active.size > 0;
+      void vscode.commands.executeCommand('setContext', 'evalRunner.running', this.running);
+    }
+    if (this.active.size === 0) {
+      this.status.hide();
+      return;
+    }
+    const runs = [...this.active.values()];
+    const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}` : `${ref.kind} ${ref.evaluationId}…`));
+    // A run held by the service (down, or refusing the token) says so: its answers wait, nothing is wrong locally.
+    // A vscode-lm run with no window to serve its chat model (this window is attaching) says so too.
+    const held = runs.flatMap(({ ref, progress: p }) =>
+      p?.hold ? [`${ref.label}: ${holdProgressText(p.hold)}`] : p?.waitingFor === 'window' ? [`${ref.label}: ${WAITING_FOR_WINDOW}`] : [],
+    );
+    // A still icon: the counts change every second, and a spinning one keeps the whole window drawing frames.
+    this.status.text = `${held.length ? '$(debug-pause)' : '$(beaker)'} Eval Runner ${parts.join(' · ')}${held.length === 1 && runs.length === 1 ? ` · ${held[0]!.slice(runs[0]!.ref.label.length + 2)}` : ''}`;
+    this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click to show progress';
+    this.status.show();
+  }
+}
