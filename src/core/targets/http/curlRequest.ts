@@ -2,11 +2,15 @@ import { CurlSyntaxError, detectShell, splitWords } from './curlShell';
 import type { CurlShell, Word } from './curlShell';
 import { splitSecretQuery } from './curlQuery';
 import { looksSecretHeader } from '../targetSecrets';
+import { PROMPT, stringNodes } from './curlBody';
+import type { PromptField } from './curlBody';
 
 export { CurlSyntaxError as CurlError } from './curlShell';
 // The editor's import keeps every other header in secret storage (src/extension/targets/curlImport.ts), with this module only.
 export { isPlainHeader } from '../targetSecrets';
 export type { CurlShell } from './curlShell';
+export { fieldList, withPromptAt } from './curlBody';
+export type { PromptField } from './curlBody';
 
 /**
  * A request pasted as a curl command (DevTools' "Copy as cURL", Postman, API docs), read into what the http
@@ -38,14 +42,6 @@ export interface CurlRequest {
   ignored: string[];
 }
 
-export interface PromptField {
-  /** RFC 9535 JSONPath of the field, e.g. $.messages[1].content (what --prompt-path and the editor show). */
-  path: string;
-  /** The same in the dotted form, e.g. messages.1.content. */
-  dotted: string;
-  value: string;
-}
-
 /** Where a variable is: a header (or -u, -b), the URL's query, the rest of the URL, or the body. */
 export interface CurlVariable {
   name: string;
@@ -59,8 +55,6 @@ export interface CurlReadOptions {
   variable?: (name: string) => string;
 }
 
-const PROMPT = '{{prompt}}';
-
 /** Reads a curl command. A CurlError says what cannot be read, and never quotes a value from the command. */
 export function readCurl(text: string, options: CurlReadOptions = {}): CurlRequest {
   const shell = options.shell ?? detectShell(text);
@@ -71,23 +65,6 @@ export function readCurl(text: string, options: CurlReadOptions = {}): CurlReque
   const draft = new Draft(options.variable);
   readOptions(words.slice(1), draft);
   return draft.finish(shell);
-}
-
-/** The body as a template: the string field at `path` (either form of PromptField's path) replaced by {{prompt}}. */
-export function withPromptAt(request: Pick<CurlRequest, 'body' | 'promptFields'>, path: string): string {
-  const wanted = path.trim();
-  const field = request.promptFields.find((f) => f.path === wanted || f.dotted === wanted || f.dotted === wanted.replace(/^\$\.?/, ''));
-  if (!field || request.body === undefined) {
-    throw new CurlSyntaxError(`The body has no string field at "${wanted}". ${fieldList(request.promptFields)}`);
-  }
-  // Replaced where it stands in the text, so the rest of the body (its spacing, its big numbers) stays as written.
-  const node = stringNodes(request.body).find((n) => n.path === field.path)!;
-  return request.body.slice(0, node.offset) + JSON.stringify(PROMPT) + request.body.slice(node.offset + node.length);
-}
-
-/** The fields one may choose, for a message. */
-export function fieldList(fields: readonly PromptField[]): string {
-  return fields.length > 0 ? `Its string fields: ${fields.map((f) => f.path).join(', ')}.` : 'It has no JSON string field.';
 }
 
 type Handler = (draft: Draft, value: Word) => void;
@@ -353,78 +330,4 @@ function checkUrl(url: string, complete: boolean): void {
     // said below
   }
   if (parsed?.protocol !== 'http:' && parsed?.protocol !== 'https:') throw new CurlSyntaxError("The command's URL is not a valid http:// or https:// URL.");
-}
-
-type StringNode = PromptField & { offset: number; length: number };
-
-/** The string fields of a JSON body, where they stand in its text; none when the body is not JSON. */
-function stringNodes(body: string): StringNode[] {
-  try {
-    JSON.parse(body);
-  } catch {
-    return [];
-  }
-  const out: StringNode[] = [];
-  new JsonScanner(body, out).value([]);
-  return out;
-}
-
-/** Walks JSON text already known to be valid, noting each string value with its path and place. */
-class JsonScanner {
-  private i = 0;
-
-  constructor(
-    private readonly s: string,
-    private readonly out: StringNode[],
-  ) {}
-
-  value(path: Array<string | number>): void {
-    this.space();
-    const c = this.s[this.i];
-    if (c === '{') this.members(path);
-    else if (c === '[') this.items(path);
-    else if (c === '"') {
-      const offset = this.i;
-      const value = this.string();
-      this.out.push({ path: jsonPathOf(path), dotted: path.join('.'), value, offset, length: this.i - offset });
-    } else this.i += /^[^,\]}\s]+/.exec(this.s.slice(this.i))![0].length; // a number, true, false or null
-  }
-
-  private members(path: Array<string | number>): void {
-    this.i++;
-    for (this.space(); this.s[this.i] !== '}'; this.space()) {
-      if (this.s[this.i] === ',') this.i++;
-      this.space();
-      const name = this.string();
-      this.space();
-      this.i++; // the colon
-      this.value([...path, name]);
-    }
-    this.i++;
-  }
-
-  private items(path: Array<string | number>): void {
-    this.i++;
-    for (let index = 0; ; index++) {
-      this.space();
-      if (this.s[this.i] === ']') break;
-      if (this.s[this.i] === ',') this.i++;
-      this.value([...path, index]);
-    }
-    this.i++;
-  }
-
-  private string(): string {
-    const m = /^"(?:[^"\\]|\\.)*"/.exec(this.s.slice(this.i))!;
-    this.i += m[0].length;
-    return JSON.parse(m[0]) as string;
-  }
-
-  private space(): void {
-    while (/\s/.test(this.s[this.i] ?? '')) this.i++;
-  }
-}
-
-function jsonPathOf(path: ReadonlyArray<string | number>): string {
-  return `$${path.map((p) => (typeof p === 'number' ? `[${p}]` : /^[A-Za-z_][A-Za-z0-9_]*$/.test(p) ? `.${p}` : `[${JSON.stringify(p)}]`)).join('')}`;
 }
