@@ -148,7 +148,7 @@ await Promise.all([
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the
   // protocol, so nothing of the host's (zod included) is in them. Built into media/ (the webviews' resource root).
   build({
-    entryPoints: { progress: 'src/webview/app/progress.ts', compare: 'src/webview/app/compare.ts' },
+    entryPoints: { runDetails: 'src/webview/app/runDetails.ts', compare: 'src/webview/app/compare.ts' },
     outdir: 'media/webview',
     bundle: true,
     platform: 'browser',

@@ -1,6 +1,6 @@
 // 10. The same 100,000-trace run in the editor and in the CLI: an echo target at concurrency 64 against the
 // sandbox, each timed by its own run summary (from listing to the last submission), the editor's read from its log;
-// in the editor with the sidebar's tree and Process Details open, as a user watches a run (BENCH_NO_VIEW=1 and
+// in the editor with the sidebar's tree and Run Details open, as a user watches a run (BENCH_NO_VIEW=1 and
 // BENCH_NO_PANEL=1 leave them closed, to tell their cost from the extension host's own). This machine's speed
 // moves by a fifth between minutes, so the two alternate over BENCH_ROUNDS rounds (3), each with a fresh sandbox,
 // and the ratio is the median of the rounds'. The CPU each process spent (from /proc) says where the time went.
@@ -79,7 +79,7 @@ async function editorRound() {
     try {
       const { page } = wb;
       await setToken(page, sb.token);
-      // As a user watches it: the sidebar's tree open, and Process Details showing the run.
+      // As a user watches it: the sidebar's tree open, and Run Details showing the run.
       if (!process.env.BENCH_NO_VIEW) await openView(page);
       const editorBefore = cpuByRole();
       const harnessBefore = process.cpuUsage();

@@ -1,4 +1,4 @@
-// 8. The Process Details webview with 100,000 rows, in the real workbench (code-server + Chromium).
+// 8. The Run Details webview with 100,000 rows, in the real workbench (code-server + Chromium).
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';

@@ -1,5 +1,5 @@
 import type { ComparePanels } from './compare/comparePanel';
-import type { ProgressPanels } from './runDetails/runDetailsPanel';
+import type { RunDetailsPanels } from './runDetails/runDetailsPanel';
 import type { RunController } from './runs/runs';
 import type { EvaluationsTree } from './evaluations/tree';
 
@@ -7,6 +7,6 @@ import type { EvaluationsTree } from './evaluations/tree';
 export interface Features {
   tree: EvaluationsTree;
   runs: RunController;
-  panels: ProgressPanels;
+  panels: RunDetailsPanels;
   compare: ComparePanels;
 }

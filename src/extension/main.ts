@@ -3,7 +3,7 @@ import { registerCommands } from './commands';
 import { DebugTargetContext } from './targets/debugTrace';
 import { SettingsSecrets } from './settings/settingsSecrets';
 import { Ctx, extensionVersion } from './ctx';
-import { ProgressPanels } from './runDetails/runDetailsPanel';
+import { RunDetailsPanels } from './runDetails/runDetailsPanel';
 import { ComparePanels } from './compare/comparePanel';
 import { REVIEW_SCHEME, ReviewCodeLens, ReviewContext, ReviewFileSystem } from './review/review';
 import { RunController } from './runs/runs';
@@ -39,7 +39,7 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
   const ctx = new Ctx(context);
   const tree = new EvaluationsTree(ctx);
   const runs = new RunController(ctx);
-  const panels = new ProgressPanels(ctx);
+  const panels = new RunDetailsPanels(ctx);
   const review = new ReviewFileSystem(ctx);
   const compare = new ComparePanels(ctx);
   const lenses = new ReviewCodeLens(ctx);

@@ -41,7 +41,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('details'), traceId }),
 ]);
 
-export const progressStateSchema = z.object({
+export const runDetailsStateSchema = z.object({
   refId: z.string(),
   stateFilter: z.optional(z.string()),
   verdictFilter: z.optional(verdictFilter),

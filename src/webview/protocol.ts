@@ -1,9 +1,9 @@
 import type * as z from 'zod/mini';
-import type { compareFiltersSchema, compareMessageSchema, compareStateSchema, progressStateSchema, tableFiltersSchema, webviewMessageSchema } from './messageSchemas';
+import type { compareFiltersSchema, compareMessageSchema, compareStateSchema, runDetailsStateSchema, tableFiltersSchema, webviewMessageSchema } from './messageSchemas';
 import type { LocalTraceState, ReportRun, StateCounts } from '../core';
 
 /**
- * Every message between the two webviews (Process Details, Compare Runs) and the host, and what each page saves
+ * Every message between the two webviews (Run Details, Compare Runs) and the host, and what each page saves
  * with setState for its restorer: the one protocol module both ends import. What the pages send and save is
  * typed from the schemas the host validates it with (./messageSchemas.ts), since the pages render adversarial
  * text; this module holds no code but the row indexes, so the front ends (src/webview/app/) bundle no zod.
@@ -26,7 +26,7 @@ export const enum Row {
   RunId = 8,
 }
 
-/** One Process Details row, a tuple so 100,000 rows travel cheaply (indexed by Row). */
+/** One Run Details row, a tuple so 100,000 rows travel cheaply (indexed by Row). */
 export type RowTuple = [
   traceId: string,
   state: LocalTraceState,
@@ -101,14 +101,14 @@ export type HostMessage =
 
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
-export type SortKey = NonNullable<ProgressState['sortKey']>;
+export type SortKey = NonNullable<RunDetailsState['sortKey']>;
 export type VerdictFilter = 'all' | 'good' | 'bad' | 'none';
 
 /**
- * What Process Details saves with setState, and what its restorer reads after a reload: which evaluation, and the
+ * What Run Details saves with setState, and what its restorer reads after a reload: which evaluation, and the
  * table as the user left it. Only refId is required, so a state saved by an older version still restores.
  */
-export type ProgressState = z.infer<typeof progressStateSchema>;
+export type RunDetailsState = z.infer<typeof runDetailsStateSchema>;
 
 /** Compare Runs: one row per trace either run answered (indexed by CompareRow). */
 export type CompareTuple = [

@@ -49,7 +49,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await wb.page.keyboard.press('Escape');
   });
 
-  it('one-click sandbox tour: both evaluations run, Process Details reaches 100%, a trace opens side by side', async () => {
+  it('one-click sandbox tour: both evaluations run, Run Details reaches 100%, a trace opens side by side', async () => {
     wb = await openWorkbench();
     const { page } = wb;
     const view = await openView(page);
@@ -79,7 +79,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await shot(page, 'review');
   });
 
-  it('shows Process Details in the light theme too', async () => {
+  it('shows Run Details in the light theme too', async () => {
     wb = await openWorkbench({ theme: 'Default Light Modern' });
     const { page } = wb;
     await palette(page, 'Eval Runner: Try the Local Sandbox');
@@ -144,7 +144,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
     await shot(page, 'xss-review');
   });
 
-  it('shows 45,000 traces in Process Details from the host: only the rows in view reach the page, the end by keyboard, searchable', async () => {
+  it('shows 45,000 traces in Run Details from the host: only the rows in view reach the page, the end by keyboard, searchable', async () => {
     const sandbox = await startSandbox({ port: 0, benchmarkTraces: 45_000, evaluationSeconds: 0 });
     try {
       wb = await openWorkbench({
@@ -248,7 +248,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       // temp files), except the browser profile: SecretStorage keeps its values there, as it should.
       const files = filesUnder(runDir, new Set([join(runDir, 'chromium')]));
       assert.match(log, /Rejected request with header Bearer \[redacted\]/, 'the log has the service\'s words, redacted');
-      assert.match(log, /Process Details rendered/, 'the log was written at debug level');
+      assert.match(log, /Run Details rendered/, 'the log was written at debug level');
       assert.ok(files.some((f) => f.endsWith('.jsonl') && statSync(f).size > 0), 'the journal is among the files searched');
       const needles = FRAGMENTS.flatMap((f) => /** @type {[string, Buffer][]} */ ([[f, Buffer.from(f, 'utf8')], [`${f} (UTF-16)`, Buffer.from(f, 'utf16le')]]));
       const leaks = [];
@@ -475,7 +475,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await notification(page, `Loop bench: ${TRACES}/${TRACES} submitted (${TRACES} in this run)`, 60_000);
       assert.equal(sandbox.answerOf(1, prompts[0].traceId), `draft: ${head(prompts[0])}`);
 
-      // Two answers marked bad from the keyboard in Process Details.
+      // Two answers marked bad from the keyboard in Run Details.
       await palette(page, 'Notifications: Clear All Notifications');
       await palette(page, 'Eval Runner: Show Run Details');
       const frame = webview(page);
@@ -516,7 +516,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.equal(sandbox.answerOf(1, prompts[2].traceId), `draft: ${head(prompts[2])}`, 'the others untouched');
 
       // Both panels come back after a reload of the window, as they were left: Compare Runs on the same two runs,
-      // narrowed to the rerun traces and searched; Process Details filtered and searched for the new answers.
+      // narrowed to the rerun traces and searched; Run Details filtered and searched for the new answers.
       await compare.locator('input.search').fill(prompts[1].traceId);
       await compare.locator('.shown', { hasText: '1 of 2 traces' }).waitFor();
       const comparedRuns = await compare.locator('.subtitle').innerText();

@@ -8,7 +8,7 @@ import { labelText, until } from './until';
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
 
-describe('skipped traces in the editor: said in the tree and Process Details, Submit as Not Answered', () => {
+describe('skipped traces in the editor: said in the tree and Run Details, Submit as Not Answered', () => {
   let api: TestHandles;
   let sandbox: Sandbox;
   const LABEL = 'Skip bench';

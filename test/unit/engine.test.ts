@@ -133,7 +133,7 @@ describe('run engine against the sandbox', () => {
     assert.equal(summary.counts.submitted, 25);
     assert.ok(logs.some((l) => /The target is rate-limiting; pacing at \d+(\.\d)? requests\/s\./.test(l)), logs.join('\n'));
     assert.equal(target.total(), 26, 'one call per trace, and one more for the trace that was refused');
-    // The rate limit is journaled with the run's end, for its timeline (the report's, Process Details').
+    // The rate limit is journaled with the run's end, for its timeline (the report's, Run Details').
     const reread = TraceStore.fromRecords((await readJournal(journalPath(stateDir, { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark', evaluationId: 1 }))).records);
     const run = reread.currentRun!;
     assert.equal(run.rateLimitTimes.length, 1);

@@ -5,7 +5,7 @@ import { MAX_WINDOW, SEARCH_CHARS } from '../../src/extension/panels/rowView';
 import { ALL_TRACES, TraceTable } from '../../src/extension/runDetails/traceTable';
 import { Row } from '../../src/webview/protocol';
 
-/** Process Details' table on the host: the page gets windows of it, so its filters and order are decided here. */
+/** Run Details' table on the host: the page gets windows of it, so its filters and order are decided here. */
 function storeOf(n: number): TraceStore {
   const store = new TraceStore();
   const items = Array.from({ length: n }, (_, i) => ({ traceId: `t${i}`, content: i % 2 ? `Odd prompt ${i}` : `Even prompt ${i}` }));
@@ -19,7 +19,7 @@ function follow(store: TraceStore, table: TraceTable): void {
 
 const ids = (table: TraceTable, store: TraceStore) => table.window(store, 0, MAX_WINDOW).rows.map((r) => r[Row.TraceId]);
 
-describe('Process Details table on the host (windows of it go to the page)', () => {
+describe('Run Details table on the host (windows of it go to the page)', () => {
   it('shows every trace in the list order; a changed row is sent fresh without a new version', () => {
     const store = storeOf(5);
     const table = new TraceTable(LOCAL_STATES);

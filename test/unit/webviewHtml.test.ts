@@ -16,7 +16,7 @@ describe('the webview page shell', () => {
   it('escapes its title, body class and the app attributes: text, never markup', () => {
     const html = webviewHtml(webview, extensionUri, {
       title: 'Run Details </title><script>alert(1)</script>',
-      scripts: ['webview/progress.js'],
+      scripts: ['webview/runDetails.js'],
       bodyClass: 'compare" onload="alert(2)',
       appAttributes: { 'data-labels': '{"a":"</div><img src=x onerror=alert(3)>"}' },
     });

@@ -54,7 +54,7 @@ function reportRun(run: RunInfo): ReportRun {
   };
 }
 
-/** A run's latency histogram and answers over time: the report's charts, and Process Details' (live). */
+/** A run's latency histogram and answers over time: the report's charts, and Run Details' (live). */
 export function runCharts(run: RunInfo, maxLatencyMs = run.latencies.reduce((m, v) => Math.max(m, v), 0)): Pick<ReportRun, 'histogram' | 'timeline'> {
   return { histogram: histogram(run.latencies, maxLatencyMs), timeline: timeline(run) };
 }

@@ -52,7 +52,7 @@ export interface BatchProgress {
 export type Log = (level: 'info' | 'warn' | 'error', message: string, final?: boolean) => void;
 
 // Each failed trace's reason goes to the log up to this many per run; past it the log would drown, and the
-// traces keep their reasons (Process Details, status, exports).
+// traces keep their reasons (Run Details, status, exports).
 const LOGGED_FAILURES = 20;
 
 /**

@@ -105,7 +105,7 @@ export class EvaluationRegistry extends Disposable {
 
 /**
  * Follows a journal that another process writes (a CLI run, another window): when it changes and no run of
- * this window holds it, the session reads it again, so the tree and Process Details show that run's progress.
+ * this window holds it, the session reads it again, so the tree and Run Details show that run's progress.
  * A stat a second, not an fs watcher: the file may not exist yet, and watchers differ between platforms.
  */
 function watchJournal(session: EvaluationSession): () => void {

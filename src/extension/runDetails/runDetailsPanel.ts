@@ -10,10 +10,11 @@ import { MAX_WINDOW } from '../panels/rowView';
 import { TraceTable } from './traceTable';
 import { toDisposable } from '../lifecycle';
 import { PanelController, PanelHost } from '../panels/panelHost';
-import { progressStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
-import type { HostMessage, ProgressState, RunLine, WebviewMessage } from '../../webview/protocol';
+import { runDetailsStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
+import type { HostMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
 
-export const PROGRESS_VIEW_TYPE = 'evalRunner.progress';
+/** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
+export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
 /** The local panel's name, apart from the service's Process Details page. */
 export const RUN_DETAILS = 'Run Details';
@@ -22,14 +23,14 @@ export const RUN_DETAILS = 'Run Details';
  * One Run Details panel per evaluation (what this editor knows of its runs; the service's own page is Process
  * Details, opened by Open Process Details), restored after a reload from the state its page saved.
  */
-export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
+export class RunDetailsPanels extends PanelHost<RunDetailsState, RunDetailsPanel> {
   constructor(ctx: Ctx) {
     super(ctx, {
-      viewType: PROGRESS_VIEW_TYPE,
+      viewType: RUN_DETAILS_VIEW_TYPE,
       title: RUN_DETAILS,
-      stateSchema: progressStateSchema,
+      stateSchema: runDetailsStateSchema,
       keyOf: (state) => state.refId,
-      create: (panel, ref) => new ProgressPanel(ctx, panel, ref),
+      create: (panel, ref) => new RunDetailsPanel(ctx, panel, ref),
     });
   }
 
@@ -38,7 +39,7 @@ export class ProgressPanels extends PanelHost<ProgressState, ProgressPanel> {
   }
 }
 
-class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
+class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private readonly table = new TraceTable(LOCAL_STATES);
   /** The rows the page last asked for, and the trace whose place it follows. */
   private shown: { start: number; end: number; activeKey: string | null } | undefined;
@@ -53,7 +54,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
       title: RUN_DETAILS,
-      script: 'webview/progress.js',
+      script: 'webview/runDetails.js',
       schema: webviewMessageSchema,
       appAttributes: { 'data-states': LOCAL_STATES.join(','), 'data-labels': JSON.stringify(STATE_LABELS) },
     });
@@ -109,7 +110,7 @@ class ProgressPanel extends PanelController<WebviewMessage, HostMessage> {
       case 'cancel':
         return this.session.cancel();
       case 'rendered':
-        return this.ctx.log.debug(`Process Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
+        return this.ctx.log.debug(`Run Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
       case 'verdict':
         if (known && known.hasAnswer) void this.judge(message.traceId, message.rating ?? undefined, known.note);
         return;

@@ -1,4 +1,4 @@
-// Process Details' table as the host holds it: a row per trace (built when first asked for, rebuilt when the
+// Run Details' table as the host holds it: a row per trace (built when first asked for, rebuilt when the
 // trace changes), and the view the filters, the search and the order leave, as trace ids. The page asks for the
 // rows it shows; 100,000 rows never cross to it. No vscode import: the unit tests drive it directly.
 import type { TraceInfo, TraceStore } from '../../core';

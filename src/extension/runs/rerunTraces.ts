@@ -58,7 +58,7 @@ async function askSubset(ctx: Ctx, ref: EvaluationRef, shown: string[] | undefin
     const differing = (await ctx.registry.session(ref).compare(prev.runId, last.runId)).filter((r) => r.differs && r.a && r.b).map((r) => r.traceId);
     items.push({ label: vscode.l10n.t('Answers that differ between the last two runs'), description: String(differing.length), detail: `${prev.target} → ${last.target}`, subset: { ids: differing } });
   }
-  if (shown?.length) items.push({ label: vscode.l10n.t('The rows shown in Process Details'), description: String(shown.length), subset: { ids: shown } });
+  if (shown?.length) items.push({ label: vscode.l10n.t('The rows shown in Run Details'), description: String(shown.length), subset: { ids: shown } });
   const picked = await ctx.pickItem(items, { title: vscode.l10n.t('Rerun Traces: which?'), placeHolder: vscode.l10n.t('They run again with the current target, as a new run') });
   return picked?.subset;
 }

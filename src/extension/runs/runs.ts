@@ -192,7 +192,7 @@ export class RunController extends Disposable {
 
   /**
    * Follows a run in a runner process (started here, or found): the toast with Cancel, the status bar, the session's
-   * progress for the tree and Process Details. The window may go (a reload): the run does not.
+   * progress for the tree and Run Details. The window may go (a reload): the run does not.
    */
   private async follow(ref: EvaluationRef, session: EvaluationSession, open: (events: RemoteRunEvents) => Promise<RemoteRun | undefined>): Promise<RunSummary | RefusedRun | undefined> {
     this.status.started(ref);

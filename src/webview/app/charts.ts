@@ -95,7 +95,7 @@ function limitMarks(svg: SVGSVGElement, limited: readonly number[], bins: number
   });
 }
 
-/** A run's charts with their captions, as the report and Process Details show them (only those with data). */
+/** A run's charts with their captions, as the report and Run Details show them (only those with data). */
 export function runChartFigures(
   charts: { histogram: { edges: readonly number[]; counts: readonly number[] }; timeline: { binMs: number; answers: readonly number[]; errors: readonly number[]; limited?: readonly number[] } },
   runId: string,

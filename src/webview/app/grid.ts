@@ -1,4 +1,4 @@
-// A virtualised, accessible grid shared by the Process Details and Compare Runs webviews.
+// A virtualised, accessible grid shared by the Run Details and Compare Runs webviews.
 // Only the rows in view exist in the DOM, and those nodes are reused as rows scroll or update, so 100,000 rows
 // stay smooth. The grid element itself holds keyboard focus and names the active row with
 // aria-activedescendant: rows can be rebuilt under a running evaluation without focus or selection moving.
@@ -30,7 +30,7 @@ export interface GridOptions<R, K extends string> {
   onActive?(row: R): void;
   onSort?(key: K): void;
   /**
-   * Rows in view that the source does not hold yet (a source whose rows live elsewhere: Process Details asks the
+   * Rows in view that the source does not hold yet (a source whose rows live elsewhere: Run Details asks the
    * host for them); called after a render that met one, with the rows in view.
    */
   onNeed?(first: number, last: number): void;

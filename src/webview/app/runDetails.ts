@@ -1,11 +1,11 @@
-// The Process Details webview. Speaks the protocol of src/webview/protocol.ts; saves ProgressState for its restorer.
+// The Run Details webview. Speaks the protocol of src/webview/protocol.ts; saves RunDetailsState for its restorer.
 // The table is virtualised (grid.ts): only the rows in view exist in the DOM, so 100,000 traces stay smooth.
 import { Row } from '../protocol';
-import type { HostMessage, ProgressState, RowTuple, TableFilters, VerdictFilter, ViewMessage, WebviewMessage } from '../protocol';
+import type { HostMessage, RunDetailsState, RowTuple, TableFilters, VerdictFilter, ViewMessage, WebviewMessage } from '../protocol';
 import { afterPaint, el, icon, onTypingPause, searchBox, select, toggle } from './dom';
 import { createGrid } from './grid';
 import type { Column, Grid } from './grid';
-import { Header, STATE_ICONS, Summary } from './progressSummary';
+import { Header, STATE_ICONS, Summary } from './runDetailsSummary';
 import { TableWindow } from './tableWindow';
 import { vscodeApi } from './vscodeApi';
 
@@ -25,7 +25,7 @@ const COLUMNS: ReadonlyArray<Column<ColumnKey>> = [
 const NO_TRACES = 'No traces yet: run the evaluation or fetch its prompts.';
 const VERDICTS: ReadonlyArray<[VerdictFilter, string]> = [['all', 'All verdicts'], ['good', 'Good'], ['bad', 'Bad'], ['none', 'Not judged']];
 
-const vscode = vscodeApi<WebviewMessage, ProgressState>();
+const vscode = vscodeApi<WebviewMessage, RunDetailsState>();
 const app = document.getElementById('app')!;
 // State names and labels come from the host (src/core/store/traceStore.ts owns them).
 const STATES = (app.dataset.states ?? '').split(',');

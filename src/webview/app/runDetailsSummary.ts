@@ -1,4 +1,4 @@
-// Process Details' header and summary: the title, the run buttons, the progress bar, a chip per state and the
+// Run Details' header and summary: the title, the run buttons, the progress bar, a chip per state and the
 // run's figures.
 import type { ProgressMessage, RunLine } from '../protocol';
 import { runChartFigures } from './charts';
