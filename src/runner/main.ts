@@ -9,7 +9,7 @@ import type { Server, Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { ownerOnlyFolder, writeOwnerOnlyFile } from '../protocol/ownerOnly';
-import { liveRunner, newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from '../protocol/runnerFiles';
+import { liveRunner, newSocketPath, removeRunnerFile, runnerFailurePath, writeRunnerFile } from '../protocol/runnerFiles';
 import { RunnerHandshake } from '../protocol/runnerHandshake';
 import { cancel, hello, prove, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
@@ -125,7 +125,7 @@ Promise.resolve().then(() => new RunnerHost(journalFile).listen()).catch((error:
   // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
   const message = `The runner could not start: ${error instanceof Error ? error.message : String(error)}`;
   try {
-    writeOwnerOnlyFile(`${runnerFilePath(journalFile)}.failed`, message);
+    writeOwnerOnlyFile(runnerFailurePath(journalFile), message);
   } catch {
     process.stderr.write(`${message}\n`);
   }

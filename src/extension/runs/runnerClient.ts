@@ -3,7 +3,7 @@ import { connect } from 'node:net';
 import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RunProgress } from '../../core';
-import { liveRunner, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
+import { liveRunner, runnerFailurePath, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
 import { readFileSync, rmSync } from 'node:fs';
 import { windowHandshake } from '../../protocol/runnerHandshake';
 import { cancel, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
@@ -164,7 +164,7 @@ export class RemoteRun {
 
 /** What a runner that could not start said (it has no terminal). */
 function readFailure(journalFile: string): string | undefined {
-  const path = `${runnerFilePath(journalFile)}.failed`;
+  const path = runnerFailurePath(journalFile);
   try {
     const text = readFileSync(path, 'utf8').slice(0, 2000);
     rmSync(path, { force: true });
