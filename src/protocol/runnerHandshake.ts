@@ -7,9 +7,10 @@ import type { MessageConnection } from 'vscode-jsonrpc';
 import { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
 import type { RunnerFile } from './runnerFiles';
 import { hello } from './runnerProtocol';
+import type { HelloResult } from './runnerTypes';
 
 type Role = 'runner' | 'window';
-type HelloAnswer = { version: number; pid: number; nonce: string; proof: string };
+type HelloAnswer = HelloResult;
 
 const NONCE = /^[0-9a-f]{64}$/;
 

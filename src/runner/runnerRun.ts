@@ -6,6 +6,7 @@ import { createBatchTarget, createTarget, EvaluationSession, hostRun } from '../
 import type { BatchTarget, HostRunRequest, RunProgress, Target } from '../core';
 import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
+import { startedRun, targetSpecOf } from './startParams';
 import { WindowLm } from './windowLm';
 
 // Progress crosses the socket at most this often: the windows redraw once a second anyway.
@@ -45,7 +46,7 @@ export class RunnerRun {
 
   /** A file was saved in the editor: the python target's workers restart when it is in the target's folder. */
   saved(path: string): void {
-    const spec = this.params.target.spec;
+    const spec = targetSpecOf(this.params.target.spec);
     if (spec.type !== 'python' || !path.endsWith('.py') || dirname(path) !== dirname(spec.file) || !this.target || !('restart' in this.target)) return;
     this.tell('info', `${basename(path)} was saved: the Python workers restart before the next trace.`);
     (this.target as Target & { restart(): void }).restart();
@@ -80,20 +81,15 @@ export class RunnerRun {
         onLog: (level: 'info' | 'warn', message: string) => this.tell(level, message),
         lm: (model: string | undefined) => this.lm.target(model),
       };
-      // The run's options as the window read them (RunBasics, mode, tool); only the trace lists change form.
-      const { only, rerun, reuseFetchedPrompts, ...options } = p.run;
+      const spec = targetSpecOf(p.target.spec);
       const request: HostRunRequest = {
         client: this.client(p.token),
         targets: () => {
-          this.target = createTarget(p.target.spec, p.target.secrets, targetOptions);
-          return { target: this.target, batch: createBatchTarget(p.target.spec, p.target.secrets, targetOptions) };
+          this.target = createTarget(spec, p.target.secrets, targetOptions);
+          return { target: this.target, batch: createBatchTarget(spec, p.target.secrets, targetOptions) };
         },
-        identity: p.identity,
-        ...options,
+        ...startedRun(p),
         progressIntervalMs: PROGRESS_MS,
-        ...(only ? { only: new Set(only) } : {}),
-        ...(rerun ? { rerun: true } : {}),
-        ...(reuseFetchedPrompts ? { reuseFetchedPrompts: true } : {}),
         onProgress: (now) => this.progressed(now),
         onLog: (level, message) => this.tell(level, message),
         newClient: (signal) => this.newClient(signal),

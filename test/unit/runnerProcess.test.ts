@@ -8,10 +8,11 @@ import { createMessageConnection, SocketMessageReader, SocketMessageWriter } fro
 import { journalPath } from '../../src/core/journal/journal';
 import { journalLockPid } from '../../src/core/journal/journalLock';
 import { RemoteRun } from '../../src/extension/runs/runnerClient';
-import { interruptedRun, isAlive, liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
+import { interruptedRun, isAlive, liveRunner, runnerFailurePath, runnerFilePath } from '../../src/protocol/runnerFiles';
 import { proofOf } from '../../src/protocol/runnerHandshake';
 import { hello, prove, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
+import type { TargetSpec } from '../../src/core';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { tempDir } from './helpers/runs';
@@ -95,14 +96,14 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     const stateDir = tempDir();
     const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
     const journal = journalPath(stateDir, key);
-    const params = startParams(stateDir, key, { spec: { type: 'command', command: 'sleep 0.2; cat' }, secrets: {} });
+    const params = startParams(stateDir, key, { spec: coreSpec({ type: 'command', command: 'sleep 0.2; cat' }), secrets: {} });
     const run = await RemoteRun.start(RUNNER, journal, { ...params, run: { ...params.run, concurrency: 1 } }, { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) });
     try {
       await until('the run holds the journal', () => journalLockPid(journal) === run.pid);
       const second = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
       const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
       assert.equal(code, 1);
-      assert.match(readFileSync(`${runnerFilePath(journal)}.failed`, 'utf8'), new RegExp(`already running \\(runner pid ${run.pid}\\)`));
+      assert.match(readFileSync(runnerFailurePath(journal), 'utf8'), new RegExp(`already running \\(runner pid ${run.pid}\\)`));
       assert.equal(liveRunner(journal)?.pid, run.pid, "the first runner's file is still there");
     } finally {
       run.cancel(true);
@@ -147,7 +148,7 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
         encoding: 'urlencoded',
         proxy: null,
         userAgent: 'eval-runner-test',
-        target: { spec: { type: 'openai', baseUrl: `${slow.baseUrl}/v1`, model: 'gpt-4o-mini', batch: true }, secrets: {} },
+        target: { spec: coreSpec({ type: 'openai', baseUrl: `${slow.baseUrl}/v1`, model: 'gpt-4o-mini', batch: true }), secrets: {} },
         identity: { description: 'openai batch', fingerprint: 'test:batch', facts: {} },
         run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
       };
@@ -173,3 +174,8 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     }
   });
 });
+
+/** A spec as the core declares it (the protocol carries it as a kind and the rest). */
+function coreSpec(spec: TargetSpec): TargetSpec {
+  return spec;
+}
