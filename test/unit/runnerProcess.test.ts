@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import { journalPath } from '../../src/core/journal/journal';
-import { journalLockPid } from '../../src/core/journal/journalLock';
+import { journalLockPid, lockPathOf } from '../../src/core/journal/journalLock';
 import { RemoteRun } from '../../src/extension/runs/runnerClient';
-import { interruptedRun, isAlive, liveRunner, runnerFailurePath, runnerFilePath } from '../../src/protocol/runnerFiles';
+import { interruptedRun, isAlive, liveRunner, runnerFailurePath, runnerFilePath, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import { proofOf } from '../../src/protocol/runnerHandshake';
 import { hello, prove, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
@@ -110,6 +110,24 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
       await run.finished;
       run.detach();
     }
+  });
+
+  it('a runner of another Eval Runner version holding the journal: a new run is refused, in words, and its file stays', async () => {
+    const stateDir = tempDir();
+    const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+    const journal = journalPath(stateDir, key);
+    mkdirSync(dirname(journal), { recursive: true, mode: 0o700 });
+    // This test's process plays the other version's runner: its file and the journal's lock name it.
+    const file = { version: RUNNER_PROTOCOL_VERSION + 1, pid: process.pid, socket: '/nowhere/s', secret: 'ab', startedAt: 0 };
+    writeRunnerFile(journal, file);
+    writeFileSync(lockPathOf(journal), String(process.pid));
+    const params = startParams(stateDir, key, { spec: coreSpec({ type: 'echo' }), secrets: {} });
+    const started = RemoteRun.start(RUNNER, journal, params, { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) });
+    await assert.rejects(started, (error: Error) => {
+      assert.match(error.message, new RegExp(`already running: the runner \\(pid ${process.pid}\\) speaks version ${RUNNER_PROTOCOL_VERSION + 1} of the runner protocol .*another Eval Runner version`));
+      return true;
+    });
+    assert.equal(readFileSync(runnerFilePath(journal), 'utf8'), JSON.stringify(file), "the other version's file is left as it was");
   });
 
   it('runs the evaluation to the end, leaves, and never had the token in its argv or environment', async () => {
