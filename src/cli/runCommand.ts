@@ -1,5 +1,5 @@
-import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { BatchTarget, JournalFs, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
+import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
@@ -115,41 +115,54 @@ const OUTCOME_EXIT: Record<RunOutcome | 'targetChanged', ExitCode> = {
   targetChanged: EXIT.usage,
 };
 
-/** One run from the command line, through the core's evaluation handle. Shared by `run` and `demo`. */
+/** One run from the command line, hosted by the core (as a runner hosts the editor's). Shared by `run` and `demo`. */
 export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary: RunSummary | RefusedRun | undefined; code: ExitCode }> {
   const client = clientFor(req.args, req.token, req.encoding, req.concurrency);
   const session = new EvaluationSession({ origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId }, req.stateDir, req.journal, req.journalFs);
   const reporter = req.json ? undefined : progressReporter(io.stderr, req.label);
+  const request: HostRunRequest = {
+    ...sessionOptions(req, io, client, reporter),
+    targets: () => ({ target: req.target, batch: req.batch }),
+    ...(req.only ? { subset: req.only } : {}),
+  };
   try {
-    const ran = await runOrRerun(session, sessionOptions(req, io, client, reporter), req, io);
-    if (!ran) return { summary: undefined, code: EXIT.ok };
-    reporter?.end();
-    if (ran.result.outcome === 'targetChanged') return refused(ran.result, req, io);
-    const summary = ran.result;
-    let code = await explainOutcome(summary, client, req);
-    if (summary.outcome === 'completed') summary.message = completedNote(session, summary, req);
-    if (ran.note) summary.message = [ran.note, summary.message].filter(Boolean).join('\n');
-    if (req.submitSkipped !== undefined && summary.counts.skipped > 0 && (summary.outcome === 'completed' || summary.outcome === 'failedTraces')) {
-      code = await submitSkippedAfter(session, client, summary, req.submitSkipped, code);
-    }
-    if (req.json) {
-      const { error: _error, ...rest } = summary;
-      io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: code, ...rest }))}\n`);
-    } else if (neverStarted(summary)) {
-      // A run that could not start (a wrong token, a service away, no prompts yet) has no figures to show: its
-      // reason alone, once, where errors go.
-      io.stderr.write(`${safeText(`eval-runner run: ${summary.message}`)}\n`);
-    } else if (stoppedEarly(summary)) {
-      // The figures on stdout; why the run stopped, and what to do, where errors go (as with --json).
-      io.stdout.write(`${safeText(summaryText(req.label, { ...summary, message: '' }))}\n`);
-      if (summary.message) io.stderr.write(`${safeText(`eval-runner run: ${summary.message}`)}\n`);
-    } else io.stdout.write(`${safeText(summaryText(req.label, summary))}\n`);
-    return { summary, code };
-  } finally {
-    await req.target.close?.();
-    await req.batch?.close();
-    await client.close();
+    return await hostRun(session, request, async (ran) => {
+      const note = ran.rerun && req.only ? rerunText(req.only, ran.rerun) : undefined;
+      if (!ran.result) {
+        io.stderr.write(`${safeText(note ?? '')}\n`);
+        return { summary: undefined, code: EXIT.ok };
+      }
+      reporter?.end();
+      if (ran.result.outcome === 'targetChanged') return refused(ran.result, req, io);
+      return told(session, client, ran.result, note, req, io);
+    });
+  } catch (error) {
+    if (error instanceof JournalLockedError) throw new UsageError(error.message);
+    throw error;
   }
+}
+
+/** The run's summary told: its exit code, the notes it calls for, on stdout (or stderr for a run that stopped). */
+async function told(session: EvaluationSession, client: ApiClient, summary: RunSummary, note: string | undefined, req: RunRequest, io: RunIo): Promise<{ summary: RunSummary; code: ExitCode }> {
+  let code = await explainOutcome(summary, client, req);
+  if (summary.outcome === 'completed') summary.message = completedNote(session, summary, req);
+  if (note) summary.message = [note, summary.message].filter(Boolean).join('\n');
+  if (req.submitSkipped !== undefined && summary.counts.skipped > 0 && (summary.outcome === 'completed' || summary.outcome === 'failedTraces')) {
+    code = await submitSkippedAfter(session, client, summary, req.submitSkipped, code);
+  }
+  if (req.json) {
+    const { error: _error, ...rest } = summary;
+    io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: code, ...rest }))}\n`);
+  } else if (neverStarted(summary)) {
+    // A run that could not start (a wrong token, a service away, no prompts yet) has no figures to show: its
+    // reason alone, once, where errors go.
+    io.stderr.write(`${safeText(`eval-runner run: ${summary.message}`)}\n`);
+  } else if (stoppedEarly(summary)) {
+    // The figures on stdout; why the run stopped, and what to do, where errors go (as with --json).
+    io.stdout.write(`${safeText(summaryText(req.label, { ...summary, message: '' }))}\n`);
+    if (summary.message) io.stderr.write(`${safeText(`eval-runner run: ${summary.message}`)}\n`);
+  } else io.stdout.write(`${safeText(summaryText(req.label, summary))}\n`);
+  return { summary, code };
 }
 
 /** A run that stopped before its end for a reason (an outage, the token, the disk, a cancel): not a finished one. */
@@ -158,11 +171,9 @@ function stoppedEarly(summary: RunSummary): boolean {
 }
 
 /** What the session is told: the request's settings, and where its replay notes, progress and log lines go. */
-function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter: ReturnType<typeof progressReporter> | undefined): SessionRunOptions {
+function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter: ReturnType<typeof progressReporter> | undefined): Omit<SessionRunOptions, 'target' | 'batch'> {
   return {
     client,
-    target: req.target,
-    ...(req.batch ? { batch: req.batch } : {}),
     identity: req.identity,
     tool: `eval-runner-cli ${TOOL_VERSION}`,
     ...(req.mode ? { mode: req.mode } : {}),
@@ -204,26 +215,6 @@ function basicsOf(req: RunRequest): RunBasics {
     ...(targetRetries !== undefined ? { targetRetries } : {}),
     ...(maxRequestsPerMinute ? { maxRequestsPerMinute } : {}),
   };
-}
-
-/** The run, or with --only the rerun of those traces (undefined: nothing to rerun, said on stderr). */
-async function runOrRerun(
-  session: EvaluationSession,
-  options: SessionRunOptions,
-  req: RunRequest,
-  io: RunIo,
-): Promise<{ result: RunSummary | RefusedRun; note?: string } | undefined> {
-  try {
-    if (!req.only) return { result: await session.run(options) };
-    const rerun = await session.rerun(req.only, options);
-    const note = rerunText(req.only, rerun);
-    if (rerun.result) return { result: rerun.result, note };
-    io.stderr.write(`${safeText(note)}\n`);
-    return undefined;
-  } catch (error) {
-    if (error instanceof JournalLockedError) throw new UsageError(error.message);
-    throw error;
-  }
 }
 
 /** The exit code for the outcome, and a next step in the message where the outcome calls for one. */
@@ -283,7 +274,7 @@ function completedNote(session: EvaluationSession, s: RunSummary, req: RunReques
 }
 
 /** What a rerun chose, and how to compare it afterwards. */
-function rerunText(subset: RerunSubset, r: { ids: string[]; unknown: number; previousRun: string | undefined }): string {
+function rerunText(subset: RerunSubset, r: RerunChoice): string {
   const what = typeof subset === 'object' ? 'listed in the ids file' : subset === 'failed' ? 'failed' : subset === 'bad' ? 'marked bad' : 'with a note';
   if (r.ids.length === 0) return `No trace is ${what}${r.unknown ? ` (${r.unknown} id(s) of the file are not in this evaluation)` : ''}: nothing to rerun.`;
   return `Rerun of ${r.ids.length} trace(s) ${what}${r.unknown ? ` (${r.unknown} id(s) of the file are not in this evaluation)` : ''}${r.previousRun ? `; their previous answers came from run ${r.previousRun}` : ''}.`;

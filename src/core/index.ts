@@ -8,6 +8,8 @@ export { JournalLockedError, isAlive, isOwnProcess, journalHeld, journalLockPid,
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './run/progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './options/runOptions';
 export { boundHeapGrowth } from './run/heapGrowth';
+export { hostRun } from './run/hostRun';
+export type { HostRunRequest, HostedRun, RerunChoice } from './run/hostRun';
 export type { HoldEvent } from './run/serviceHold';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './run/rerun';
 export type { RerunSubset } from './run/rerun';

@@ -32,6 +32,11 @@ export function runnerFilePath(journalFile: string): string {
   return `${journalFile}.runner.json`;
 }
 
+/** Where a runner that could not start says why (it has no terminal), for the window that started it. */
+export function runnerFailurePath(journalFile: string): string {
+  return `${runnerFilePath(journalFile)}.failed`;
+}
+
 /** A live process of this user's whose runner file speaks another protocol version: named to the user, not attached to. */
 export interface OtherRunner {
   pid: number;

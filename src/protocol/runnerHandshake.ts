@@ -7,9 +7,10 @@ import type { MessageConnection } from 'vscode-jsonrpc';
 import { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
 import type { RunnerFile } from './runnerFiles';
 import { hello } from './runnerProtocol';
+import type { HelloResult } from './runnerTypes';
 
 type Role = 'runner' | 'window';
-type HelloAnswer = { version: number; pid: number; nonce: string; proof: string };
+type HelloAnswer = HelloResult;
 
 const NONCE = /^[0-9a-f]{64}$/;
 
@@ -68,6 +69,23 @@ export class RunnerHandshake {
   }
 }
 
+/** Words for a runner of another Eval Runner version: what the user can do about it (it is not "no runner"). */
+export function otherVersionText(pid: number, version: unknown): string {
+  return `the runner (pid ${pid}) speaks version ${JSON.stringify(version) ?? 'none'} of the runner protocol and this Eval Runner version ${RUNNER_PROTOCOL_VERSION}: it is a run of another Eval Runner version (as after an update); wait for it to end, or stop it`;
+}
+
+/** The runner's hello said another protocol version: the window attaches to nothing, and says why. */
+export class RunnerVersionError extends Error {
+  override name = 'RunnerVersionError';
+
+  constructor(
+    readonly pid: number,
+    readonly version: unknown,
+  ) {
+    super(otherVersionText(pid, version));
+  }
+}
+
 /**
  * The window's side: sends only its nonce, and returns once the runner proved it knows the file's secret, with the
  * window's own proof to send (prove). Throws otherwise: then nothing else may be sent on this connection, and
@@ -76,6 +94,8 @@ export class RunnerHandshake {
 export async function windowHandshake(connection: MessageConnection, file: RunnerFile): Promise<string> {
   const windowNonce = newNonce();
   const answer = (await connection.sendRequest(hello, { version: RUNNER_PROTOCOL_VERSION, nonce: windowNonce })) as Partial<HelloAnswer> | null;
+  // Said before the proof is looked at: a runner of another version cannot prove itself in this one's terms.
+  if (answer && answer.version !== RUNNER_PROTOCOL_VERSION) throw new RunnerVersionError(file.pid, answer.version);
   const runnerNonce = answer?.nonce;
   if (answer?.pid !== file.pid || typeof runnerNonce !== 'string' || !NONCE.test(runnerNonce) || !proves(answer.proof, proofOf(file.secret, 'runner', windowNonce, runnerNonce))) {
     throw new Error(`the process listening at the runner's socket did not prove it is the runner (pid ${file.pid}) that wrote the runner file; nothing else was sent to it`);

@@ -9,8 +9,8 @@ import type { Server, Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { ownerOnlyFolder, writeOwnerOnlyFile } from '../protocol/ownerOnly';
-import { liveRunner, newSocketPath, removeRunnerFile, runnerFilePath, writeRunnerFile } from '../protocol/runnerFiles';
-import { RunnerHandshake } from '../protocol/runnerHandshake';
+import { findRunner, newSocketPath, removeRunnerFile, runnerFailurePath, writeRunnerFile } from '../protocol/runnerFiles';
+import { otherVersionText, RunnerHandshake } from '../protocol/runnerHandshake';
 import { cancel, hello, prove, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
@@ -36,9 +36,12 @@ class RunnerHost {
     ownerOnlyFolder(dirname(this.journalFile));
     // Its file would hide the run going on from every window (and its exit would remove it): a second runner stops.
     // A runner whose run ended lingers a moment without the journal's lock: the next run's runner takes its place.
-    const other = liveRunner(this.journalFile);
-    if (other && other.pid !== process.pid && journalLockPid(this.journalFile) === other.pid) {
-      throw new Error(`this evaluation is already running (runner pid ${other.pid}); its window shows it, and another window can attach to it after a reload.`);
+    const found = findRunner(this.journalFile);
+    const other = found && ('runner' in found ? found.runner : found.other);
+    if (found && other && other.pid !== process.pid && journalLockPid(this.journalFile) === other.pid) {
+      // A runner of another version keeps its file too: the window that started this one says what to do.
+      const who = 'other' in found ? `: ${otherVersionText(other.pid, found.other.version)}` : ` (runner pid ${other.pid}); its window shows it, and another window can attach to it after a reload`;
+      throw new Error(`this evaluation is already running${who}.`);
     }
     await new Promise<void>((resolve, reject) => {
       this.server.once('error', reject);
@@ -125,7 +128,7 @@ Promise.resolve().then(() => new RunnerHost(journalFile).listen()).catch((error:
   // Nobody reads a detached process's stderr: the window that started it reads this file when it exits early.
   const message = `The runner could not start: ${error instanceof Error ? error.message : String(error)}`;
   try {
-    writeOwnerOnlyFile(`${runnerFilePath(journalFile)}.failed`, message);
+    writeOwnerOnlyFile(runnerFailurePath(journalFile), message);
   } catch {
     process.stderr.write(`${message}\n`);
   }

@@ -2,10 +2,11 @@ import { basename, dirname } from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { createApiClient } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createBatchTarget, createTarget, EvaluationSession } from '../core';
-import type { BatchTarget, RunProgress, Target } from '../core';
+import { createBatchTarget, createTarget, EvaluationSession, hostRun } from '../core';
+import type { BatchTarget, HostRunRequest, RunProgress, Target } from '../core';
 import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
+import { startedRun, targetSpecOf } from './startParams';
 import { WindowLm } from './windowLm';
 
 // Progress crosses the socket at most this often: the windows redraw once a second anyway.
@@ -16,12 +17,10 @@ export class RunnerRun {
   private readonly session: EvaluationSession;
   private last: RunProgress | undefined;
   private done: RunFinished | undefined;
-  private readonly clients: ApiClient[] = [];
   private tokenWanted: (() => void) | undefined;
   private target: Target | undefined;
   /** A chat model of the editor: its calls go to an attached window. */
   private readonly lm: WindowLm;
-  private batch: BatchTarget | undefined;
   /** The user chose to abandon the run's batches at the provider when cancelling it. */
   private abandon = false;
 
@@ -47,7 +46,7 @@ export class RunnerRun {
 
   /** A file was saved in the editor: the python target's workers restart when it is in the target's folder. */
   saved(path: string): void {
-    const spec = this.params.target.spec;
+    const spec = targetSpecOf(this.params.target.spec);
     if (spec.type !== 'python' || !path.endsWith('.py') || dirname(path) !== dirname(spec.file) || !this.target || !('restart' in this.target)) return;
     this.tell('info', `${basename(path)} was saved: the Python workers restart before the next trace.`);
     (this.target as Target & { restart(): void }).restart();
@@ -74,7 +73,6 @@ export class RunnerRun {
     const p = this.params;
     let outcome: RunFinished;
     try {
-      const client = this.client(p.token);
       const targetOptions = {
         connections: p.run.concurrency,
         proxy: p.proxy,
@@ -83,32 +81,28 @@ export class RunnerRun {
         onLog: (level: 'info' | 'warn', message: string) => this.tell(level, message),
         lm: (model: string | undefined) => this.lm.target(model),
       };
-      const target = (this.target = createTarget(p.target.spec, p.target.secrets, targetOptions));
-      const batch = (this.batch = createBatchTarget(p.target.spec, p.target.secrets, targetOptions));
-      // The run's options as the window read them (RunBasics, mode, tool); only the trace lists change form.
-      const { only, rerun, reuseFetchedPrompts, ...options } = p.run;
-      const result = await this.session.run({
-        client,
-        target,
-        ...(batch ? { batch } : {}),
-        identity: p.identity,
-        ...options,
+      const spec = targetSpecOf(p.target.spec);
+      const request: HostRunRequest = {
+        client: this.client(p.token),
+        targets: () => {
+          this.target = createTarget(spec, p.target.secrets, targetOptions);
+          return { target: this.target, batch: createBatchTarget(spec, p.target.secrets, targetOptions) };
+        },
+        ...startedRun(p),
         progressIntervalMs: PROGRESS_MS,
-        ...(only ? { only: new Set(only) } : {}),
-        ...(rerun ? { rerun: true } : {}),
-        ...(reuseFetchedPrompts ? { reuseFetchedPrompts: true } : {}),
         onProgress: (now) => this.progressed(now),
         onLog: (level, message) => this.tell(level, message),
         newClient: (signal) => this.newClient(signal),
+      };
+      outcome = await hostRun(this.session, request, async ({ result, batch }) => {
+        if (this.abandon && batch) await this.abandonBatches(batch);
+        // Undefined only for a rerun subset with no trace in it, which a window never sends (it sends the ids).
+        if (!result) return failedToStart(new Error('Nothing was run.'));
+        return 'error' in result ? withoutError(result) : result;
       });
-      outcome = 'error' in result ? withoutError(result) : result;
-      if (this.abandon && batch) await this.abandonBatches(batch);
     } catch (error) {
       outcome = failedToStart(error);
     }
-    await this.target?.close?.().catch(() => undefined);
-    await this.batch?.close().catch(() => undefined);
-    for (const c of this.clients) await c.close().catch(() => undefined);
     this.done = outcome;
     for (const w of this.windows) void w.sendNotification(finished, outcome).catch(() => undefined);
     this.ended(0);
@@ -126,9 +120,7 @@ export class RunnerRun {
 
   private client(token: string): ApiClient {
     const p = this.params;
-    const client = createApiClient({ baseUrl: p.baseUrl, token, encoding: p.encoding, connections: p.run.concurrency, userAgent: p.userAgent, proxy: p.proxy, ...(p.maxListBytes ? { maxListBytes: p.maxListBytes } : {}) });
-    this.clients.push(client);
-    return client;
+    return createApiClient({ baseUrl: p.baseUrl, token, encoding: p.encoding, connections: p.run.concurrency, userAgent: p.userAgent, proxy: p.proxy, ...(p.maxListBytes ? { maxListBytes: p.maxListBytes } : {}) });
   }
 
   private progressed(now: RunProgress): void {

@@ -13,6 +13,7 @@ import { RemoteRun } from '../../src/extension/runs/runnerClient';
 import type { RemoteRunEvents } from '../../src/extension/runs/runnerClient';
 import { findRunner, interruptedRun, isAlive, liveRunner, newSocketPath, runnerFilePath, socketProblem, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import type { RunnerFile } from '../../src/protocol/runnerFiles';
+import { RunnerVersionError } from '../../src/protocol/runnerHandshake';
 import { RUNNER_PROTOCOL_VERSION } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
 import { startSandbox } from '../../src/sandbox/server';
@@ -37,13 +38,15 @@ async function until(what: string, check: () => boolean, timeoutMs = 15_000): Pr
  * A plain listener playing a runner (a process of its own, so that it can run as another user): on each
  * connection it asks at once for the token and a chat model's call, answers a hello with a made-up proof and any
  * other request with an empty state, and reports on stdout every connection, every byte it receives, every close.
- * argv: the socket path, or a folder to make (mkdtemp) and listen in.
+ * argv: the socket path, or a folder to make (mkdtemp) and listen in; then the protocol version it answers a hello
+ * with (by default the window's own).
  */
 const IMPOSTOR = String.raw`
 const net = require('node:net'), fs = require('node:fs'), path = require('node:path'), crypto = require('node:crypto');
 const say = (o) => process.stdout.write(JSON.stringify(o) + '\n');
 const frame = (o) => { const b = Buffer.from(JSON.stringify(o)); return Buffer.concat([Buffer.from('Content-Length: ' + b.length + '\r\n\r\n'), b]); };
 const arg = process.argv[1];
+const speaks = process.argv[2] === undefined ? undefined : Number(process.argv[2]);
 const socket = arg.endsWith('/s') ? arg : path.join(fs.mkdtempSync(path.join(arg, 'evr-')), 's');
 let n = 0;
 net.createServer((s) => {
@@ -63,7 +66,7 @@ net.createServer((s) => {
       buf = buf.subarray(end + 4 + len);
       if (msg.id === undefined || !msg.method) continue;
       const hex = () => crypto.randomBytes(32).toString('hex');
-      const result = msg.method === 'evalRunner/hello' ? { version: msg.params && msg.params.version, pid: process.pid, nonce: hex(), proof: hex() } : { label: '', key: null, progress: null, finished: null };
+      const result = msg.method === 'evalRunner/hello' ? { version: speaks === undefined ? msg.params && msg.params.version : speaks, pid: process.pid, nonce: hex(), proof: hex() } : { label: '', key: null, progress: null, finished: null };
       s.write(frame({ jsonrpc: '2.0', id: msg.id, result }));
     }
   });
@@ -81,8 +84,8 @@ interface Impostor {
   closes(): number;
 }
 
-async function startImpostor(where: string, as?: { uid: number; gid: number }): Promise<Impostor> {
-  const child = spawn(process.execPath, ['-e', IMPOSTOR, where], { stdio: ['ignore', 'pipe', 'inherit'], cwd: '/', ...(as ?? {}) });
+async function startImpostor(where: string, as?: { uid: number; gid: number }, speaks?: number): Promise<Impostor> {
+  const child = spawn(process.execPath, ['-e', IMPOSTOR, where, ...(speaks === undefined ? [] : [String(speaks)])], { stdio: ['ignore', 'pipe', 'inherit'], cwd: '/', ...(as ?? {}) });
   let connections = 0;
   let closes = 0;
   let received = '';
@@ -164,6 +167,25 @@ describe('the window and the runner prove themselves to each other: a listener a
     assertNothingGiven(impostor, file);
     assert.deepEqual([seen.tokenAsked, seen.modelCalls], [0, 0], 'the user was not asked for a token, no model was called');
     assert.ok(seen.logs.some((l) => l.includes('did not prove it is the runner')), seen.logs.join('\n'));
+    assert.ok(existsSync(runnerFilePath(journal)), 'the runner file is left alone');
+  });
+
+  it("a runner whose hello speaks another protocol version is named to the user as another Eval Runner version, not taken for no runner", async function () {
+    posixOnly.call(this);
+    const folder = mkdtempSync(join(tmpdir(), 'evr-'));
+    const impostor = await startImpostor(join(folder, 's'), undefined, RUNNER_PROTOCOL_VERSION + 1);
+    children.push(impostor.child);
+    const journal = join(tempDir(), 'origin', 'benchmark-1.jsonl');
+    const file = staleRunnerFile(journal, impostor.socket, impostor.child.pid!);
+    const { seen, events } = windowEvents();
+    await assert.rejects(RemoteRun.attach(journal, events), (error: Error) => {
+      assert.ok(error instanceof RunnerVersionError, String(error));
+      assert.equal(error.message, `the runner (pid ${file.pid}) speaks version ${RUNNER_PROTOCOL_VERSION + 1} of the runner protocol and this Eval Runner version ${RUNNER_PROTOCOL_VERSION}: it is a run of another Eval Runner version (as after an update); wait for it to end, or stop it`);
+      return true;
+    });
+    await until('the impostor sees the window go', () => impostor.closes() >= 1);
+    assertNothingGiven(impostor, file);
+    assert.deepEqual([seen.tokenAsked, seen.modelCalls], [0, 0], 'the user was not asked for a token, no model was called');
     assert.ok(existsSync(runnerFilePath(journal)), 'the runner file is left alone');
   });
 

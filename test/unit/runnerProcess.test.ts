@@ -1,17 +1,18 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname, join } from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import { journalPath } from '../../src/core/journal/journal';
-import { journalLockPid } from '../../src/core/journal/journalLock';
+import { journalLockPid, lockPathOf } from '../../src/core/journal/journalLock';
 import { RemoteRun } from '../../src/extension/runs/runnerClient';
-import { interruptedRun, isAlive, liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
+import { interruptedRun, isAlive, liveRunner, runnerFailurePath, runnerFilePath, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import { proofOf } from '../../src/protocol/runnerHandshake';
 import { hello, prove, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
+import type { TargetSpec } from '../../src/core';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { tempDir } from './helpers/runs';
@@ -95,20 +96,38 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     const stateDir = tempDir();
     const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
     const journal = journalPath(stateDir, key);
-    const params = startParams(stateDir, key, { spec: { type: 'command', command: 'sleep 0.2; cat' }, secrets: {} });
+    const params = startParams(stateDir, key, { spec: coreSpec({ type: 'command', command: 'sleep 0.2; cat' }), secrets: {} });
     const run = await RemoteRun.start(RUNNER, journal, { ...params, run: { ...params.run, concurrency: 1 } }, { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) });
     try {
       await until('the run holds the journal', () => journalLockPid(journal) === run.pid);
       const second = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
       const code = await new Promise<number | null>((resolve) => second.once('exit', resolve));
       assert.equal(code, 1);
-      assert.match(readFileSync(`${runnerFilePath(journal)}.failed`, 'utf8'), new RegExp(`already running \\(runner pid ${run.pid}\\)`));
+      assert.match(readFileSync(runnerFailurePath(journal), 'utf8'), new RegExp(`already running \\(runner pid ${run.pid}\\)`));
       assert.equal(liveRunner(journal)?.pid, run.pid, "the first runner's file is still there");
     } finally {
       run.cancel(true);
       await run.finished;
       run.detach();
     }
+  });
+
+  it('a runner of another Eval Runner version holding the journal: a new run is refused, in words, and its file stays', async () => {
+    const stateDir = tempDir();
+    const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+    const journal = journalPath(stateDir, key);
+    mkdirSync(dirname(journal), { recursive: true, mode: 0o700 });
+    // This test's process plays the other version's runner: its file and the journal's lock name it.
+    const file = { version: RUNNER_PROTOCOL_VERSION + 1, pid: process.pid, socket: '/nowhere/s', secret: 'ab', startedAt: 0 };
+    writeRunnerFile(journal, file);
+    writeFileSync(lockPathOf(journal), String(process.pid));
+    const params = startParams(stateDir, key, { spec: coreSpec({ type: 'echo' }), secrets: {} });
+    const started = RemoteRun.start(RUNNER, journal, params, { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) });
+    await assert.rejects(started, (error: Error) => {
+      assert.match(error.message, new RegExp(`already running: the runner \\(pid ${process.pid}\\) speaks version ${RUNNER_PROTOCOL_VERSION + 1} of the runner protocol .*another Eval Runner version`));
+      return true;
+    });
+    assert.equal(readFileSync(runnerFilePath(journal), 'utf8'), JSON.stringify(file), "the other version's file is left as it was");
   });
 
   it('runs the evaluation to the end, leaves, and never had the token in its argv or environment', async () => {
@@ -147,7 +166,7 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
         encoding: 'urlencoded',
         proxy: null,
         userAgent: 'eval-runner-test',
-        target: { spec: { type: 'openai', baseUrl: `${slow.baseUrl}/v1`, model: 'gpt-4o-mini', batch: true }, secrets: {} },
+        target: { spec: coreSpec({ type: 'openai', baseUrl: `${slow.baseUrl}/v1`, model: 'gpt-4o-mini', batch: true }), secrets: {} },
         identity: { description: 'openai batch', fingerprint: 'test:batch', facts: {} },
         run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
       };
@@ -173,3 +192,8 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     }
   });
 });
+
+/** A spec as the core declares it (the protocol carries it as a kind and the rest). */
+function coreSpec(spec: TargetSpec): TargetSpec {
+  return spec;
+}

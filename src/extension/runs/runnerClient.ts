@@ -3,9 +3,9 @@ import { connect } from 'node:net';
 import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RunProgress } from '../../core';
-import { liveRunner, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
+import { liveRunner, runnerFailurePath, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
 import { readFileSync, rmSync } from 'node:fs';
-import { windowHandshake } from '../../protocol/runnerHandshake';
+import { RunnerVersionError, windowHandshake } from '../../protocol/runnerHandshake';
 import { cancel, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
 import type { LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../../protocol/runnerProtocol';
 
@@ -89,7 +89,8 @@ export class RemoteRun {
 
   /**
    * Attaches to the runner of this journal, if one is running and proves itself; undefined otherwise (a runner file
-   * that is not ours is left alone, and the log says why).
+   * that is not ours is left alone, and the log says why). Throws RunnerVersionError for a runner whose hello speaks
+   * another protocol version: a run of another Eval Runner version, said to the user.
    */
   static async attach(journalFile: string, events: RemoteRunEvents): Promise<{ run: RemoteRun; state: RunnerState } | undefined> {
     const file = liveRunner(journalFile);
@@ -98,6 +99,8 @@ export class RemoteRun {
       const run = await RemoteRun.connect(file, events);
       return { run, state: await run.connection.sendRequest(state) };
     } catch (error) {
+      // Another Eval Runner version's run is not "no run": the caller tells the user.
+      if (error instanceof RunnerVersionError) throw error;
       events.log('warn', `Not attaching to the runner (pid ${file.pid}) named by ${runnerFilePath(journalFile)}: ${error instanceof Error ? error.message : String(error)}.`);
       return undefined;
     }
@@ -164,7 +167,7 @@ export class RemoteRun {
 
 /** What a runner that could not start said (it has no terminal). */
 function readFailure(journalFile: string): string | undefined {
-  const path = `${runnerFilePath(journalFile)}.failed`;
+  const path = runnerFailurePath(journalFile);
   try {
     const text = readFileSync(path, 'utf8').slice(0, 2000);
     rmSync(path, { force: true });

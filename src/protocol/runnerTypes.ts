@@ -1,0 +1,248 @@
+// What crosses the runner's socket, declared here as plain data, apart from the core's types (as a language server's
+// protocol declares its own): a change in the core does not change the protocol unseen. test/unit/runnerProtocol.test.ts
+// checks, at compile time and by value, that the core's types fit these and these build the core's options.
+// Types only: nothing here is loaded at run time.
+
+export interface EvaluationKeyParams {
+  origin: string;
+  kind: 'benchmark' | 'robustness';
+  evaluationId: number;
+}
+
+export interface ProxyParams {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+  /** A Proxy-Authorization header value: secret. */
+  authorization?: string;
+  strictSSL?: boolean;
+}
+
+/**
+ * A target kind's spec as its descriptor in the core declares it (src/core/targets/kinds/): the protocol names only
+ * its kind; the runner refuses a kind it does not know.
+ */
+export interface TargetSpecParams {
+  type: string;
+}
+
+/** The target's secrets: they cross the socket in start only. */
+export interface TargetSecretsParams {
+  apiKey?: string;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+export interface TargetIdentityParams {
+  description: string;
+  fingerprint: string;
+  facts: Record<string, string>;
+  aliases?: string[];
+}
+
+/** The run's options as the window read them from its settings, and what this run is. */
+export interface RunOptionsParams {
+  concurrency: number;
+  onTargetError: 'fail' | 'submit';
+  waitForGenerationMs: number;
+  servicePatienceMs: number;
+  targetTimeoutMs: number;
+  targetRetries?: number;
+  maxRequestsPerMinute?: number;
+  holdAnswers: boolean;
+  mode: 'continue' | 'fresh' | 'reuse';
+  /** Only these traces (a rerun, Run Trace): the window picked them. */
+  only?: string[];
+  rerun?: boolean;
+  reuseFetchedPrompts?: boolean;
+  /** The tool and version recorded with the run. */
+  tool: string;
+}
+
+/** Everything a run needs; secrets (the token, a model key, header values) travel only in this message. */
+export interface StartParams {
+  key: EvaluationKeyParams;
+  baseUrl: string;
+  stateDir: string;
+  label: string;
+  token: string;
+  encoding: 'urlencoded' | 'multipart';
+  proxy: ProxyParams | null;
+  userAgent: string;
+  /** The guard against a runaway prompt list (evalRunner.maxListMegabytes), in bytes. */
+  maxListBytes?: number;
+  target: { spec: TargetSpecParams; secrets: TargetSecretsParams; cwd?: string; authHint?: string };
+  identity: TargetIdentityParams;
+  run: RunOptionsParams;
+}
+
+export interface StateCountsParams {
+  pending: number;
+  running: number;
+  answered: number;
+  submitted: number;
+  failed: number;
+  skipped: number;
+}
+
+export interface ProgressParams {
+  phase: 'listing' | 'waiting' | 'running' | 'done';
+  total: number;
+  counts: StateCountsParams;
+  ratePerSecond: number;
+  etaSeconds: number | undefined;
+  elapsedMs: number;
+  targetConcurrency: number;
+  lastError: string | undefined;
+  waitingReason?: string;
+  /** Submissions held: the service is down, or refused the token. */
+  hold?: { kind: 'outage' | 'token'; since: number; cause: string; nextTryAt: number | undefined; waiting: number };
+  /** The chat model's calls wait for a window to serve them. */
+  waitingFor?: 'window';
+  targetRateLimit?: number;
+  serviceRateLimit?: number;
+  batch?: {
+    state: 'uploading' | 'validating' | 'in_progress' | 'finalizing' | 'cancelling' | 'completed' | 'failed' | 'expired' | 'cancelled';
+    batches: number;
+    completed: number;
+    total: number;
+    promptTokens: number;
+    completionTokens: number;
+    savedUsd?: number;
+  };
+}
+
+export type RunOutcomeParams = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error';
+
+interface HoldEventParams {
+  kind: 'outage' | 'token';
+  from: number;
+  to: number;
+  cause: string;
+}
+
+/** How a run ended (the core's summary, less its error object, which stays in the runner). */
+export interface SummaryParams {
+  outcome: RunOutcomeParams;
+  message: string | undefined;
+  total: number;
+  counts: StateCountsParams;
+  submittedNow: number;
+  targetCalls: number;
+  rateLimitedCalls: number;
+  failed: Array<{ traceId: string; reason: string }>;
+  durationMs: number;
+  runningMs: number;
+  runId: string | undefined;
+  planned: { callTarget: number; wanted: number; submitFirst: number };
+  listChanges?: { appeared: string[]; vanished: string[] };
+  holds: HoldEventParams[];
+  batch?: { batches: number; open: string[]; promptTokens: number; completionTokens: number; savedUsd?: number };
+}
+
+/** One run as the journal tells it (in a refused run's conflict). */
+export interface RunInfoParams {
+  runId: string;
+  target: string;
+  fingerprint: string;
+  facts?: Readonly<Record<string, string>>;
+  mode: 'fresh' | 'reuse' | undefined;
+  tool: string | undefined;
+  shard?: string | undefined;
+  startedAt: number;
+  endedAt: number | undefined;
+  outcome: string | undefined;
+  answered: number;
+  submitted: number;
+  failed: number;
+  latencies: number[];
+  ttfts: number[];
+  queueWaits: number[];
+  batchSizes: number[];
+  answerTimes: number[];
+  errorTimes: number[];
+  targetFailTimes: number[];
+  rateLimitTimes: number[];
+  promptTokens: number;
+  completionTokens: number;
+  usageReported: number;
+  errors: Record<string, number>;
+  lastAnswerAt: number | undefined;
+  holds?: HoldEventParams[];
+  windows?: { attached: number; lastAttachedAt?: number; detached: number; lastDetachedAt?: number };
+  listChanges?: { appeared: string[]; vanished: string[] };
+}
+
+/** A run that did not start: the journal's answers came from another target. */
+export interface RefusedParams {
+  outcome: 'targetChanged';
+  conflict: {
+    requested: TargetIdentityParams;
+    answeredBy: Array<{ run: RunInfoParams | undefined; target: string; traces: number; submitted: number }>;
+    latest: RunInfoParams;
+  };
+  message: string;
+}
+
+/** How a run ended, as it crosses the socket. */
+export type RunFinished = SummaryParams | RefusedParams;
+
+export interface RunnerState {
+  label: string;
+  key: EvaluationKeyParams | undefined;
+  progress: ProgressParams | undefined;
+  finished: RunFinished | undefined;
+}
+
+export interface HelloParams {
+  version: number;
+  /** The window's fresh nonce. */
+  nonce: string;
+}
+
+export interface HelloResult {
+  version: number;
+  pid: number;
+  nonce: string;
+  /** The runner's proof over both nonces. */
+  proof: string;
+}
+
+export interface CancelParams {
+  /** Abort in-flight traces, rather than finish them. */
+  hard: boolean;
+  /** Cancel the run's open Batch API batches at the provider too (else they are only no longer followed). */
+  abandonBatches?: boolean;
+}
+
+export interface LogParams {
+  level: 'info' | 'warn' | 'error';
+  message: string;
+}
+
+/**
+ * One prompt to a chat model of the editor (the VS Code Language Model API exists only in a window). The runner's
+ * cancel crosses as JSON-RPC cancellation; `timeoutMs` is the call's deadline, kept by the window.
+ */
+export interface LmSendParams {
+  modelId?: string;
+  prompt: string;
+  timeoutMs: number;
+}
+
+export interface LmSendResult {
+  text: string;
+  usage?: { promptTokens?: number; completionTokens?: number };
+}
+
+/** How the chat model's call failed, as the target error it is in the window (a ResponseError's data, LM_ERROR_CODE). */
+export interface LmSendError {
+  kind: 'rateLimited' | 'timeout' | 'failed' | 'refused';
+  message: string;
+  retryable?: boolean;
+  retryAfterMs?: number;
+  /** Access to the model was refused: no later call can succeed, the run stops. */
+  stopsRun?: boolean;
+  /** Blocked: a quota or rate limit. */
+  quota?: boolean;
+}

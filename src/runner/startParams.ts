@@ -1,0 +1,25 @@
+// The start message in the core's terms: the protocol's plain data become the core's target spec and run options.
+import { isTargetType } from '../core';
+import type { HostRunRequest, RunBasics, TargetSpec } from '../core';
+import type { StartParams, TargetSpecParams } from '../protocol/runnerTypes';
+
+/** What the start message says of the run, as the session's options (the rest is the runner's own). */
+export type StartedRun = Pick<HostRunRequest, keyof RunBasics | 'identity' | 'mode' | 'tool' | 'only' | 'rerun' | 'reuseFetchedPrompts'>;
+
+/** The target's spec: a kind this runner knows, whose descriptor reads the rest (as it reads a config file's). */
+export function targetSpecOf(spec: TargetSpecParams): TargetSpec {
+  if (!isTargetType(spec.type) || spec.type === 'manual') throw new Error(`This runner has no target of kind "${spec.type}".`);
+  return spec as unknown as TargetSpec;
+}
+
+/** The run's options as the window read them (RunBasics, mode, tool); only the trace list changes form. */
+export function startedRun(params: StartParams): StartedRun {
+  const { only, rerun, reuseFetchedPrompts, ...options } = params.run;
+  return {
+    identity: params.identity,
+    ...options,
+    ...(only ? { only: new Set(only) } : {}),
+    ...(rerun ? { rerun: true } : {}),
+    ...(reuseFetchedPrompts ? { reuseFetchedPrompts: true } : {}),
+  };
+}
