@@ -24,7 +24,7 @@ describe('the webview page shell', () => {
     assert.match(html, /<body class="compare&#34; onload=&#34;alert\(2\)">/);
     assert.match(html, /<div id="app" data-labels="\{&#34;a&#34;:&#34;&#60;\/div&#62;&#60;img src=x onerror=alert\(3\)&#62;&#34;\}"><\/div>/);
     assert.equal((html.match(/<script/g) ?? []).length, 1, 'one script element: the page\'s own');
-    assert.match(html, /<script nonce="[A-Za-z0-9+/=]+" src="https:\/\/file\+\.vscode-resource\.example\/ext\/media\/webview\/progress\.js"><\/script>/);
+    assert.match(html, /<script nonce="[A-Za-z0-9+/=]+" src="https:\/\/file\+\.vscode-resource\.example\/ext\/media\/webview\/runDetails\.js"><\/script>/);
   });
 
   it('takes only data- attribute names (a name cannot be escaped)', () => {
