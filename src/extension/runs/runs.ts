@@ -227,7 +227,7 @@ export class RunController extends Disposable {
         onTargetError: settings.onTargetError,
         holdAnswers: settings.reviewBeforeSubmit,
         waitForGenerationSeconds: settings.waitForGenerationSeconds,
-        servicePatienceSeconds: settings.servicePatienceSeconds,
+        servicePatienceSeconds: settings.servicePatience,
         ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
         ...(settings.targetRetries !== undefined ? { targetRetries: settings.targetRetries } : {}),
       }),
