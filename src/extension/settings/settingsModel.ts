@@ -1,5 +1,5 @@
 import { proxyFromEnv } from '../../api/proxy';
-import { RUN_SETTINGS, RUN_SETTING_NAMES, isOpenAiApi, kindOf, looksSecretHeader, readRunSetting, settingsTarget, splitSecretQuery } from '../../core';
+import { CLI_SETTING_NAMES, RUN_SETTINGS, RUN_SETTING_NAMES, defaultStateDir as cliStateDir, isOpenAiApi, kindOf, looksSecretHeader, readRunSetting, settingsTarget, splitSecretQuery } from '../../core';
 import type { RunConfig, RunSettingValues, TargetConfig } from '../../core';
 import type { ProxyConfig } from '../../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../../api/kinds';
@@ -166,14 +166,16 @@ export function runConfigFor(
     baseUrl: ref.baseUrl,
     evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
     target,
-    ...(settings.concurrency !== RUN_SETTINGS.concurrency.default ? { concurrency: settings.concurrency } : {}),
-    ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
-    ...(settings.maxListMegabytes !== RUN_SETTINGS.maxListMegabytes.default ? { maxListMegabytes: settings.maxListMegabytes } : {}),
-    ...(settings.reviewBeforeSubmit ? { reviewBeforeSubmit: true } : {}),
-    ...(settings.onTargetError !== 'fail' ? { onTargetError: settings.onTargetError } : {}),
-    ...(settings.requestEncoding !== 'urlencoded' ? { requestEncoding: settings.requestEncoding } : {}),
-    ...(ref.kind === 'robustness' ? { waitForGenerationSeconds: settings.waitForGenerationSeconds } : {}),
+    ...cliSettings(settings),
   };
+}
+
+/** Every setting the CLI reads that differs from its default (the editor-only ones have no flag, and stay out). */
+function cliSettings(settings: Settings): Partial<RunConfig> {
+  // The editor's state folder is the CLI's unless set.
+  const defaults: Record<string, unknown> = { ...Object.fromEntries(CLI_SETTING_NAMES.map((name) => [name, RUN_SETTINGS[name].default])), stateDir: cliStateDir() };
+  const values: Record<string, unknown> = { ...settings };
+  return Object.fromEntries(CLI_SETTING_NAMES.filter((name) => values[name] !== undefined && values[name] !== defaults[name]).map((name) => [name, values[name]]));
 }
 
 /** A literal credential found in the settings' target, taken out: the target keeps names, the values go to secret storage. */
