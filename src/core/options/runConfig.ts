@@ -5,7 +5,7 @@ import { originOf } from '../targets/variableOwners';
 import { flagsOfConfig } from '../targets/kinds/flags';
 import { configTargetSchema, configTypesText } from '../targets/kinds/schemas';
 import { secretReads, secretVariables } from '../targets/kinds/secretSources';
-import { RUN_SETTINGS, RUN_SETTING_NAMES, settingFlags } from './runSettings';
+import { CLI_SETTING_NAMES, RUN_SETTINGS, RUN_SETTING_NAMES, settingFlags } from './runSettings';
 import type { ConfigScope, RunSetting, RunSettingName, RunSettingValue } from './runSettings';
 
 /** A setting's schema in a config file, from its one definition: a number's range, a choice's values. */
@@ -50,6 +50,15 @@ const configSchema = z.strictObject({
   ...settingsShape,
 });
 export type RunConfig = z.infer<typeof configSchema>;
+
+/**
+ * The settings a config carries of these values: every one the CLI reads (it has a flag) that differs from its default
+ * (`defaults` may say otherwise, as the editor's resolved state folder does). The editor-only ones stay out.
+ */
+export function configSettings(values: Partial<Record<RunSettingName, unknown>>, defaults: Partial<Record<RunSettingName, unknown>> = {}): Partial<RunConfig> {
+  const differs = (name: RunSettingName) => values[name] !== undefined && values[name] !== (name in defaults ? defaults[name] : RUN_SETTINGS[name].default);
+  return Object.fromEntries(CLI_SETTING_NAMES.filter(differs).map((name) => [name, values[name]]));
+}
 
 /** A config that cannot be used: the words say why, never quoting a value. */
 export class RunConfigError extends Error {

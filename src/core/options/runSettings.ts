@@ -95,9 +95,9 @@ type ValueOf<S> = S extends { type: 'integer'; default: undefined }
 export type RunSettingValue<N extends RunSettingName> = ValueOf<(typeof RUN_SETTINGS)[N]>;
 export type RunSettingValues = { [N in RunSettingName]: RunSettingValue<N> };
 
-/** A setting's value as the editor reads it: a number brought into range (whole), else the default. */
-export function readRunSetting<N extends RunSettingName>(name: N, value: unknown): RunSettingValue<N> {
-  return readValue(RUN_SETTINGS[name], value) as RunSettingValue<N>;
+/** Every run setting as the editor reads it (`get`: a setting's raw value): a number brought into range (whole), else the default. */
+export function readRunSettings(get: (name: RunSettingName) => unknown): RunSettingValues {
+  return Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, readValue(RUN_SETTINGS[name], get(name))])) as RunSettingValues;
 }
 
 function readValue(setting: RunSetting, value: unknown): number | boolean | string | undefined {

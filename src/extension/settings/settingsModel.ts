@@ -1,5 +1,5 @@
 import { proxyFromEnv } from '../../api/proxy';
-import { CLI_SETTING_NAMES, RUN_SETTINGS, RUN_SETTING_NAMES, defaultStateDir as cliStateDir, isOpenAiApi, kindOf, looksSecretHeader, readRunSetting, settingsTarget, splitSecretQuery } from '../../core';
+import { configSettings, defaultStateDir as cliStateDir, isOpenAiApi, kindOf, looksSecretHeader, readRunSettings, settingsTarget, splitSecretQuery } from '../../core';
 import type { RunConfig, RunSettingValues, TargetConfig } from '../../core';
 import type { ProxyConfig } from '../../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../../api/kinds';
@@ -57,13 +57,11 @@ export interface SettingValues {
   user(key: string): unknown;
 }
 
-export { DEFAULT_PROCESS_DETAILS_URL } from '../../core';
-
 /** The settings in effect: a run setting brought into its range, or its default, as the CLI's flags are (RUN_SETTINGS). */
 export function resolveSettings(values: SettingValues, trusted: boolean, defaultStateDir: string): Settings {
   const restricted = new Set<string>(RESTRICTED_SETTINGS);
   const get = (key: string): unknown => (trusted || !restricted.has(key) ? values.effective(key) : values.user(key));
-  const run = Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, readRunSetting(name, get(name))])) as RunSettingValues;
+  const run = readRunSettings(get);
   const baseUrl = get('baseUrl');
   return {
     ...run,
@@ -166,16 +164,9 @@ export function runConfigFor(
     baseUrl: ref.baseUrl,
     evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
     target,
-    ...cliSettings(settings),
+    // Every setting the CLI reads that differs from its default; the editor's state folder is the CLI's unless set.
+    ...configSettings(settings, { stateDir: cliStateDir() }),
   };
-}
-
-/** Every setting the CLI reads that differs from its default (the editor-only ones have no flag, and stay out). */
-function cliSettings(settings: Settings): Partial<RunConfig> {
-  // The editor's state folder is the CLI's unless set.
-  const defaults: Record<string, unknown> = { ...Object.fromEntries(CLI_SETTING_NAMES.map((name) => [name, RUN_SETTINGS[name].default])), stateDir: cliStateDir() };
-  const values: Record<string, unknown> = { ...settings };
-  return Object.fromEntries(CLI_SETTING_NAMES.filter((name) => values[name] !== undefined && values[name] !== defaults[name]).map((name) => [name, values[name]]));
 }
 
 /** A literal credential found in the settings' target, taken out: the target keeps names, the values go to secret storage. */
