@@ -58,7 +58,7 @@ export const RUN_SETTINGS = {
   concurrency: { type: 'integer', default: 8, min: 1, max: 1024, flag: 'concurrency' },
   /** A cap on target requests per minute; 0: learned from the endpoint. */
   maxRequestsPerMinute: { type: 'integer', default: 0, min: 0, unset: 0, flag: 'max-rpm' },
-  /** Answers wait for a person's review before they are submitted. */
+  /** Answers wait for a person's review before they are submitted (the CLI holds them: --no-submit). */
   reviewBeforeSubmit: { type: 'boolean', default: false, flag: 'no-submit' },
   onTargetError: { type: 'choice', default: 'fail', values: ON_TARGET_ERROR, flag: 'on-target-error' },
   requestEncoding: { type: 'choice', default: 'urlencoded', values: REQUEST_ENCODINGS, flag: 'encoding' },
@@ -115,7 +115,7 @@ function readValue(setting: RunSetting, value: unknown): number | boolean | stri
   }
 }
 
-/** A setting's value as flags (none for its default's absence, an unset number, a boolean off, an editor-only setting). */
+/** A setting's value as flags: none for an absent value, an unset number, a boolean off, or an editor-only setting. */
 export function settingFlags(name: RunSettingName, value: number | boolean | string | null | undefined): string[] {
   const setting: RunSetting = RUN_SETTINGS[name];
   if (setting.flag === undefined || value === undefined || value === null) return [];
