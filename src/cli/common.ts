@@ -4,7 +4,7 @@ import { DEFAULT_MAX_LIST_MEGABYTES, MIB, createApiClient, parseBaseUrl } from '
 import type { ApiClient } from '../api/client';
 import { ApiError, AuthError, NotReadyError } from '../api/errors';
 import { EVALUATION_KINDS, otherKind } from '../api/kinds';
-import { defaultStateDir, StorageError } from '../core';
+import { defaultStateDir, RUN_SETTINGS, StorageError } from '../core';
 import type { EvaluationKind, RequestEncoding } from '../api/kinds';
 import { choiceOption, intOption } from './args';
 import { EXIT, UsageError } from './exitCodes';
@@ -50,7 +50,7 @@ export function serviceArgs(v: { 'base-url'?: string; evaluation?: string; kind?
     baseUrl,
     evaluationId: intOption(v.evaluation, 'evaluation', 0),
     kind: choiceOption(v.kind, 'kind', EVALUATION_KINDS),
-    ...(v['max-list-mb'] !== undefined ? { maxListMegabytes: intOption(v['max-list-mb'], 'max-list-mb', DEFAULT_MAX_LIST_MEGABYTES, 1, 1024 * 1024) } : {}),
+    ...(v['max-list-mb'] !== undefined ? { maxListMegabytes: intOption(v['max-list-mb'], 'max-list-mb', DEFAULT_MAX_LIST_MEGABYTES, RUN_SETTINGS.maxListMegabytes.min, RUN_SETTINGS.maxListMegabytes.max) } : {}),
   };
 }
 

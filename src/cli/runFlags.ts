@@ -32,18 +32,18 @@ export const RUN_FLAGS = {
 /** The run's options from its flags: the defaults and ranges are the core's, the editor's too (RUN_OPTIONS). */
 export function runOptionsOf(v: Record<string, string | boolean | Array<string | boolean> | undefined>): RunBasics {
   const text = (flag: string) => (typeof v[flag] === 'string' ? v[flag] : undefined);
-  const option = (name: 'concurrency' | 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetRetries', flag: string) => {
-    const { min, max } = RUN_OPTIONS[name];
+  const option = (name: 'concurrency' | 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetRetries') => {
+    const { min, max, flag } = RUN_OPTIONS[name];
     const value = text(flag);
     return value === undefined ? undefined : intOption(value, flag, 0, min, max);
   };
   const onTargetError = text('on-target-error');
   const maxRpm = text('max-rpm');
   return runBasics({
-    concurrency: option('concurrency', 'concurrency'),
-    waitForGenerationSeconds: option('waitForGenerationSeconds', 'wait-for-generation'),
-    servicePatienceSeconds: option('servicePatienceSeconds', 'service-patience'),
-    targetRetries: option('targetRetries', 'target-retries'),
+    concurrency: option('concurrency'),
+    waitForGenerationSeconds: option('waitForGenerationSeconds'),
+    servicePatienceSeconds: option('servicePatienceSeconds'),
+    targetRetries: option('targetRetries'),
     onTargetError: onTargetError === undefined ? undefined : choiceOption(onTargetError, 'on-target-error', ON_TARGET_ERROR),
     holdAnswers: v['no-submit'] === true,
     ...(maxRpm !== undefined ? { maxRequestsPerMinute: intOption(maxRpm, 'max-rpm', 0, 1) } : {}),

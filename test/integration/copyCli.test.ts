@@ -39,21 +39,25 @@ describe('Copy as CLI Command: a run tried in the editor moves to CI unchanged',
     await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === LABEL));
   });
   after(async () => {
-    for (const key of ['target', 'baseUrl', 'evaluations', 'concurrency']) await config().update(key, undefined, G);
+    for (const key of ['target', 'baseUrl', 'evaluations', 'concurrency', 'servicePatience', 'targetRetries', 'keepRunsAlive']) await config().update(key, undefined, G);
     await sandbox.close();
   });
 
   it('copies one line for a command target, with the settings that differ and no secret; it runs as copied', async () => {
     await config().update('target', { type: 'command', command: "tr 'a-z' 'A-Z'" }, G);
     await config().update('concurrency', 3, G);
-    await until('the settings are read', () => api.ctx.settings.concurrency === 3 && api.ctx.settings.target.type === 'command');
+    // Every setting the CLI reads goes with it (these two once did not); an editor-only one stays behind.
+    await config().update('servicePatience', 60, G);
+    await config().update('targetRetries', 1, G);
+    await config().update('keepRunsAlive', false, G);
+    await until('the settings are read', () => api.ctx.settings.concurrency === 3 && api.ctx.settings.targetRetries === 1 && !api.ctx.settings.keepRunsAlive && api.ctx.settings.target.type === 'command');
     await vscode.commands.executeCommand('evalRunner.copyCliCommand', ref().id);
     const text = await vscode.env.clipboard.readText();
     const [comment, line] = text.trimEnd().split('\n');
     assert.equal(comment, '# Needs EVAL_RUNNER_TOKEN in the environment (never on the command line).');
     assert.equal(
       line,
-      `eval-runner run --base-url ${sandbox.baseUrl} --evaluation 1 --kind benchmark --concurrency 3 --target command --command 'tr '\\''a-z'\\'' '\\''A-Z'\\'''`,
+      `eval-runner run --base-url ${sandbox.baseUrl} --evaluation 1 --kind benchmark --concurrency 3 --service-patience 60 --target-retries 1 --target command --command 'tr '\\''a-z'\\'' '\\''A-Z'\\'''`,
     );
     assert.ok(!text.includes(sandbox.token));
     const state = mkdtempSync(join(tmpdir(), 'eval-runner-ci-'));
@@ -72,7 +76,7 @@ describe('Copy as CLI Command: a run tried in the editor moves to CI unchanged',
       secretHeaders: ['X-Api-Key'],
     };
     await config().update('target', target, G);
-    await config().update('concurrency', undefined, G);
+    for (const key of ['concurrency', 'servicePatience', 'targetRetries', 'keepRunsAlive']) await config().update(key, undefined, G);
     await until('the target is read', () => api.ctx.settings.target.type === 'http');
     const file = join(mkdtempSync(join(tmpdir(), 'eval-runner-config-')), 'eval-runner.config.json');
     api.ctx.askSaveUri = () => Promise.resolve(vscode.Uri.file(file));

@@ -43,6 +43,10 @@ describe('the CLI from CI: --version and --config FILE', function () {
       target: { type: 'command', command: 'tr a-z A-Z' },
       concurrency: 2,
       stateDir: join(dir, 'state'),
+      // Every run setting is a config key; an editor-only one (keepRunsAlive) is taken and ignored.
+      servicePatience: 60,
+      targetRetries: 1,
+      keepRunsAlive: false,
     });
     // The file names the service: CI allows the token to go there (at a terminal, the CLI asks once).
     const r = await cli(['run', '--config', config, '--allow-env', 'EVAL_RUNNER_TOKEN'], env);

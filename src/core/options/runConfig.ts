@@ -5,6 +5,31 @@ import { originOf } from '../targets/variableOwners';
 import { flagsOfConfig } from '../targets/kinds/flags';
 import { configTargetSchema, configTypesText } from '../targets/kinds/schemas';
 import { secretReads, secretVariables } from '../targets/kinds/secretSources';
+import { CLI_SETTING_NAMES, RUN_SETTINGS, RUN_SETTING_NAMES, settingFlags } from './runSettings';
+import type { ConfigScope, RunSetting, RunSettingName, RunSettingValue } from './runSettings';
+
+/** A setting's schema in a config file, from its one definition: a number's range, a choice's values. */
+function settingSchema(setting: RunSetting) {
+  switch (setting.type) {
+    case 'integer': {
+      const int = z.int().check(z.gte(setting.min), z.lte(setting.max ?? Number.MAX_SAFE_INTEGER));
+      // A settings block pasted whole may say null where the setting is unset by default.
+      return z.optional(setting.default === undefined ? z.nullable(int) : int);
+    }
+    case 'boolean':
+      return z.optional(z.boolean());
+    case 'choice':
+      return z.optional(z.enum(setting.values as [string, ...string[]]));
+    case 'text':
+      return z.optional(z.string());
+  }
+}
+
+/** As read, with null for a number unset by default. */
+type ConfigValue<N extends RunSettingName> = Exclude<RunSettingValue<N>, undefined> | (undefined extends RunSettingValue<N> ? null : never);
+type SettingsShape = { [N in RunSettingName]: z.ZodMiniOptional<z.ZodMiniType<ConfigValue<N>>> };
+
+const settingsShape = Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, settingSchema(RUN_SETTINGS[name])])) as unknown as SettingsShape;
 
 /**
  * A run's settings as a file (the CLI's `--config FILE`): the extension's settings, without the `evalRunner.` prefix, as a JSON file, so a run tried in
@@ -21,21 +46,19 @@ const configSchema = z.strictObject({
   baseUrl: z.optional(z.string()),
   evaluations: z.optional(z.array(evaluation)),
   target: z.optional(configTargetSchema()),
-  concurrency: z.optional(z.int()),
-  maxRequestsPerMinute: z.optional(z.int()),
-  reviewBeforeSubmit: z.optional(z.boolean()),
-  onTargetError: z.optional(z.enum(['fail', 'submit'])),
-  requestEncoding: z.optional(z.enum(['urlencoded', 'multipart'])),
-  waitForGenerationSeconds: z.optional(z.int()),
-  stateDir: z.optional(z.string()),
-  /** The guard against a runaway prompt list, in MB (--max-list-mb). */
-  maxListMegabytes: z.optional(z.int()),
-  /** The text submitted for a skipped trace with --submit-skipped ({reason} filled in). */
-  skippedAnswer: z.optional(z.string()),
-  /** Editor-only: accepted so a settings block can be pasted whole, and ignored. */
-  processDetailsUrl: z.optional(z.string()),
+  // Every run setting; the editor's alone (no flag) are accepted, so a settings block can be pasted whole, and ignored.
+  ...settingsShape,
 });
 export type RunConfig = z.infer<typeof configSchema>;
+
+/**
+ * The settings a config carries of these values: every one the CLI reads (it has a flag) that differs from its default
+ * (`defaults` may say otherwise, as the editor's resolved state folder does). The editor-only ones stay out.
+ */
+export function configSettings(values: Partial<Record<RunSettingName, unknown>>, defaults: Partial<Record<RunSettingName, unknown>> = {}): Partial<RunConfig> {
+  const differs = (name: RunSettingName) => values[name] !== undefined && values[name] !== (name in defaults ? defaults[name] : RUN_SETTINGS[name].default);
+  return Object.fromEntries(CLI_SETTING_NAMES.filter(differs).map((name) => [name, values[name]]));
+}
 
 /** A config that cannot be used: the words say why, never quoting a value. */
 export class RunConfigError extends Error {
@@ -93,9 +116,6 @@ export function resolveConfigPaths(config: RunConfig, folder: string): RunConfig
   };
 }
 
-/** Which flags a command takes from the config: the service's (all), the state folder's (those with a journal), the run's. */
-export type ConfigScope = 'service' | 'journal' | 'run';
-
 /**
  * The config as flags, placed before the user's own (parseArgs keeps the last value, so flags given win).
  * The evaluation: the one given with --evaluation (its kind from the config unless --kind is given), or the
@@ -121,17 +141,13 @@ export function configToArgs(config: RunConfig, argv: readonly string[], scope: 
     const matching = evaluations.filter((e) => String(e.evaluationId) === given);
     if (matching.length === 1 && flagValue(argv, 'kind') === undefined) flag('kind', matching[0]!.kind);
   }
-  flag('max-list-mb', config.maxListMegabytes);
-  if (scope === 'service') return out;
-  flag('state-dir', config.stateDir);
-  if (scope === 'journal') return out;
-  flag('concurrency', config.concurrency);
-  if (config.maxRequestsPerMinute) flag('max-rpm', config.maxRequestsPerMinute);
-  if (config.reviewBeforeSubmit) out.push('--no-submit');
-  flag('on-target-error', config.onTargetError);
-  flag('encoding', config.requestEncoding);
-  flag('wait-for-generation', config.waitForGenerationSeconds);
-  flag('skipped-answer', config.skippedAnswer);
+  // The settings in their order, each scope's after the wider ones: a command takes the flags up to its own scope.
+  const scopes: ConfigScope[] = ['service', 'journal', 'run'];
+  for (const name of RUN_SETTING_NAMES) {
+    const setting: RunSetting = RUN_SETTINGS[name];
+    if (scopes.indexOf(setting.scope ?? 'run') <= scopes.indexOf(scope)) out.push(...settingFlags(name, config[name]));
+  }
+  if (scope !== 'run') return out;
   if (config.target && flagValue(argv, 'target') === undefined) out.push(...flagsOfConfig(config.target));
   return out;
 }

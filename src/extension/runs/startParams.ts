@@ -51,7 +51,7 @@ function runSettings(ctx: Ctx) {
       onTargetError: settings.onTargetError,
       holdAnswers: settings.reviewBeforeSubmit,
       waitForGenerationSeconds: settings.waitForGenerationSeconds,
-      servicePatienceSeconds: settings.servicePatienceSeconds,
+      servicePatienceSeconds: settings.servicePatience,
       ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
       ...(settings.targetRetries !== undefined ? { targetRetries: settings.targetRetries } : {}),
     }),

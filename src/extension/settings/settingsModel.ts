@@ -1,10 +1,9 @@
 import { proxyFromEnv } from '../../api/proxy';
-import { DEFAULT_SKIPPED_ANSWER, RUN_OPTIONS, clampRunOption, isOpenAiApi, kindOf, looksSecretHeader, settingsTarget, splitSecretQuery } from '../../core';
-import type { OnTargetError, RunConfig, TargetConfig } from '../../core';
-import { DEFAULT_MAX_LIST_MEGABYTES } from '../../api/client';
+import { configSettings, defaultStateDir as cliStateDir, isOpenAiApi, kindOf, looksSecretHeader, readRunSettings, settingsTarget, splitSecretQuery } from '../../core';
+import type { RunConfig, RunSettingValues, TargetConfig } from '../../core';
 import type { ProxyConfig } from '../../api/proxy';
 import { isEvaluationId, isEvaluationKind } from '../../api/kinds';
-import type { EvaluationKind, RequestEncoding } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/kinds';
 
 // No vscode import here: the rules of what settings mean (and which a workspace may set) are tested on Node.
 
@@ -17,30 +16,15 @@ export interface ConfiguredEvaluation {
 /** `evalRunner.target`: a kind's keys as its descriptor in the core declares them (src/core/targets/kinds). */
 export type TargetSettings = TargetConfig;
 
-export interface Settings {
+/** The settings as a run reads them: each run setting as RUN_SETTINGS defines it (src/core/options/runSettings.ts). */
+export interface Settings extends Omit<RunSettingValues, 'maxRequestsPerMinute'> {
   baseUrl: string;
   evaluations: ConfiguredEvaluation[];
   target: TargetSettings;
-  concurrency: number;
-  reviewBeforeSubmit: boolean;
-  onTargetError: OnTargetError;
-  processDetailsUrl: string;
-  requestEncoding: RequestEncoding;
-  waitForGenerationSeconds: number;
-  /** How long the service may be down before a run stops (its answers wait in the journal). */
-  servicePatienceSeconds: number;
-  /** Closing the editor leaves its runs going on in their runner processes (off: closing ends them as Ctrl-C does). */
-  keepRunsAlive: boolean;
-  /** Further tries of a failing target call; undefined: passing failures 2, exceptions of the user's code none. */
-  targetRetries: number | undefined;
-  /** Where journals live: the CLI's folder unless set (the same history for both). */
+  /** Where journals live: the CLI's folder unless set. */
   stateDir: string;
-  /** The text submitted for a skipped trace (Submit as Not Answered); {reason} is the skip's reason. */
-  skippedAnswer: string;
   /** A cap on target requests per minute; undefined: learned from the endpoint. */
   maxRequestsPerMinute: number | undefined;
-  /** The guard against a runaway prompt list, in MB (the CLI's --max-list-mb). */
-  maxListMegabytes: number;
 }
 
 /**
@@ -73,37 +57,19 @@ export interface SettingValues {
   user(key: string): unknown;
 }
 
-export const DEFAULT_PROCESS_DETAILS_URL = '{baseUrl}/evaluations/{evaluationId}';
-
+/** The settings in effect: a run setting brought into its range, or its default, as the CLI's flags are (RUN_SETTINGS). */
 export function resolveSettings(values: SettingValues, trusted: boolean, defaultStateDir: string): Settings {
   const restricted = new Set<string>(RESTRICTED_SETTINGS);
   const get = (key: string): unknown => (trusted || !restricted.has(key) ? values.effective(key) : values.user(key));
-  const str = (key: string, fallback: string) => {
-    const v = get(key);
-    return typeof v === 'string' ? v : fallback;
-  };
-  const num = (key: string, fallback: number) => {
-    const v = get(key);
-    return typeof v === 'number' ? v : fallback;
-  };
+  const run = readRunSettings(get);
+  const baseUrl = get('baseUrl');
   return {
-    baseUrl: str('baseUrl', '').trim().replace(/\/+$/, ''),
+    ...run,
+    baseUrl: (typeof baseUrl === 'string' ? baseUrl : '').trim().replace(/\/+$/, ''),
     evaluations: readEvaluations(get('evaluations')),
     target: settingsTarget(get('target')),
-    // Defaults and ranges: the core's, the CLI's too.
-    concurrency: clampRunOption('concurrency', get('concurrency')),
-    reviewBeforeSubmit: get('reviewBeforeSubmit') === true,
-    onTargetError: get('onTargetError') === 'submit' ? 'submit' : 'fail',
-    processDetailsUrl: str('processDetailsUrl', DEFAULT_PROCESS_DETAILS_URL),
-    requestEncoding: get('requestEncoding') === 'multipart' ? 'multipart' : 'urlencoded',
-    waitForGenerationSeconds: clampRunOption('waitForGenerationSeconds', get('waitForGenerationSeconds')),
-    keepRunsAlive: get('keepRunsAlive') !== false,
-    targetRetries: typeof get('targetRetries') === 'number' ? clamp(num('targetRetries', 0), RUN_OPTIONS.targetRetries.min, RUN_OPTIONS.targetRetries.max) : undefined,
-    servicePatienceSeconds: clampRunOption('servicePatienceSeconds', get('servicePatience')),
-    stateDir: str('stateDir', '').trim() || defaultStateDir,
-    skippedAnswer: str('skippedAnswer', DEFAULT_SKIPPED_ANSWER),
-    maxRequestsPerMinute: num('maxRequestsPerMinute', 0) >= 1 ? Math.floor(num('maxRequestsPerMinute', 0)) : undefined,
-    maxListMegabytes: clamp(Math.floor(num('maxListMegabytes', DEFAULT_MAX_LIST_MEGABYTES)), 1, 1024 * 1024),
+    stateDir: run.stateDir.trim() || defaultStateDir,
+    maxRequestsPerMinute: run.maxRequestsPerMinute || undefined,
   };
 }
 
@@ -116,10 +82,6 @@ function readEvaluations(value: unknown): ConfiguredEvaluation[] {
     }
   }
   return out;
-}
-
-function clamp(n: number, min: number, max: number): number {
-  return Number.isFinite(n) ? Math.min(max, Math.max(min, Math.floor(n))) : min;
 }
 
 /**
@@ -202,13 +164,8 @@ export function runConfigFor(
     baseUrl: ref.baseUrl,
     evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],
     target,
-    ...(settings.concurrency !== RUN_OPTIONS.concurrency.default ? { concurrency: settings.concurrency } : {}),
-    ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
-    ...(settings.maxListMegabytes !== DEFAULT_MAX_LIST_MEGABYTES ? { maxListMegabytes: settings.maxListMegabytes } : {}),
-    ...(settings.reviewBeforeSubmit ? { reviewBeforeSubmit: true } : {}),
-    ...(settings.onTargetError !== 'fail' ? { onTargetError: settings.onTargetError } : {}),
-    ...(settings.requestEncoding !== 'urlencoded' ? { requestEncoding: settings.requestEncoding } : {}),
-    ...(ref.kind === 'robustness' ? { waitForGenerationSeconds: settings.waitForGenerationSeconds } : {}),
+    // Every setting the CLI reads that differs from its default; the editor's state folder is the CLI's unless set.
+    ...configSettings(settings, { stateDir: cliStateDir() }),
   };
 }
 
