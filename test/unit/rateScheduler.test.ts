@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { RateScheduler, parseRateHeaders, parseResetDuration } from '../../src/core/run/rateScheduler';
+import { RateScheduler } from '../../src/core/run/rateScheduler';
+import { parseRateHeaders, parseResetDuration } from '../../src/core/targets/rateHeaders';
 
 const never = new AbortController().signal;
 const tick = () => new Promise((r) => setImmediate(r));

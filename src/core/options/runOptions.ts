@@ -1,4 +1,4 @@
-import type { OnTargetError } from '../run/targetCalls';
+import type { OnTargetError } from './runSettings';
 import { RUN_SETTINGS } from './runSettings';
 
 export { DEFAULT_SERVICE_PATIENCE_MS, ON_TARGET_ERROR, REQUEST_ENCODINGS } from './runSettings';

@@ -1,12 +1,15 @@
 import { DEFAULT_MAX_LIST_MEGABYTES } from '../../api/client';
 import type { RequestEncoding } from '../../api/kinds';
-import { DEFAULT_SKIPPED_ANSWER } from '../run/skipped';
-import type { OnTargetError } from '../run/targetCalls';
 
 // A service down for longer than this stops the run (exit 4 in the CLI); its answers wait in the journal.
 export const DEFAULT_SERVICE_PATIENCE_MS = 15 * 60_000;
 
-export const ON_TARGET_ERROR: readonly OnTargetError[] = ['fail', 'submit'];
+/** What a run does with a trace the target failed on: fail it, or submit fixed words for it. */
+export const ON_TARGET_ERROR = ['fail', 'submit'] as const;
+export type OnTargetError = (typeof ON_TARGET_ERROR)[number];
+
+/** The text submitted for a skipped trace, by default ({reason} and {traceId} are filled in; see run/skipped.ts). */
+export const DEFAULT_SKIPPED_ANSWER = 'Not answered: {reason}';
 export const REQUEST_ENCODINGS: readonly RequestEncoding[] = ['urlencoded', 'multipart'];
 
 export const DEFAULT_PROCESS_DETAILS_URL = '{baseUrl}/evaluations/{evaluationId}';

@@ -1,9 +1,10 @@
 import { sleep } from '../../api/retry';
 import { isAbortError } from '../../api/errors';
-import { commit } from '../journal/commit';
+import { commit } from '../store/commit';
 import type { Journal } from '../journal/journal';
 import type { BatchProgress, RunState } from './runState';
-import type { OnTargetError, TargetResult } from './targetCalls';
+import type { OnTargetError } from '../options/runSettings';
+import type { TargetResult } from './targetCalls';
 import { FINAL_BATCH_STATES, batchSaving } from '../targets/openai/openaiBatch';
 import type { BatchState, BatchStatus, BatchTarget } from '../targets/openai/openaiBatch';
 import { answerOf } from '../targets/openai/openaiTarget';

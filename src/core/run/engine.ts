@@ -1,8 +1,8 @@
-import { commit } from '../journal/commit';
+import { commit } from '../store/commit';
 import { DEFAULT_SERVICE_PATIENCE_MS } from '../options/runOptions';
-import { engineConcurrency, submitPolicy, targetCallPolicy } from '../options/engineOptions';
-import type { EngineOptions } from '../options/engineOptions';
-import { JournalWriteError } from '../journal/listWriter';
+import { engineConcurrency, submitPolicy, targetCallPolicy } from './engineOptions';
+import type { EngineOptions } from './engineOptions';
+import { JournalWriteError } from '../store/listWriter';
 import { isAbortError } from '../../api/errors';
 import type { Journal } from '../journal/journal';
 import { RateScheduler } from './rateScheduler';
@@ -25,7 +25,7 @@ import type { BatchRun } from './batchRun';
 import type { StateCounts, TraceInfo, TraceStore } from '../store/traceStore';
 
 // What the session and the tests import from the engine, declared where it belongs.
-export type { EngineOptions } from '../options/engineOptions';
+export type { EngineOptions } from './engineOptions';
 export type { ListChanges } from './runList';
 export type { RunSummary } from './runSummary';
 

@@ -1,9 +1,9 @@
 // A run's prompts: the service's list journaled as it streams in (the run works on the ids listed), and read once
 // more at the end. How the list itself is read, benchmark or robustness, is promptList.ts's.
-import { ListWriter } from '../journal/listWriter';
+import { ListWriter } from '../store/listWriter';
 import type { PromptItem } from '../../api/schemas';
 import type { Journal } from '../journal/journal';
-import type { EngineOptions } from '../options/engineOptions';
+import type { EngineOptions } from './engineOptions';
 import { streamPromptsOf } from './promptList';
 import { waitingText } from './runState';
 import type { RunState } from './runState';

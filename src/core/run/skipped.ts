@@ -1,3 +1,4 @@
+import { DEFAULT_SKIPPED_ANSWER } from '../options/runSettings';
 import type { TraceStore } from '../store/traceStore';
 
 /**
@@ -5,7 +6,6 @@ import type { TraceStore } from '../store/traceStore';
  * explicitly handled", so an evaluation with a skipped trace never completes there until something is
  * submitted for it. "Submit as Not Answered" sends a fixed text carrying the skip's reason.
  */
-export const DEFAULT_SKIPPED_ANSWER = 'Not answered: {reason}';
 
 /** The text submitted for a skipped trace: the template with {reason} (and {traceId}) filled in. */
 export function skippedAnswerText(template: string, reason: string | undefined, traceId: string): string {

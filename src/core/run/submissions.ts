@@ -4,7 +4,7 @@ import type { EvaluationKind } from '../../api/kinds';
 import { backoffDelay, sleep } from '../../api/retry';
 import type { RetryPolicy } from '../../api/retry';
 import type { Journal } from '../journal/journal';
-import { commit } from '../journal/commit';
+import { commit } from '../store/commit';
 import { Gate } from './gate';
 import { isOutage } from './serviceHold';
 import type { ServiceHold } from './serviceHold';

@@ -1,12 +1,13 @@
 import { backoffDelay, sleep } from '../../api/retry';
 import type { RetryPolicy } from '../../api/retry';
-import type { RateInfo, RateScheduler } from './rateScheduler';
+import type { OnTargetError } from '../options/runSettings';
+import type { RateInfo } from '../targets/rateHeaders';
+import type { RateScheduler } from './rateScheduler';
 import type { RunState } from './runState';
 import { TargetError } from '../targets/target';
 import type { Target, TargetUsage } from '../targets/target';
 import type { TraceInfo } from '../store/traceStore';
 
-export type OnTargetError = 'fail' | 'submit';
 
 export interface TargetCallPolicy {
   /** Further tries of a target call that failed for a passing reason (rate limits aside): a crashed worker, a 503. */

@@ -1,4 +1,4 @@
-import { commit } from '../journal/commit';
+import { commit } from '../store/commit';
 import { isAbortError } from '../../api/errors';
 import type { Journal } from '../journal/journal';
 import type { RunState } from './runState';

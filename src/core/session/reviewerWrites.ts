@@ -1,6 +1,6 @@
 import type { ApiClient, SubmitResult } from '../../api/client';
 import { AuthError } from '../../api/errors';
-import { commit } from '../journal/commit';
+import { commit } from '../store/commit';
 import { skippedAnswerText } from '../run/skipped';
 import type { LockedJournal } from './storeSync';
 

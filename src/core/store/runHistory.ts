@@ -1,5 +1,5 @@
 import type { JournalRecord } from '../journal/journalRecords';
-import { errorGroup } from '../run/errorGroups';
+import { errorGroup } from './errorGroups';
 import { legacyFingerprint } from '../targets/targetSpec';
 
 /** One run as the journal tells it: who answered, when, and what came of it. */

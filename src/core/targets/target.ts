@@ -1,4 +1,4 @@
-import type { RateInfo } from '../run/rateScheduler';
+import type { RateInfo } from './rateHeaders';
 
 /** What every target adapter implements: one prompt in, one answer out, or a TargetError. */
 export interface Target {

@@ -6,7 +6,7 @@ import { parseRetryAfter } from '../../api/retry';
 import { QUOTA_PATTERN, TargetError, withDeadline } from './target';
 import type { TargetCallOptions } from './target';
 import { redactSecrets } from './targetSecrets';
-import { parseRateHeaders } from '../run/rateScheduler';
+import { parseRateHeaders } from './rateHeaders';
 import { SseReader, isEventStream } from './sse';
 
 export interface TargetHttpRequest {

@@ -1,6 +1,6 @@
-import type { Journal } from './journal';
-import type { JournalRecord } from './journalRecords';
-import type { TraceStore } from '../store/traceStore';
+import type { Journal } from '../journal/journal';
+import type { JournalRecord } from '../journal/journalRecords';
+import type { TraceStore } from './traceStore';
 
 /**
  * The one way a record is written: appended to the journal and applied to the store, the same record (one

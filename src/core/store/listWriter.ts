@@ -1,7 +1,7 @@
 import { commit } from './commit';
-import type { Journal } from './journal';
+import type { Journal } from '../journal/journal';
 import type { PromptItem } from '../../api/schemas';
-import type { TraceStore } from '../store/traceStore';
+import type { TraceStore } from './traceStore';
 
 /** A write to the journal failed while the list was registered: the run stops as for any journal failure. */
 export class JournalWriteError extends Error {
