@@ -61,5 +61,6 @@ export { formatShard, parseShard } from './run/shards';
 export type { Shard } from './run/shards';
 export type { ReportData, ReportRow, ReportRun } from './report/reportTypes';
 export { renderReport } from './report/renderReport';
+export { escapeHtml, pageStart } from './report/htmlPage';
 export { runCharts } from './report/reportData';
 export { writeOwnerOnly } from './report/exportResults';

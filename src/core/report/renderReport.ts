@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { pageStart } from './htmlPage';
 import type { ReportData, ReportRow } from './reportTypes';
 
 // The page's script (src/webview/app/report.ts) and style (media/progress.css and media/report.css), inlined by
@@ -28,17 +29,8 @@ export function renderReport(data: ReportData, page: ReportPage = bundledPage())
 export function* reportChunks(summary: Omit<ReportData, 'rows'>, rows: Iterable<ReportRow>, page: ReportPage = bundledPage()): Generator<string> {
   const hash = (text: string) => `'sha256-${createHash('sha256').update(text, 'utf8').digest('base64')}'`;
   const csp = `default-src 'none'; script-src ${hash(page.script)}; style-src ${hash(page.style)}; img-src data:`;
-  yield `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<meta name="color-scheme" content="light dark">
-<title>${escapeHtml(`Eval Runner report: ${summary.title}`)}</title>
-<style>${page.style}</style>
-</head>
-<body class="report">
+  const head = `<meta name="color-scheme" content="light dark">\n<style>${page.style}</style>`;
+  yield `${pageStart({ csp, title: `Eval Runner report: ${summary.title}`, head, bodyClass: 'report' })}
 <div id="app"></div>
 <script type="application/json" id="report-data">`;
   // The summary's object, opened again for its rows (the escaping is per character, so it holds piece by piece).
@@ -65,6 +57,3 @@ function jsonForHtml(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c').replace(/>/g, '\\u003e').replace(/&/g, '\\u0026').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
 }
 
-function escapeHtml(text: string): string {
-  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}

@@ -2,11 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 // Types only: the page is built without the editor's API at hand, so a unit test builds it too.
 import type * as vscode from 'vscode';
+import { escapeHtml, pageStart } from '../../core';
 
-/** Text as it stands in HTML, in an element or a quoted attribute: every interpolation below goes through it. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /**
  * The page every Eval Runner webview starts from: CSP default-src 'none', scripts only with this page's
@@ -34,17 +31,8 @@ export function webviewHtml(
     if (!/^data-[a-z][a-z0-9-]*$/.test(name)) throw new TypeError(`Not a data- attribute name: ${JSON.stringify(name)}`);
     return ` ${name}="${escapeHtml(value)}"`;
   });
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${media('codicons', 'codicon.css')}">
-<link rel="stylesheet" href="${media('progress.css')}">
-<title>${escapeHtml(page.title)}</title>
-</head>
-<body${page.bodyClass ? ` class="${escapeHtml(page.bodyClass)}"` : ''}>
+  const head = `<link rel="stylesheet" href="${media('codicons', 'codicon.css')}">\n<link rel="stylesheet" href="${media('progress.css')}">`;
+  return `${pageStart({ csp, title: page.title, head, ...(page.bodyClass ? { bodyClass: page.bodyClass } : {}) })}
 <div id="app"${attributes.join('')}></div>
 ${scripts}
 </body>
