@@ -1,7 +1,7 @@
 // What the service's answers and the transport's failures mean, as ApiErrors with a reason and a hint: the one
 // place that maps HTTP statuses, envelopes and socket errors to the user's words (beside errors.ts, their shape).
 import { ApiError, AuthError, NotReadyError, isAbortError, redact, truncate } from './errors';
-import type { ApiErrorInit } from './errors';
+import type { ApiErrorInit, ApiErrorReason } from './errors';
 import type { HttpHeaders } from './http';
 import { failedAtProxy, proxyFailure } from './proxy';
 import { parseRetryAfter } from './retry';
@@ -215,6 +215,17 @@ function unexpectedBody(headers: HttpHeaders): string | undefined {
   return undefined;
 }
 
+/** What an HTTP status means to the user, and what to do: the first that matches (401 and 403 are the token's). */
+const STATUS_WORDS: ReadonlyArray<[matches: (status: number) => boolean, message: string, next: string, reason: ApiErrorReason]> = [
+  [(s) => s === 404, 'The service found no such evaluation, trace or route', 'Check the base URL, the evaluation id and its kind (benchmark or robustness).', 'notFound'],
+  [(s) => s === 400 || s === 422, 'The service refused the request as invalid', 'Check the evaluation id, kind and trace id.', 'badRequest'],
+  [(s) => s === 413, 'The service refused the request as too large', 'The answer is longer than the service accepts; shorten it.', 'tooLarge'],
+  [(s) => s === 408, 'The service timed out waiting for the request', 'Try again; check your network if it keeps happening.', 'timeout'],
+  [(s) => s === 429, 'The service is limiting the request rate', 'Wait a little and try again, or lower the concurrency.', 'rateLimited'],
+  [(s) => s >= 500, 'The service failed to handle the request', 'This is on the service side; try again in a few minutes.', 'server'],
+  [(s) => s >= 300 && s < 400, 'The service answered with a redirect the client does not follow', 'Set the base URL to the address the service redirects to.', 'redirect'],
+];
+
 function statusError(facts: Omit<ApiErrorInit, 'reason'> & { status: number }): ApiError {
   const s = facts.status;
   if (s === 401 || s === 403) {
@@ -224,48 +235,10 @@ function statusError(facts: Omit<ApiErrorInit, 'reason'> & { status: number }): 
       { ...facts, reason: 'auth' },
     );
   }
-  if (s === 404) {
-    return new ApiError(
-      'The service found no such evaluation, trace or route',
-      'Check the base URL, the evaluation id and its kind (benchmark or robustness).',
-      { ...facts, reason: 'notFound' },
-    );
-  }
-  if (s === 400 || s === 422) {
-    return new ApiError('The service refused the request as invalid', 'Check the evaluation id, kind and trace id.', {
-      ...facts,
-      reason: 'badRequest',
-    });
-  }
-  if (s === 413) {
-    return new ApiError('The service refused the request as too large', 'The answer is longer than the service accepts; shorten it.', {
-      ...facts,
-      reason: 'tooLarge',
-    });
-  }
-  if (s === 408) {
-    return new ApiError('The service timed out waiting for the request', 'Try again; check your network if it keeps happening.', {
-      ...facts,
-      reason: 'timeout',
-    });
-  }
-  if (s === 429) {
-    return new ApiError('The service is limiting the request rate', 'Wait a little and try again, or lower the concurrency.', {
-      ...facts,
-      reason: 'rateLimited',
-    });
-  }
-  if (s >= 500) {
-    return new ApiError('The service failed to handle the request', 'This is on the service side; try again in a few minutes.', {
-      ...facts,
-      reason: 'server',
-    });
-  }
-  if (s >= 300 && s < 400) {
-    return new ApiError('The service answered with a redirect the client does not follow', 'Set the base URL to the address the service redirects to.', {
-      ...facts,
-      reason: 'redirect',
-    });
+  const known = STATUS_WORDS.find(([matches]) => matches(s));
+  if (known) {
+    const [, message, next, reason] = known;
+    return new ApiError(message, next, { ...facts, reason });
   }
   return new ApiError('The service refused the request', 'Read the service message; check the evaluation id, kind and token.', {
     ...facts,
