@@ -100,6 +100,6 @@ Nothing was kept: the journals in ${stateDir} are removed now, and the sandbox s
 Next:
   node dist/cli.js demo --keep           the same, then the sandbox and journals stay for status and report
   node dist/cli.js sandbox               a sandbox of your own; it prints a run command ready to paste
-  VS Code: Eval Runner view → Try the Local Sandbox, or the README's "Your own code as the target"
+  VS Code: Eval Runner view → Try the Local Sandbox; your own code as the target: docs/targets.md
 `;
 }

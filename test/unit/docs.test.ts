@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize } from 'node:path';
+import { RUN_SETTINGS, RUN_SETTING_NAMES } from '../../src/core/options/runSettings';
+import type { RunSetting } from '../../src/core/options/runSettings';
 import { cli } from './helpers/cli';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -77,8 +79,6 @@ describe('the README is for users; its reference pages are under docs/', () => {
         if (/^[a-z]+:/.test(target!)) continue;
         const [path, anchor] = target!.split('#');
         const linked = path ? normalize(join(dirname(file), path)) : file;
-        // The runner protocol's page comes with the runhost part of issue 37; until it is merged, only its link may wait.
-        if (linked === join('docs', 'runner-protocol.md') && !existsSync(join(ROOT, linked))) continue;
         if (!existsSync(join(ROOT, linked))) problems.push(`${file}: ${target} (no such file)`);
         else if (anchor && !headings(read(linked)).map(slug).includes(anchor)) problems.push(`${file}: ${target} (no such heading)`);
       }
@@ -103,6 +103,15 @@ describe('the reference pages keep in step with the code', function () {
       }
     }
     assert.deepEqual([...new Set(missing)], []);
+  });
+
+  it("docs/cli.md's config file names every run setting: a flag's key with its flag, the editor's own as ignored", () => {
+    const text = section(read('docs/cli.md'), '## The config file');
+    const missing = RUN_SETTING_NAMES.filter((name) => {
+      const { flag }: RunSetting = RUN_SETTINGS[name];
+      return flag ? !text.includes(`| \`${name}\` | \`--${flag}\` |`) : !new RegExp(`\`${name}\`[^.]*ignored`).test(text.replace(/\n/g, ' '));
+    });
+    assert.deepEqual(missing, []);
   });
 
   it('docs/settings.md names every setting package.json declares', () => {

@@ -93,7 +93,7 @@ export const pythonKind = defineKind({
 
 export const workerKind = defineKind({
   type: 'worker',
-  summary: 'any long-lived command speaking the worker protocol (JSON lines, see README)',
+  summary: 'any long-lived command speaking the worker protocol (JSON lines, see docs/targets.md)',
   picks: [{ id: 'worker', label: 'Worker', description: 'your long-lived program speaking JSON lines (any language)' }],
   keys: [{ name: 'command', type: 'string', required: true, flag: 'worker-command', arg: 'CMD', description: 'the command, started directly (without a shell) once per worker' }, WORKERS],
   localProcess: true,

@@ -1,7 +1,7 @@
 """Eval Runner's Python worker: loads the user's module once, then answers JSON lines on stdin.
 
 Started as: python eval_runner_shim.py FILE FUNCTION. Standard library only, Python 3.8 or later.
-Protocol (see the README): {"ready": true} once the module is loaded, or {"fatal": "..."} when it cannot be;
+Protocol (docs/targets.md): {"ready": true} once the module is loaded, or {"fatal": "..."} when it cannot be;
 then per request {"id", "prompt", "traceId", ...} in, {"id", "answer", "usage"?} or {"id", "error", "traceback"?} out.
 A batch function (--batch-size) gets {"id", "batch": [{"prompt", "traceId", ...}, ...]}, is called once with
 (prompts, contexts) and replies {"id", "answers": [{"answer", "usage"?} or {"error"}, ...]} in the same order, or
