@@ -80,7 +80,7 @@ export class RunController extends Disposable {
     if (token === undefined) return undefined;
     const plan = await this.ctx.targetPlan();
     if (!plan) return undefined;
-    let mode: RunMode = request.mode ?? (request.rerun ? 'reuse' : 'continue');
+    let mode: RunMode = request.mode ?? 'continue';
     for (;;) {
       // Every target runs in a runner process of its own; a chat model of the editor answers it through this window.
       const result = await this.runInRunner(ref, session, plan, token, { ...request, mode });
@@ -186,7 +186,7 @@ export class RunController extends Disposable {
 
   private runInRunner(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedRun | undefined> {
     const params = startParams(this.ctx, ref, session, plan, token, request);
-    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${plan.identity.description} in a runner process, concurrency ${params.run.concurrency}${request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
+    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${plan.identity.description} in a runner process, concurrency ${params.run.concurrency}${request.subset ? ', a rerun' : request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
     return this.follow(ref, session, (events) => runnerClient().RemoteRun.start(join(this.ctx.extension.extensionPath, 'dist', 'runner.js'), session.journalFile, params, events));
   }
 
