@@ -7,7 +7,7 @@ import { journalLockPid } from '../../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunSummary } from '../../core';
 import { findRunner, interruptedRun, journalHeld, liveRunner } from '../../protocol/runnerFiles';
 import type { RemoteRun, RemoteRunEvents } from './runnerClient';
-import { tellOtherRunner } from './otherRunner';
+import { otherRunnerPid, tellOtherRunner } from './otherRunner';
 import type { Ctx, TargetPlan } from '../ctx';
 import { errorText, showError } from '../log';
 import { waitForNewToken } from './tokenPause';
@@ -116,9 +116,7 @@ export class RunController extends Disposable {
     const journal = this.ctx.registry.journalFileOf(ref);
     const found = findRunner(journal);
     if (found && 'other' in found) {
-      const key = `${ref.id} ${found.other.pid}`;
-      if (!this.told.has(key)) this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
-      this.told.add(key);
+      this.tellOther(ref, found.other.pid);
       return;
     }
     const live = found?.runner;
@@ -142,6 +140,13 @@ export class RunController extends Disposable {
       // attach, and the run it left cut short is offered as any other (the check refuses a run that ended).
       if (!summary && !this.isDisposed) this.offerResume(ref, session);
     });
+  }
+
+  /** A run of this evaluation in a runner of another version: named once, with what to do. */
+  private tellOther(ref: EvaluationRef, pid: number): void {
+    const key = `${ref.id} ${pid}`;
+    if (!this.told.has(key)) this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, pid));
+    this.told.add(key);
   }
 
   /**
@@ -236,8 +241,12 @@ export class RunController extends Disposable {
         return end && { error: undefined, ...end };
       });
     } catch (error) {
+      // A runner whose hello spoke another version (its file said ours) is a run of another Eval Runner version,
+      // not a failure of this one: told as such.
+      const other = otherRunnerPid(error);
       // Not awaited: the run has ended whether or not the message is dismissed (a new Run may start at once).
-      void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
+      if (other !== undefined) this.tellOther(ref, other);
+      else void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
     } finally {
       saves?.dispose();
       ended.abort();
