@@ -12,7 +12,8 @@ export { isAlive, journalHeld } from '../core';
 /** Bumped when a message changes shape: a window attaches only to a runner that speaks its version. */
 // 2: the runner asks a window for a chat model's answers (lmSend); a window of version 1 could not serve them.
 // 3: a mutual challenge-response (hello with nonces, then prove): the secret no longer crosses the socket.
-export const RUNNER_PROTOCOL_VERSION = 3;
+// 4: start carries a rerun's subset (run.subset) rather than its ids and a rerun flag; the runner picks the traces.
+export const RUNNER_PROTOCOL_VERSION = 4;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,

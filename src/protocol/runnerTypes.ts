@@ -40,6 +40,9 @@ export interface TargetIdentityParams {
   aliases?: string[];
 }
 
+/** Which traces a rerun runs again: those failed, marked bad or noted in the journal, or the ids given. */
+export type RerunSubsetParams = 'failed' | 'bad' | 'noted' | { ids: readonly string[] };
+
 /** The run's options as the window read them from its settings, and what this run is. */
 export interface RunOptionsParams {
   concurrency: number;
@@ -51,10 +54,11 @@ export interface RunOptionsParams {
   maxRequestsPerMinute?: number;
   holdAnswers: boolean;
   mode: 'continue' | 'fresh' | 'reuse';
-  /** Only these traces (a rerun, Run Trace): the window picked them. */
+  /** Only these traces (Run Trace, Retry Failed): the window picked them. */
   only?: string[];
-  rerun?: boolean;
   reuseFetchedPrompts?: boolean;
+  /** Rerun Traces: the runner picks these traces from the journal and reruns them as a new run (mode aside). */
+  subset?: RerunSubsetParams;
   /** The tool and version recorded with the run. */
   tool: string;
 }

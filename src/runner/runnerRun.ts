@@ -96,7 +96,7 @@ export class RunnerRun {
       };
       outcome = await hostRun(this.session, request, async ({ result, batch }) => {
         if (this.abandon && batch) await this.abandonBatches(batch);
-        // Undefined only for a rerun subset with no trace in it, which a window never sends (it sends the ids).
+        // Undefined only for a rerun subset with no trace in it, which a window never sends (it looks first).
         if (!result) return failedToStart(new Error('Nothing was run.'));
         return 'error' in result ? withoutError(result) : result;
       });

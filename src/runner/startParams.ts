@@ -4,7 +4,7 @@ import type { HostRunRequest, RunBasics, TargetSpec } from '../core';
 import type { StartParams, TargetSpecParams } from '../protocol/runnerTypes';
 
 /** What the start message says of the run, as the session's options (the rest is the runner's own). */
-export type StartedRun = Pick<HostRunRequest, keyof RunBasics | 'identity' | 'mode' | 'tool' | 'only' | 'rerun' | 'reuseFetchedPrompts'>;
+export type StartedRun = Pick<HostRunRequest, keyof RunBasics | 'identity' | 'mode' | 'tool' | 'only' | 'reuseFetchedPrompts' | 'subset'>;
 
 /** The target's spec: a kind this runner knows, whose descriptor reads the rest (as it reads a config file's). */
 export function targetSpecOf(spec: TargetSpecParams): TargetSpec {
@@ -12,14 +12,17 @@ export function targetSpecOf(spec: TargetSpecParams): TargetSpec {
   return spec as unknown as TargetSpec;
 }
 
-/** The run's options as the window read them (RunBasics, mode, tool); only the trace list changes form. */
+/**
+ * The run's options as the window read them (RunBasics, mode, tool); only the trace list changes form. A rerun's
+ * subset goes to hostRun as it came: the core picks its traces and how they run (session.rerun).
+ */
 export function startedRun(params: StartParams): StartedRun {
-  const { only, rerun, reuseFetchedPrompts, ...options } = params.run;
+  const { only, reuseFetchedPrompts, subset, ...options } = params.run;
   return {
     identity: params.identity,
     ...options,
     ...(only ? { only: new Set(only) } : {}),
-    ...(rerun ? { rerun: true } : {}),
     ...(reuseFetchedPrompts ? { reuseFetchedPrompts: true } : {}),
+    ...(subset ? { subset } : {}),
   };
 }

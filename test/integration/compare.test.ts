@@ -37,7 +37,7 @@ describe('Compare Runs of a large evaluation: the page gets windows of the rows'
   it(`at ${TRACES.toLocaleString('en-US')} traces the page asks for and gets the rows it shows, filtered on the host`, async () => {
     const all = [...session().store.traces.keys()];
     // A second run of two traces: the other traces were answered by the first run only, so they differ.
-    await api.runs.run(ref(), { only: new Set(all.slice(0, 2)), rerun: true });
+    await api.runs.run(ref(), { subset: { ids: all.slice(0, 2) } });
     const runs = session().runs;
     assert.equal(runs.length, 2);
     const [a, b] = [runs[0]!, runs[1]!];

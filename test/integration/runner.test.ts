@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import * as vscode from 'vscode';
@@ -117,6 +118,33 @@ describe('runs in a runner process: a window reload does not stop them, and the 
       assert.equal(api.ctx.registry.session(refOf()).isRunning, false, 'not attached to');
     } finally {
       rmSync(runnerFilePath(journal), { force: true });
+    }
+  });
+
+  it('a runner whose hello speaks another version (its file said ours) is named with what to do, not as a failed run', async () => {
+    const journal = api.ctx.registry.session(refOf()).journalFile;
+    mkdirSync(dirname(journal), { recursive: true, mode: 0o700 });
+    // A listener that answers the hello in another version of the protocol, as a runner of another Eval Runner would.
+    const socket = join(mkdtempSync(join(tmpdir(), 'evr-')), 's');
+    const server = createServer((s) => {
+      s.on('error', () => undefined);
+      s.once('data', (d) => {
+        const id = (JSON.parse(d.toString().split('\r\n\r\n')[1]!) as { id: number }).id;
+        const body = JSON.stringify({ jsonrpc: '2.0', id, result: { version: RUNNER_PROTOCOL_VERSION + 1, pid: process.pid, nonce: 'a'.repeat(64), proof: 'b'.repeat(64) } });
+        s.write(`Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    const file = { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket, secret: 'ab'.repeat(32), startedAt: Date.now() };
+    writeFileSync(runnerFilePath(journal), JSON.stringify(file), { mode: 0o600 });
+    try {
+      api = api.restart();
+      await until('the window names the other runner', () => api.runs.otherRunners.length > 0, 10_000);
+      assert.deepEqual(api.runs.otherRunners, [`A run of ${label} is in progress in a runner of another Eval Runner version (pid ${process.pid}): wait for it to end, or stop it.`]);
+      assert.equal(api.ctx.registry.session(refOf()).isRunning, false, 'not attached to');
+    } finally {
+      rmSync(runnerFilePath(journal), { force: true });
+      server.close();
     }
   });
 

@@ -5,10 +5,10 @@ import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 import { createApiClient } from '../../src/api/client';
 import type { ProxyConfig } from '../../src/api/proxy';
 import { createTarget, EvaluationSession, hostRun } from '../../src/core';
-import type { RefusedRun, RunBasics, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../../src/core';
+import type { RefusedRun, RerunSubset, RunBasics, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../../src/core';
 import * as protocol from '../../src/protocol/runnerProtocol';
 import { RUNNER_MESSAGES, RUNNER_PROTOCOL_VERSION } from '../../src/protocol/runnerProtocol';
-import type { LmSendError, ProgressParams, ProxyParams, RefusedParams, RunFinished, RunOptionsParams, StartParams, SummaryParams, TargetIdentityParams, TargetSecretsParams, TargetSpecParams } from '../../src/protocol/runnerTypes';
+import type { LmSendError, ProgressParams, ProxyParams, RefusedParams, RerunSubsetParams, RunFinished, RunOptionsParams, StartParams, SummaryParams, TargetIdentityParams, TargetSecretsParams, TargetSpecParams } from '../../src/protocol/runnerTypes';
 import { startedRun, targetSpecOf } from '../../src/runner/startParams';
 import type { TargetError } from '../../src/core';
 import { startSandbox } from '../../src/sandbox/server';
@@ -28,6 +28,8 @@ const windowSends: Array<true> = [
   true satisfies Fits<ProxyConfig, ProxyParams>,
   true satisfies Fits<RunBasics & { mode: RunMode; tool: string }, RunOptionsParams>,
   true satisfies Fits<TargetError['kind'], LmSendError['kind']>,
+  true satisfies Fits<RerunSubset, RerunSubsetParams>,
+  true satisfies Fits<RerunSubsetParams, RerunSubset>,
 ];
 // What the runner sends, from the core's types, and what the window makes of it: the same both ways.
 const runnerSends: Array<true> = [
@@ -53,7 +55,7 @@ const SUMMARY_FIELDS = {
 
 describe('the runner protocol: a contract of its own', () => {
   it("the core's types fit the protocol's messages (checked by the compiler, above)", () => {
-    assert.equal(windowSends.length + runnerSends.length, 13);
+    assert.equal(windowSends.length + runnerSends.length, 15);
   });
 
   it('every message is declared once with its kind and direction, and nothing else is a message', () => {
@@ -122,11 +124,39 @@ describe('the runner protocol: a contract of its own', () => {
       for (const field of Object.keys(summary)) assert.ok(field === 'error' || field in SUMMARY_FIELDS, `summary.${field} is not declared by the protocol`);
     });
 
+    it("a start message's rerun subset is picked and run by the core: those traces alone, as a new run", async () => {
+      const params: StartParams = {
+        key: { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark', evaluationId: 1 },
+        baseUrl: sandbox.baseUrl,
+        stateDir: tempDir(),
+        label: 'test',
+        token: sandbox.token,
+        encoding: 'urlencoded',
+        proxy: null,
+        userAgent: 'eval-runner-test',
+        target: { spec: { type: 'echo' }, secrets: {} },
+        identity: { description: 'echo', fingerprint: 'test:echo', facts: {} },
+        run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
+      };
+      const session = new EvaluationSession(params.key, params.stateDir);
+      const host = (start: StartParams) =>
+        hostRun(session, { client: createApiClient({ baseUrl: sandbox.baseUrl, token: sandbox.token }), targets: () => ({ target: createTarget(targetSpecOf(start.target.spec), {}, { connections: 4 }) }), ...startedRun(start) }, (ran) => Promise.resolve(ran));
+      await host(params);
+      const first = session.store.runs[0]!.runId;
+      const ids = [...session.store.traces.keys()].slice(1, 3);
+      const ran = await host({ ...params, run: { ...params.run, subset: { ids: [...ids, 'no-such-trace'] } } });
+      assert.deepEqual(ran.rerun, { ids, unknown: 1, previousRun: first }, 'the runner picked the traces from the journal');
+      assert.ok(ran.result && ran.result.outcome === 'completed', JSON.stringify(ran.result));
+      assert.equal(ran.result.targetCalls, 2, 'those traces alone went to the target');
+      assert.equal(session.store.runs.length, 2, 'as a new run');
+      assert.equal(session.store.runs[1]!.mode, 'reuse', "without the question of another target's answers");
+    });
+
     it('the target kind a start message names must be one this runner knows', () => {
       assert.throws(() => targetSpecOf({ type: 'teleport' }), /This runner has no target of kind "teleport"/);
       assert.throws(() => targetSpecOf({ type: 'manual' }), /no target of kind "manual"/);
-      const run = startedRun({ identity: { description: 'd', fingerprint: 'f', facts: {} }, run: { mode: 'reuse', only: ['a', 'b'], rerun: true, tool: 't' } } as StartParams);
-      assert.deepEqual(run, { identity: { description: 'd', fingerprint: 'f', facts: {} }, mode: 'reuse', tool: 't', only: new Set(['a', 'b']), rerun: true });
+      const run = startedRun({ identity: { description: 'd', fingerprint: 'f', facts: {} }, run: { mode: 'continue', only: ['a', 'b'], reuseFetchedPrompts: true, tool: 't' } } as StartParams);
+      assert.deepEqual(run, { identity: { description: 'd', fingerprint: 'f', facts: {} }, mode: 'continue', tool: 't', only: new Set(['a', 'b']), reuseFetchedPrompts: true });
     });
   });
 });

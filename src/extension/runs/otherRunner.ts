@@ -11,3 +11,13 @@ export function tellOtherRunner(ctx: Ctx, label: string, pid: number): string {
   void vscode.window.showWarningMessage(text);
   return text;
 }
+
+/**
+ * The pid of the runner of another version that following a run met (its hello spoke another version: the runner's
+ * client threw RunnerVersionError); undefined for any other failure. Known by its name: the runner's client is a
+ * bundle of its own (dist/runnerClient.js), with its own copy of the class.
+ */
+export function otherRunnerPid(error: unknown): number | undefined {
+  const e = error as { name?: unknown; pid?: unknown } | null;
+  return error instanceof Error && e?.name === 'RunnerVersionError' && typeof e.pid === 'number' ? e.pid : undefined;
+}

@@ -28,13 +28,15 @@ export async function rerunTraces(ctx: Ctx, f: Features, arg: unknown, subsetArg
   const shown = Array.isArray(shownArg) ? shownArg.filter((id): id is string => typeof id === 'string') : undefined;
   const subset = isSubset(subsetArg) ? subsetArg : await askSubset(ctx, ref, shown);
   if (!subset) return;
+  // For what the window says and shows only (the runner picks the same from the same journal, and runs that): no
+  // runner is started for nothing, and Compare Runs sets the new run beside the run that answered these before.
   const { ids } = selectTraces(session.store, subset);
   if (ids.length === 0) {
     void vscode.window.showInformationMessage(vscode.l10n.t('{0}: no trace to rerun in that choice.', ref.label));
     return;
   }
   const before = previousRun(session.store, ids);
-  const result = await f.runs.run(ref, { only: new Set(ids), rerun: true });
+  const result = await f.runs.run(ref, { subset });
   if (!result?.runId || !before) return;
   const a = session.store.runById(before);
   const b = session.store.runById(result.runId);

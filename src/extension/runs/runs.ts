@@ -7,7 +7,7 @@ import { journalLockPid } from '../../core';
 import type { EvaluationSession, RefusedRun, RunMode, RunSummary } from '../../core';
 import { findRunner, interruptedRun, journalHeld, liveRunner } from '../../protocol/runnerFiles';
 import type { RemoteRun, RemoteRunEvents } from './runnerClient';
-import { tellOtherRunner } from './otherRunner';
+import { otherRunnerPid, tellOtherRunner } from './otherRunner';
 import type { Ctx, TargetPlan } from '../ctx';
 import { errorText, showError } from '../log';
 import { waitForNewToken } from './tokenPause';
@@ -80,7 +80,7 @@ export class RunController extends Disposable {
     if (token === undefined) return undefined;
     const plan = await this.ctx.targetPlan();
     if (!plan) return undefined;
-    let mode: RunMode = request.mode ?? (request.rerun ? 'reuse' : 'continue');
+    let mode: RunMode = request.mode ?? 'continue';
     for (;;) {
       // Every target runs in a runner process of its own; a chat model of the editor answers it through this window.
       const result = await this.runInRunner(ref, session, plan, token, { ...request, mode });
@@ -116,9 +116,7 @@ export class RunController extends Disposable {
     const journal = this.ctx.registry.journalFileOf(ref);
     const found = findRunner(journal);
     if (found && 'other' in found) {
-      const key = `${ref.id} ${found.other.pid}`;
-      if (!this.told.has(key)) this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, found.other.pid));
-      this.told.add(key);
+      this.tellOther(ref, found.other.pid);
       return;
     }
     const live = found?.runner;
@@ -142,6 +140,13 @@ export class RunController extends Disposable {
       // attach, and the run it left cut short is offered as any other (the check refuses a run that ended).
       if (!summary && !this.isDisposed) this.offerResume(ref, session);
     });
+  }
+
+  /** A run of this evaluation in a runner of another version: named once, with what to do. */
+  private tellOther(ref: EvaluationRef, pid: number): void {
+    const key = `${ref.id} ${pid}`;
+    if (!this.told.has(key)) this.otherRunners.push(tellOtherRunner(this.ctx, ref.label, pid));
+    this.told.add(key);
   }
 
   /**
@@ -186,7 +191,7 @@ export class RunController extends Disposable {
 
   private runInRunner(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedRun | undefined> {
     const params = startParams(this.ctx, ref, session, plan, token, request);
-    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${plan.identity.description} in a runner process, concurrency ${params.run.concurrency}${request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
+    this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${plan.identity.description} in a runner process, concurrency ${params.run.concurrency}${request.subset ? ', a rerun' : request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
     return this.follow(ref, session, (events) => runnerClient().RemoteRun.start(join(this.ctx.extension.extensionPath, 'dist', 'runner.js'), session.journalFile, params, events));
   }
 
@@ -236,8 +241,12 @@ export class RunController extends Disposable {
         return end && { error: undefined, ...end };
       });
     } catch (error) {
+      // A runner whose hello spoke another version (its file said ours) is a run of another Eval Runner version,
+      // not a failure of this one: told as such.
+      const other = otherRunnerPid(error);
       // Not awaited: the run has ended whether or not the message is dismissed (a new Run may start at once).
-      void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
+      if (other !== undefined) this.tellOther(ref, other);
+      else void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
     } finally {
       saves?.dispose();
       ended.abort();

@@ -1,7 +1,7 @@
 // What a window sends a runner to start a run as the window would: its settings, the target's plan, the token.
 import { MIB } from '../../api/client';
 import { runBasics } from '../../core';
-import type { EvaluationSession, RunMode } from '../../core';
+import type { EvaluationSession, RerunSubset, RunMode } from '../../core';
 import type { StartParams } from '../../protocol/runnerProtocol';
 import { readProxy } from '../settings/settings';
 import { extensionVersion } from '../ctx';
@@ -13,8 +13,11 @@ export interface RunRequest {
   only?: ReadonlySet<string>;
   /** How to treat answers another target gave; asked in a modal when the journal has some and this is unset. */
   mode?: RunMode;
-  /** Rerun Traces: the `only` traces go to the target again as a new run, without the "another target" question. */
-  rerun?: boolean;
+  /**
+   * Rerun Traces: the runner picks this subset's traces from the journal and reruns them as a new run, without the
+   * "another target" question (the core's rule, session.rerun: the mode asked here is not used).
+   */
+  subset?: RerunSubset;
 }
 
 /** What a runner needs to run as this window would: the settings, the target's plan and secrets, the token. */
@@ -36,7 +39,7 @@ export function startParams(ctx: Ctx, ref: EvaluationRef, session: EvaluationSes
       ...runSettings(ctx),
       mode: request.mode,
       ...(request.only ? { only: [...request.only], reuseFetchedPrompts: true } : {}),
-      ...(request.rerun ? { rerun: true } : {}),
+      ...(request.subset ? { subset: request.subset } : {}),
     },
   };
 }
