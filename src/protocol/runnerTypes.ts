@@ -144,47 +144,12 @@ export interface SummaryParams {
   batch?: { batches: number; open: string[]; promptTokens: number; completionTokens: number; savedUsd?: number };
 }
 
-/** One run as the journal tells it (in a refused run's conflict). */
-export interface RunInfoParams {
-  runId: string;
-  target: string;
-  fingerprint: string;
-  facts?: Readonly<Record<string, string>>;
-  mode: 'fresh' | 'reuse' | undefined;
-  tool: string | undefined;
-  shard?: string | undefined;
-  startedAt: number;
-  endedAt: number | undefined;
-  outcome: string | undefined;
-  answered: number;
-  submitted: number;
-  failed: number;
-  latencies: number[];
-  ttfts: number[];
-  queueWaits: number[];
-  batchSizes: number[];
-  answerTimes: number[];
-  errorTimes: number[];
-  targetFailTimes: number[];
-  rateLimitTimes: number[];
-  promptTokens: number;
-  completionTokens: number;
-  usageReported: number;
-  errors: Record<string, number>;
-  lastAnswerAt: number | undefined;
-  holds?: HoldEventParams[];
-  windows?: { attached: number; lastAttachedAt?: number; detached: number; lastDetachedAt?: number };
-  listChanges?: { appeared: string[]; vanished: string[] };
-}
-
-/** A run that did not start: the journal's answers came from another target. */
+/**
+ * A run that did not start: the journal's answers came from another target. The window says the message and asks
+ * which way to go; what the conflict is made of (the earlier runs' records) stays in the runner.
+ */
 export interface RefusedParams {
   outcome: 'targetChanged';
-  conflict: {
-    requested: TargetIdentityParams;
-    answeredBy: Array<{ run: RunInfoParams | undefined; target: string; traces: number; submitted: number }>;
-    latest: RunInfoParams;
-  };
   message: string;
 }
 

@@ -98,7 +98,7 @@ export class RunnerRun {
         if (this.abandon && batch) await this.abandonBatches(batch);
         // Undefined only for a rerun subset with no trace in it, which a window never sends (it looks first).
         if (!result) return failedToStart(new Error('Nothing was run.'));
-        return 'error' in result ? withoutError(result) : result;
+        return result.outcome === 'targetChanged' ? { outcome: result.outcome, message: result.message } : withoutError(result);
       });
     } catch (error) {
       outcome = failedToStart(error);

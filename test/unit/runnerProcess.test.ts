@@ -151,6 +151,25 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     assert.ok(!readFileSync(journal, 'utf8').includes(sandbox.token), 'the token is not in the journal');
   });
 
+  it("a run refused because the journal's answers came from another target crosses as its outcome and words only", async () => {
+    const stateDir = tempDir();
+    const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+    const journal = journalPath(stateDir, key);
+    const events = { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) };
+    const first = await RemoteRun.start(RUNNER, journal, startParams(stateDir, key, { spec: { type: 'echo' }, secrets: {} }), events);
+    assert.equal((await first.finished)?.outcome, 'completed');
+    first.detach();
+    await until('the first runner leaves', () => !isAlive(first.pid));
+    const other = { ...startParams(stateDir, key, { spec: { type: 'echo' }, secrets: {} }), identity: { description: 'another echo', fingerprint: 'test:other', facts: {} } };
+    const second = await RemoteRun.start(RUNNER, journal, other, events);
+    const end = await second.finished;
+    second.detach();
+    assert.equal(end?.outcome, 'targetChanged');
+    // The earlier runs' records (latencies and all) stay in the runner: the window says the words and asks.
+    assert.deepEqual(Object.keys(end ?? {}).sort(), ['message', 'outcome']);
+    assert.match(end?.message ?? '', /another echo|test:echo|echo/);
+  });
+
   it('runs an openai target with batch: true through the Batch API, and a Cancel that abandons its batch cancels it at the provider', async () => {
     const slow = await startSandbox({ port: 0, evaluationSeconds: 0, batchDelayMs: 30_000 });
     try {

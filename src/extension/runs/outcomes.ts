@@ -2,7 +2,8 @@
 // Batch API batches, and the question when the journal's answers came from another target.
 import * as vscode from 'vscode';
 import { BUTTON } from '../buttons';
-import type { RefusedRun, RunMode, RunSummary, TargetIdentity } from '../../core';
+import type { RunMode, RunSummary, TargetIdentity } from '../../core';
+import type { RefusedParams } from '../../protocol/runnerTypes';
 import type { Ctx } from '../ctx';
 import { showError } from '../log';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -66,7 +67,7 @@ export async function askBatchCancel(): Promise<boolean> {
 }
 
 /** The journal's answers came from another target: the same question the CLI asks with --fresh/--reuse-answers. */
-export async function askMode(ref: EvaluationRef, refused: RefusedRun, identity: TargetIdentity): Promise<RunMode | undefined> {
+export async function askMode(ref: EvaluationRef, refused: RefusedParams, identity: TargetIdentity): Promise<RunMode | undefined> {
   const choice = await vscode.window.showWarningMessage(
     vscode.l10n.t('{0}: its answers came from another target', ref.label),
     {

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
 import { journalLockPid } from '../../core';
-import type { EvaluationSession, RefusedRun, RunMode, RunSummary } from '../../core';
+import type { EvaluationSession, RunMode, RunSummary } from '../../core';
+import type { RefusedParams } from '../../protocol/runnerTypes';
 import { findRunner, interruptedRun, journalHeld, liveRunner } from '../../protocol/runnerFiles';
 import type { RemoteRun, RemoteRunEvents } from './runnerClient';
 import { otherRunnerPid, tellOtherRunner } from './otherRunner';
@@ -189,7 +190,7 @@ export class RunController extends Disposable {
     check();
   }
 
-  private runInRunner(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedRun | undefined> {
+  private runInRunner(ref: EvaluationRef, session: EvaluationSession, plan: TargetPlan, token: string, request: RunRequest & { mode: RunMode }): Promise<RunSummary | RefusedParams | undefined> {
     const params = startParams(this.ctx, ref, session, plan, token, request);
     this.ctx.log.info(`Run of ${ref.label} at ${ref.origin} with ${plan.identity.description} in a runner process, concurrency ${params.run.concurrency}${request.subset ? ', a rerun' : request.mode === 'continue' ? '' : `, ${request.mode}`}.`);
     return this.follow(ref, session, (events) => runnerClient().RemoteRun.start(join(this.ctx.extension.extensionPath, 'dist', 'runner.js'), session.journalFile, params, events));
@@ -199,7 +200,7 @@ export class RunController extends Disposable {
    * Follows a run in a runner process (started here, or found): the toast with Cancel, the status bar, the session's
    * progress for the tree and Run Details. The window may go (a reload): the run does not.
    */
-  private async follow(ref: EvaluationRef, session: EvaluationSession, open: (events: RemoteRunEvents) => Promise<RemoteRun | undefined>): Promise<RunSummary | RefusedRun | undefined> {
+  private async follow(ref: EvaluationRef, session: EvaluationSession, open: (events: RemoteRunEvents) => Promise<RemoteRun | undefined>): Promise<RunSummary | RefusedParams | undefined> {
     this.status.started(ref);
     let remote: RemoteRun | undefined;
     // A Cancel while the window is still connecting is passed on once it is.
@@ -210,7 +211,7 @@ export class RunController extends Disposable {
         else cancelled = hard || cancelled === true;
       },
     });
-    let summary: RunSummary | RefusedRun | undefined;
+    let summary: RunSummary | RefusedParams | undefined;
     let saves: vscode.Disposable | undefined;
     // A question for a new token that the run no longer needs (it ended, or its patience ran out) goes with it.
     const ended = new AbortController();

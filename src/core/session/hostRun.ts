@@ -2,11 +2,11 @@
 // how it runs or reruns and what it holds open is written once here; each host keeps only how it tells the run
 // (the CLI's lines and exit code, the runner's notifications).
 import type { ApiClient } from '../../api/client';
-import type { EvaluationSession, RefusedRun, SessionRunOptions } from '../session/session';
+import type { EvaluationSession, RefusedRun, SessionRunOptions } from './session';
 import type { BatchTarget } from '../targets/openai/openaiBatch';
 import type { Target } from '../targets/target';
-import type { RunSummary } from './engine';
-import type { RerunSubset } from './rerun';
+import type { RunSummary } from '../run/engine';
+import type { RerunSubset } from '../run/rerun';
 
 /** One run to host: the session's run options, with the target made by the host run (so that it is closed). */
 export interface HostRunRequest extends Omit<SessionRunOptions, 'target' | 'batch'> {
