@@ -3,7 +3,7 @@ import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunBasics, Sh
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
-import type { RequestEncoding } from '../api/kinds';
+import type { RequestEncoding } from '../api/evaluationKinds';
 import { choiceOption, intOption, parseCommandArgs } from './args';
 import { CONFIG_HELP, SERVICE_HELP, TOKEN_HELP, TOKEN_NEXT_STEP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';

@@ -3,8 +3,8 @@ import type { PromptItem } from '../api/schemas';
 // generation, repeats) and the conventions another implementation may have (--submit-data, --errors-as-200).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { KIND_ROUTES } from '../api/kinds';
-import type { EvaluationKind } from '../api/kinds';
+import { KIND_ROUTES } from '../api/evaluationKinds';
+import type { EvaluationKind } from '../api/evaluationKinds';
 import { delay, parseForm, readBody } from './httpIo';
 import type { Reply } from './httpIo';
 import type { SandboxOptions, SandboxStats } from './options';

@@ -1,5 +1,5 @@
 import type { ApiClient } from '../../api/client';
-import type { EvaluationKind } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import type { PromptItem } from '../../api/schemas';
 import type { Journal } from '../journal/journal';
 import type { JournalRecord } from '../journal/journalRecords';

@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_LIST_MEGABYTES } from '../../api/client';
-import type { RequestEncoding } from '../../api/kinds';
+import type { RequestEncoding } from '../../api/evaluationKinds';
 import { DEFAULT_SKIPPED_ANSWER } from '../run/skipped';
 import type { OnTargetError } from '../run/targetCalls';
 

@@ -3,7 +3,7 @@
 import * as vscode from 'vscode';
 import { withClient } from '../withClient';
 import { BUTTON } from '../buttons';
-import { isEvaluationId } from '../../api/kinds';
+import { isEvaluationId } from '../../api/evaluationKinds';
 import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS, writeOwnerOnly } from '../../core';
 import type { renderReport } from '../../core';
 import type { Ctx } from '../ctx';

@@ -2,8 +2,8 @@ import { proxyFromEnv } from '../../api/proxy';
 import { configSettings, defaultStateDir as cliStateDir, isOpenAiApi, kindOf, looksSecretHeader, readRunSettings, settingsTarget, splitSecretQuery } from '../../core';
 import type { RunConfig, RunSettingValues, TargetConfig } from '../../core';
 import type { ProxyConfig } from '../../api/proxy';
-import { isEvaluationId, isEvaluationKind } from '../../api/kinds';
-import type { EvaluationKind } from '../../api/kinds';
+import { isEvaluationId, isEvaluationKind } from '../../api/evaluationKinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 
 // No vscode import here: the rules of what settings mean (and which a workspace may set) are tested on Node.
 
