@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { EVALUATION_KINDS } from '../../api/evaluationKinds';
 
 // The journal's records: one definition, the schema; the type is derived from it. One append-only JSONL file per
 // (service origin, kind, evaluation) holds them, one per line; the last record about a trace decides its state.
@@ -25,7 +26,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     tool: z.optional(z.string()),
     mode: z.optional(z.enum(['fresh', 'reuse'])),
     origin: z.optional(z.string()),
-    kind: z.optional(z.enum(['benchmark', 'robustness'])),
+    kind: z.optional(z.enum(EVALUATION_KINDS)),
     evaluationId: z.optional(z.number()),
     /** The run's shard, "K/N" (run --shard). */
     shard: z.optional(z.string()),

@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod/mini';
+import { EVALUATION_KINDS } from '../../api/evaluationKinds';
 import { kindOf, specOf } from '../targets/kinds/index';
 import { originOf } from '../targets/variableOwners';
 import { flagsOfConfig } from '../targets/kinds/flags';
@@ -38,7 +39,7 @@ const settingsShape = Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, 
  */
 const evaluation = z.object({
   evaluationId: z.int().check(z.positive()),
-  kind: z.enum(['benchmark', 'robustness']),
+  kind: z.enum(EVALUATION_KINDS),
   label: z.optional(z.string()),
 });
 const configSchema = z.strictObject({
