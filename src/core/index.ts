@@ -5,6 +5,8 @@ export type { ComparedTrace } from './report/compareRuns';
 export type { RunSummary } from './run/runSummary';
 export { journalPath } from './journal/journal';
 export { JournalLockedError, isAlive, isOwnProcess, journalHeld, journalLockPid, lockPathOf } from './journal/journalLock';
+export { VERDICTS } from './journal/journalRecords';
+export type { Verdict } from './journal/journalRecords';
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './run/progressText';
 export { DEFAULT_SERVICE_PATIENCE_MS } from './options/runSettings';
 export { boundHeapGrowth } from './run/heapGrowth';

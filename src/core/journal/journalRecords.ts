@@ -7,6 +7,10 @@ import { EVALUATION_KINDS } from '../../api/evaluationKinds';
 // reasons. A hand-edited or foreign line that does not fit (an answer of null, a record without a trace id) is
 // unreadable and never acted on: submitting it would send "null" or a trace "undefined" to the service.
 const at = z.number();
+
+/** A reviewer's verdict on an answer (local only, never sent): the one list, which every other place derives from. */
+export const VERDICTS = ['good', 'bad'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 const id = z.string().check(z.minLength(1));
 
 export const journalRecordSchema = z.discriminatedUnion('t', [
@@ -87,7 +91,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   /** The service took the answer; `dup`: it answered 409, it already held an answer for the trace ("already at the service"). */
   z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()), dup: z.optional(z.boolean()) }),
   /** A reviewer's verdict on the trace's current answer (local only, never sent); no rating clears it. */
-  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(['good', 'bad'])), note: z.optional(z.string()) }),
+  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(VERDICTS)), note: z.optional(z.string()) }),
   z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
   z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
   /**
