@@ -19,18 +19,6 @@ export const RUN_OPTIONS = {
 
 export type RunOptionName = keyof typeof RUN_OPTIONS;
 
-/** What a front end read, in its units (seconds); unset means the default. */
-export interface RunChoices {
-  concurrency?: number;
-  onTargetError?: OnTargetError;
-  waitForGenerationSeconds?: number;
-  servicePatienceSeconds?: number;
-  targetTimeoutSeconds?: number;
-  targetRetries?: number;
-  maxRequestsPerMinute?: number;
-  holdAnswers?: boolean;
-}
-
 /** The run's options as the session (and a runner process) takes them. */
 export interface RunBasics {
   concurrency: number;
@@ -42,6 +30,14 @@ export interface RunBasics {
   maxRequestsPerMinute?: number;
   holdAnswers: boolean;
 }
+
+/**
+ * What a front end read (the CLI's flags, the editor's settings), derived from RunBasics: in seconds where it holds
+ * milliseconds, and each unset one takes its default (runBasics).
+ */
+export type RunChoices = {
+  [K in keyof RunBasics as K extends `${infer Name}Ms` ? `${Name}Seconds` : K]?: RunBasics[K];
+};
 
 /** The one place a run's defaults are filled in and seconds become milliseconds, for the CLI and the editor. */
 export function runBasics(choices: RunChoices): RunBasics {
