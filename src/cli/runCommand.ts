@@ -1,5 +1,5 @@
 import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunOptions, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
@@ -70,8 +70,8 @@ or prompts not ready · 5 the state folder could not be written (disk full, read
 130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
-/** One run from the command line: the service, the target, and the run's options (RunBasics: the core's, as the editor's). */
-export interface CliRunRequest extends RunBasics {
+/** One run from the command line: the service, the target, and the run's options (RunOptions: the core's, as the editor's). */
+export interface CliRunRequest extends RunOptions {
   args: ServiceArgs;
   token: string;
   target: Target;
@@ -179,7 +179,7 @@ function sessionOptions(req: CliRunRequest, io: RunIo, client: ApiClient, report
     ...(req.mode ? { mode: req.mode } : {}),
     ...(req.limit !== undefined ? { limit: req.limit } : {}),
     ...(req.shard ? { shard: req.shard } : {}),
-    ...basicsOf(req),
+    ...runOptionsIn(req),
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
     progressIntervalMs: req.json ? 1000 : 200,
@@ -202,8 +202,8 @@ function sessionOptions(req: CliRunRequest, io: RunIo, client: ApiClient, report
   };
 }
 
-/** The run's options of a request (the fields RunBasics names). */
-function basicsOf(req: CliRunRequest): RunBasics {
+/** The run's options of a request (the fields RunOptions names). */
+function runOptionsIn(req: CliRunRequest): RunOptions {
   const { concurrency, onTargetError, waitForGenerationMs, servicePatienceMs, targetTimeoutMs, targetRetries, maxRequestsPerMinute, holdAnswers } = req;
   return {
     concurrency,

@@ -54,10 +54,10 @@ export { flagSecretVariables, headerVariable, isOpenAiApi, secretReads, secretVa
 export type { SecretPlace, SecretRead } from './targets/kinds/secretSources';
 export { BOUND_VARIABLES, SERVICE_TOKEN_ENV, boundOrigin, originOf, variableBoundTo, variableRefusal } from './targets/variableOwners';
 export { curlQuery, looksSecretQueryName, queryVariable } from './targets/http/querySecrets';
-export { RUN_OPTIONS, runBasics } from './options/runOptions';
+export { RUN_OPTIONS, runOptions } from './options/runOptions';
 export { ON_TARGET_ERROR, REQUEST_ENCODINGS, RUN_SETTINGS, readRunSettings } from './options/runSettings';
 export type { RunSettingValues } from './options/runSettings';
-export type { RunBasics, RunChoices, RunOptionName } from './options/runOptions';
+export type { RunOptions, RunChoices, RunOptionName } from './options/runOptions';
 export { createBatchTarget } from './targets/openai/openaiBatch';
 export type { BatchTarget } from './targets/openai/openaiBatch';
 export { LOCAL_STATES, STATE_LABELS } from './store/traceStore';

@@ -20,7 +20,7 @@ export const RUN_OPTIONS = {
 export type RunOptionName = keyof typeof RUN_OPTIONS;
 
 /** The run's options as the session (and a runner process) takes them. */
-export interface RunBasics {
+export interface RunOptions {
   concurrency: number;
   onTargetError: OnTargetError;
   waitForGenerationMs: number;
@@ -32,15 +32,15 @@ export interface RunBasics {
 }
 
 /**
- * What a front end read (the CLI's flags, the editor's settings), derived from RunBasics: in seconds where it holds
- * milliseconds, and each unset one takes its default (runBasics).
+ * What a front end read (the CLI's flags, the editor's settings), derived from RunOptions: in seconds where it holds
+ * milliseconds, and each unset one takes its default (runOptions).
  */
 export type RunChoices = {
-  [K in keyof RunBasics as K extends `${infer Name}Ms` ? `${Name}Seconds` : K]?: RunBasics[K];
+  [K in keyof RunOptions as K extends `${infer Name}Ms` ? `${Name}Seconds` : K]?: RunOptions[K];
 };
 
 /** The one place a run's defaults are filled in and seconds become milliseconds, for the CLI and the editor. */
-export function runBasics(choices: RunChoices): RunBasics {
+export function runOptions(choices: RunChoices): RunOptions {
   const seconds = (name: 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetTimeoutSeconds') => (choices[name] ?? RUN_OPTIONS[name].default) * 1000;
   return {
     concurrency: choices.concurrency ?? RUN_OPTIONS.concurrency.default,
