@@ -16,7 +16,7 @@ export type { HoldEvent } from './run/serviceHold';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './run/rerun';
 export type { RerunSubset } from './run/rerun';
 export { RunConfigError, configSecrets, configSettings, configToArgs, parseRunConfig, resolveConfigPaths, runCommandLine } from './options/runConfig';
-export type { RunConfig } from './options/runConfig';
+export type { ConfigFile } from './options/runConfig';
 export type { ConfigScope } from './options/runSettings';
 export type { RunMode } from './run/runPlan';
 export type { RunOutcome, RunProgress } from './run/runState';
