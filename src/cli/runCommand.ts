@@ -70,7 +70,7 @@ or prompts not ready · 5 the state folder could not be written (disk full, read
 130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
-/** One run from the command line: the service, the target, and the run's options (RunOptions: the core's, as the editor's). */
+/** One run from the command line: the core's RunOptions (as the editor's), adding the service, token, target and output. */
 export interface CliRunRequest extends RunOptions {
   args: ServiceArgs;
   token: string;

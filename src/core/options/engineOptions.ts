@@ -11,7 +11,11 @@ import type { Target } from '../targets/target';
 import type { BatchTarget } from '../targets/openai/openaiBatch';
 import type { TraceInfo, TraceStore } from '../store/traceStore';
 
-/** What one run of the engine is given (runEvaluation); an option left unset takes the engine's default below. */
+/**
+ * What one run of the engine is given (runEvaluation); an option left unset takes the engine's default below. The
+ * bottom of the run-option layers: every option is defined (and documented) here once; SessionRunOptions and
+ * RunOptions above take theirs from it.
+ */
 export interface EngineOptions {
   client: ApiClient;
   kind: EvaluationKind;

@@ -1,12 +1,12 @@
-import type { OnTargetError } from '../run/targetCalls';
+import type { EngineOptions } from './engineOptions';
 import { RUN_SETTINGS } from './runSettings';
 
 export { DEFAULT_SERVICE_PATIENCE_MS, ON_TARGET_ERROR, REQUEST_ENCODINGS } from './runSettings';
 
 /**
- * A run's numeric options, as the CLI's flags and the editor's settings both set them: one default and one range each,
- * the settings' own (RUN_SETTINGS). The CLI refuses a value out of range (its flag's words); the editor brings a
- * setting into range.
+ * The numeric run options' defaults and ranges (a table; RunOptions below is the type), as the CLI's flags and the
+ * editor's settings both set them: one default and one range each, the settings' own (RUN_SETTINGS). The CLI refuses
+ * a value out of range (its flag's words); the editor brings a setting into range.
  */
 export const RUN_OPTIONS = {
   concurrency: RUN_SETTINGS.concurrency,
@@ -19,17 +19,15 @@ export const RUN_OPTIONS = {
 
 export type RunOptionName = keyof typeof RUN_OPTIONS;
 
-/** The run's options as the session (and a runner process) takes them. */
-export interface RunOptions {
-  concurrency: number;
-  onTargetError: OnTargetError;
-  waitForGenerationMs: number;
-  servicePatienceMs: number;
-  targetTimeoutMs: number;
-  targetRetries?: number;
-  maxRequestsPerMinute?: number;
-  holdAnswers: boolean;
-}
+/**
+ * A run's options as a user sets them, whoever hosts the run: the options of EngineOptions that the CLI's flags and the
+ * editor's settings set, each filled in (runOptions), in milliseconds. The layers above add: RunChoices, the front
+ * end's units; CliRunRequest, the service, token and target of a command line; the runner protocol's RunOptionsParams
+ * (StartParams['run']), the mode, tool and trace list. SessionRunOptions and EngineOptions below add what the
+ * session and the engine supply.
+ */
+export type RunOptions = Required<Pick<EngineOptions, 'concurrency' | 'onTargetError' | 'waitForGenerationMs' | 'servicePatienceMs' | 'targetTimeoutMs' | 'holdAnswers'>> &
+  Pick<EngineOptions, 'targetRetries' | 'maxRequestsPerMinute'>;
 
 /**
  * What a front end read (the CLI's flags, the editor's settings), derived from RunOptions: in seconds where it holds
