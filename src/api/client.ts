@@ -3,7 +3,7 @@
 import { ApiError, NotReadyError } from './errors';
 import type { ApiErrorInit } from './errors';
 import { errorInit, isNotReadySignal, isWaitable } from './errorMapping';
-import type { EvaluationKind, RequestEncoding } from './kinds';
+import type { EvaluationKind, RequestEncoding } from './evaluationKinds';
 import { proxyFromEnv } from './proxy';
 import type { ProxyConfig } from './proxy';
 import { DEFAULT_RETRY_POLICY, sleep } from './retry';

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { RequestEncoding } from './kinds';
+import type { RequestEncoding } from './evaluationKinds';
 
 export interface EncodedForm {
   body: string | Buffer;

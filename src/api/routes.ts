@@ -1,8 +1,8 @@
-// The service's endpoints, declared: which request each operation sends (src/api/kinds.ts holds the two kinds'
+// The service's endpoints, declared: which request each operation sends (src/api/evaluationKinds.ts holds the two kinds'
 // paths and answer field), and how its success envelope is read.
 import { ApiError, redact, truncate } from './errors';
-import { KIND_ROUTES, isEvaluationId } from './kinds';
-import type { EvaluationKind } from './kinds';
+import { KIND_ROUTES, isEvaluationId } from './evaluationKinds';
+import type { EvaluationKind } from './evaluationKinds';
 import { describeData, describeIssue, promptListSchema } from './schemas';
 import type { Envelope, PromptItem } from './schemas';
 import type { RequestSpec } from './transport';

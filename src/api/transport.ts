@@ -7,7 +7,7 @@ import type { Method, RawResponse } from './errorMapping';
 import { encodeForm } from './formBody';
 import { BodyTooLargeError, DeadlineError, createHttpAgent, httpRequest, httpStreamRequest } from './http';
 import type { BodyReader, HttpAgent, HttpHeaders } from './http';
-import type { RequestEncoding } from './kinds';
+import type { RequestEncoding } from './evaluationKinds';
 import { checkProxyConfig, proxyFor } from './proxy';
 import type { ProxyConfig } from './proxy';
 import { retryDelay, sleep } from './retry';

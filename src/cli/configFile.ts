@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { parse, printParseErrorCode } from 'jsonc-parser/lib/esm/main.js';
 import type { ParseError } from 'jsonc-parser/lib/esm/main.js';
 import { parseRunConfig, resolveConfigPaths, RunConfigError } from '../core';
-import type { RunConfig } from '../core';
+import type { ConfigFile } from '../core';
 import { UsageError } from './exitCodes';
 import type { NamingFile } from './secretUses';
 
@@ -20,7 +20,7 @@ export interface ConfigFlags {
  * Reads `--config FILE` (see src/core/options/runConfig.ts) as VS Code reads settings.json: comments and trailing commas
  * allowed. Its relative paths are read from the file's folder. Every problem is a usage error (exit 2).
  */
-export function readConfigFile(path: string): { config: RunConfig; sha256: string } {
+export function readConfigFile(path: string): { config: ConfigFile; sha256: string } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');

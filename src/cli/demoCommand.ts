@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createTarget, runBasics, targetIdentity } from '../core';
+import { createTarget, runOptions, targetIdentity } from '../core';
 import type { TargetSpec } from '../core';
 import { startSandbox } from '../sandbox/server';
 import { parseCommandArgs } from './args';
@@ -42,7 +42,7 @@ export async function demoCommand(argv: string[], out: NodeJS.WritableStream): P
           token: sandbox.token,
           target: createTarget(ECHO, {}, { connections: 8 }),
           identity: targetIdentity(ECHO),
-          ...runBasics({ targetTimeoutSeconds: 60, waitForGenerationSeconds: 60 }),
+          ...runOptions({ targetTimeoutSeconds: 60, waitForGenerationSeconds: 60 }),
           stateDir,
           encoding: 'urlencoded',
           journal: true,

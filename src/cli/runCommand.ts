@@ -1,9 +1,9 @@
 import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunBasics, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunOptions, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
-import type { RequestEncoding } from '../api/kinds';
+import type { RequestEncoding } from '../api/evaluationKinds';
 import { choiceOption, intOption, parseCommandArgs } from './args';
 import { CONFIG_HELP, SERVICE_HELP, TOKEN_HELP, TOKEN_NEXT_STEP, clientFor, isNotFound, otherKindHint, serviceArgs, stateDirOf, tokenFromEnv } from './common';
 import type { ServiceArgs } from './common';
@@ -70,8 +70,8 @@ or prompts not ready · 5 the state folder could not be written (disk full, read
 130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
-/** One run from the command line: the service, the target, and the run's options (RunBasics: the core's, as the editor's). */
-export interface RunRequest extends RunBasics {
+/** One run from the command line: the core's RunOptions (as the editor's), adding the service, token, target and output. */
+export interface CliRunRequest extends RunOptions {
   args: ServiceArgs;
   token: string;
   target: Target;
@@ -116,7 +116,7 @@ const OUTCOME_EXIT: Record<RunOutcome | 'targetChanged', ExitCode> = {
 };
 
 /** One run from the command line, hosted by the core (as a runner hosts the editor's). Shared by `run` and `demo`. */
-export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary: RunSummary | RefusedRun | undefined; code: ExitCode }> {
+export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summary: RunSummary | RefusedRun | undefined; code: ExitCode }> {
   const client = clientFor(req.args, req.token, req.encoding, req.concurrency);
   const session = new EvaluationSession({ origin: client.origin, kind: req.args.kind, evaluationId: req.args.evaluationId }, req.stateDir, req.journal, req.journalFs);
   const reporter = req.json ? undefined : progressReporter(io.stderr, req.label);
@@ -143,7 +143,7 @@ export async function executeRun(req: RunRequest, io: RunIo): Promise<{ summary:
 }
 
 /** The run's summary told: its exit code, the notes it calls for, on stdout (or stderr for a run that stopped). */
-async function told(session: EvaluationSession, client: ApiClient, summary: RunSummary, note: string | undefined, req: RunRequest, io: RunIo): Promise<{ summary: RunSummary; code: ExitCode }> {
+async function told(session: EvaluationSession, client: ApiClient, summary: RunSummary, note: string | undefined, req: CliRunRequest, io: RunIo): Promise<{ summary: RunSummary; code: ExitCode }> {
   let code = await explainOutcome(summary, client, req);
   if (summary.outcome === 'completed') summary.message = completedNote(session, summary, req);
   if (note) summary.message = [note, summary.message].filter(Boolean).join('\n');
@@ -171,7 +171,7 @@ function stoppedEarly(summary: RunSummary): boolean {
 }
 
 /** What the session is told: the request's settings, and where its replay notes, progress and log lines go. */
-function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter: ReturnType<typeof progressReporter> | undefined): Omit<SessionRunOptions, 'target' | 'batch'> {
+function sessionOptions(req: CliRunRequest, io: RunIo, client: ApiClient, reporter: ReturnType<typeof progressReporter> | undefined): Omit<SessionRunOptions, 'target' | 'batch'> {
   return {
     client,
     identity: req.identity,
@@ -179,7 +179,7 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
     ...(req.mode ? { mode: req.mode } : {}),
     ...(req.limit !== undefined ? { limit: req.limit } : {}),
     ...(req.shard ? { shard: req.shard } : {}),
-    ...basicsOf(req),
+    ...runOptionsIn(req),
     ...(io.signal ? { signal: io.signal } : {}),
     ...(io.drainSignal ? { drainSignal: io.drainSignal } : {}),
     progressIntervalMs: req.json ? 1000 : 200,
@@ -202,8 +202,8 @@ function sessionOptions(req: RunRequest, io: RunIo, client: ApiClient, reporter:
   };
 }
 
-/** The run's options of a request (the fields RunBasics names). */
-function basicsOf(req: RunRequest): RunBasics {
+/** The run's options of a request (the fields RunOptions names). */
+function runOptionsIn(req: CliRunRequest): RunOptions {
   const { concurrency, onTargetError, waitForGenerationMs, servicePatienceMs, targetTimeoutMs, targetRetries, maxRequestsPerMinute, holdAnswers } = req;
   return {
     concurrency,
@@ -218,7 +218,7 @@ function basicsOf(req: RunRequest): RunBasics {
 }
 
 /** The exit code for the outcome, and a next step in the message where the outcome calls for one. */
-async function explainOutcome(summary: RunSummary, client: ApiClient, req: RunRequest): Promise<ExitCode> {
+async function explainOutcome(summary: RunSummary, client: ApiClient, req: CliRunRequest): Promise<ExitCode> {
   const notFound = summary.outcome === 'error' && isNotFound(summary.error);
   if (notFound) summary.message = `${summary.message ?? ''}${await otherKindHint(client, req.args)}`;
   // The API's advice (set a valid token) becomes the CLI's: said once, with where the token comes from.
@@ -242,7 +242,7 @@ async function submitSkippedAfter(session: EvaluationSession, client: ApiClient,
   return done.failed.length && code === EXIT.ok ? EXIT.failedTraces : code;
 }
 
-function refused(result: RefusedRun, req: RunRequest, io: RunIo): { summary: RefusedRun; code: ExitCode } {
+function refused(result: RefusedRun, req: CliRunRequest, io: RunIo): { summary: RefusedRun; code: ExitCode } {
   const message = `${result.message}
 Nothing was done. Choose how to go on:
   --fresh          answer every trace again with ${req.identity.description} and resubmit (the service keeps the last answer per trace)
@@ -253,7 +253,7 @@ Nothing was done. Choose how to go on:
 }
 
 /** What a run that ended well leaves to say: nothing to do, or what --limit and --no-submit left for later. */
-function completedNote(session: EvaluationSession, s: RunSummary, req: RunRequest): string | undefined {
+function completedNote(session: EvaluationSession, s: RunSummary, req: CliRunRequest): string | undefined {
   const notes: string[] = [];
   if (s.runId === undefined && s.counts.submitted + s.counts.skipped >= s.total && s.total > 0) {
     const run = session.store.currentRun;
@@ -336,7 +336,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, 
   }
   const args = serviceArgs(v);
   if (v.fresh && v['reuse-answers']) throw new UsageError('Give --fresh or --reuse-answers, not both.');
-  const request: Omit<RunRequest, 'target' | 'targetTimeoutMs' | 'identity'> = {
+  const request: Omit<CliRunRequest, 'target' | 'targetTimeoutMs' | 'identity'> = {
     args,
     token: tokenFromEnv(args.baseUrl),
     stateDir: stateDirOf(v['state-dir']),

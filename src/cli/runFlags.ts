@@ -1,6 +1,6 @@
 // The run command's flags, and the run's options read from them: the defaults and ranges are the core's (RUN_OPTIONS).
-import { ON_TARGET_ERROR, RUN_OPTIONS, parseShard, runBasics } from '../core';
-import type { RunBasics, Shard } from '../core';
+import { ON_TARGET_ERROR, RUN_OPTIONS, parseShard, runOptions } from '../core';
+import type { RunOptions, Shard } from '../core';
 import { choiceOption, intOption } from './args';
 import { SERVICE_OPTIONS } from './common';
 import { UsageError } from './exitCodes';
@@ -30,7 +30,7 @@ export const RUN_FLAGS = {
 } as const;
 
 /** The run's options from its flags: the defaults and ranges are the core's, the editor's too (RUN_OPTIONS). */
-export function runOptionsOf(v: Record<string, string | boolean | Array<string | boolean> | undefined>): RunBasics {
+export function runOptionsOf(v: Record<string, string | boolean | Array<string | boolean> | undefined>): RunOptions {
   const text = (flag: string) => (typeof v[flag] === 'string' ? v[flag] : undefined);
   const option = (name: 'concurrency' | 'waitForGenerationSeconds' | 'servicePatienceSeconds' | 'targetRetries') => {
     const { min, max, flag } = RUN_OPTIONS[name];
@@ -39,7 +39,7 @@ export function runOptionsOf(v: Record<string, string | boolean | Array<string |
   };
   const onTargetError = text('on-target-error');
   const maxRpm = text('max-rpm');
-  return runBasics({
+  return runOptions({
     concurrency: option('concurrency'),
     waitForGenerationSeconds: option('waitForGenerationSeconds'),
     servicePatienceSeconds: option('servicePatienceSeconds'),

@@ -1,10 +1,10 @@
 // The start message in the core's terms: the protocol's plain data become the core's target spec and run options.
 import { isTargetType } from '../core';
-import type { HostRunRequest, RunBasics, TargetSpec } from '../core';
+import type { HostRunRequest, RunOptions, TargetSpec } from '../core';
 import type { StartParams, TargetSpecParams } from '../protocol/runnerTypes';
 
 /** What the start message says of the run, as the session's options (the rest is the runner's own). */
-export type StartedRun = Pick<HostRunRequest, keyof RunBasics | 'identity' | 'mode' | 'tool' | 'only' | 'reuseFetchedPrompts' | 'subset'>;
+export type StartedRun = Pick<HostRunRequest, keyof RunOptions | 'identity' | 'mode' | 'tool' | 'only' | 'reuseFetchedPrompts' | 'subset'>;
 
 /** The target's spec: a kind this runner knows, whose descriptor reads the rest (as it reads a config file's). */
 export function targetSpecOf(spec: TargetSpecParams): TargetSpec {
@@ -13,7 +13,7 @@ export function targetSpecOf(spec: TargetSpecParams): TargetSpec {
 }
 
 /**
- * The run's options as the window read them (RunBasics, mode, tool); only the trace list changes form. A rerun's
+ * The run's options as the window read them (RunOptions, mode, tool); only the trace list changes form. A rerun's
  * subset goes to hostRun as it came: the core picks its traces and how they run (session.rerun).
  */
 export function startedRun(params: StartParams): StartedRun {

@@ -1,3 +1,4 @@
+import type { EvaluationKind } from '../api/evaluationKinds';
 import type { PromptItem } from '../api/schemas';
 
 /**
@@ -52,7 +53,7 @@ const CONTEXT = 'Context: the quarterly report lists revenue by region, costs by
  * Every prompt is distinct (each template embeds its index), as in a real evaluation. `bytes`: each prompt is given
  * context before it up to about that size (the bench's 2 KB prompts); the tricky ones are left as they are.
  */
-export function seedPrompts(kind: 'benchmark' | 'robustness', count: number, bytes = 0): PromptItem[] {
+export function seedPrompts(kind: EvaluationKind, count: number, bytes = 0): PromptItem[] {
   const items = new Array<PromptItem>(count);
   const templates = kind === 'benchmark' ? BENCHMARK_TEMPLATES : ROBUSTNESS_TEMPLATES;
   const prefix = kind === 'benchmark' ? 'bench' : 'adv';

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { EvaluationKind } from '../api/kinds';
+import type { EvaluationKind } from '../api/evaluationKinds';
 import { SandboxBatches, isBatchApiPath } from './batchApi';
 import { answerEcho } from './echoModel';
 import { answeredNames, isAnsweredHost, isLoopbackHost } from './hostCheck';

@@ -3,8 +3,8 @@ import type { PromptItem } from '../api/schemas';
 // generation, repeats) and the conventions another implementation may have (--submit-data, --errors-as-200).
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
-import { KIND_ROUTES } from '../api/kinds';
-import type { EvaluationKind } from '../api/kinds';
+import { KIND_ROUTES, otherKind } from '../api/evaluationKinds';
+import type { EvaluationKind } from '../api/evaluationKinds';
 import { delay, parseForm, readBody } from './httpIo';
 import type { Reply } from './httpIo';
 import type { SandboxOptions, SandboxStats } from './options';
@@ -82,7 +82,7 @@ export class SandboxApi {
 
   private submit(kind: EvaluationKind, fields: Map<string, string>): Reply {
     const route = KIND_ROUTES[kind];
-    const wrongField = KIND_ROUTES[kind === 'benchmark' ? 'robustness' : 'benchmark'].answerField;
+    const wrongField = KIND_ROUTES[otherKind(kind)].answerField;
     if (fields.has(wrongField)) {
       return this.fail(400, `Field ${wrongField} is not accepted here: ${kind} submissions carry ${route.answerField}.`);
     }

@@ -1,4 +1,4 @@
-import type { EvaluationKind } from '../api/kinds';
+import type { EvaluationKind } from '../api/evaluationKinds';
 import type { PromptItem } from '../api/schemas';
 
 export type ServiceTraceState = 'Awaiting Trigger' | 'Sent' | 'Responded' | 'Evaluated';

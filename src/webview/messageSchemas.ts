@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { VERDICTS } from '../core';
 
 /**
  * The host's checks of what the webviews send and save (src/webview/protocol.ts has the types, derived from these).
@@ -9,7 +10,7 @@ import * as z from 'zod/mini';
 const SORT_KEYS = ['state', 'trace', 'latency', 'verdict'] as const;
 
 const traceId = z.string().check(z.maxLength(100_000));
-const verdictFilter = z.enum(['all', 'good', 'bad', 'none']);
+const verdictFilter = z.enum(['all', ...VERDICTS, 'none']);
 const sortDirection = z.union([z.literal(1), z.literal(-1)]);
 const rowIndex = z.int().check(z.nonnegative(), z.maximum(100_000_000));
 
@@ -34,7 +35,7 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   /** Rerun Traces; `shown`: the traces the table shows (a filter or search narrowed it), else a choice to make. */
   z.object({ type: z.literal('rerun'), shown: z.boolean() }),
   z.object({ type: z.literal('rendered'), rows: z.int().check(z.nonnegative()), ms: z.number().check(z.nonnegative()) }),
-  z.object({ type: z.literal('verdict'), traceId, rating: z.nullable(z.enum(['good', 'bad'])) }),
+  z.object({ type: z.literal('verdict'), traceId, rating: z.nullable(z.enum(VERDICTS)) }),
   z.object({ type: z.literal('note'), traceId }),
   /** Debug Trace on a row: its prompt through the user's code under the debugger. */
   z.object({ type: z.literal('debug'), traceId }),

@@ -1,6 +1,6 @@
 import type * as z from 'zod/mini';
 import type { compareFiltersSchema, compareMessageSchema, compareStateSchema, runDetailsStateSchema, tableFiltersSchema, webviewMessageSchema } from './messageSchemas';
-import type { LocalTraceState, ReportRun, StateCounts } from '../core';
+import type { LocalTraceState, ReportRun, StateCounts, Verdict } from '../core';
 
 /**
  * Every message between the two webviews (Run Details, Compare Runs) and the host, and what each page saves
@@ -38,7 +38,7 @@ export type RowTuple = [
   note: string | null,
 ];
 
-export type Verdict = 'good' | 'bad';
+export type { Verdict };
 
 /** What the latest run looks like: who answers, and its latency, tokens and errors so far (live during a run). */
 export interface RunLine {
@@ -102,7 +102,7 @@ export type HostMessage =
 export type WebviewMessage = z.infer<typeof webviewMessageSchema>;
 
 export type SortKey = NonNullable<RunDetailsState['sortKey']>;
-export type VerdictFilter = 'all' | 'good' | 'bad' | 'none';
+export type VerdictFilter = 'all' | Verdict | 'none';
 
 /**
  * What Run Details saves with setState, and what its restorer reads after a reload: which evaluation, and the

@@ -11,7 +11,7 @@ import type { RunSummary } from '../../src/core/run/engine';
 import { StorageError, asStorageError } from '../../src/core/journal/storage';
 import type { JournalFs } from '../../src/core/journal/storage';
 import { createTarget, targetIdentity } from '../../src/core/targets/targetSpec';
-import { runBasics } from '../../src/core/options/runOptions';
+import { runOptions } from '../../src/core/options/runOptions';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { atNth, faultyFs } from '../unit/helpers/faultyFs';
@@ -112,7 +112,7 @@ describe('a full disk under the state folder: the run stops at once, in words, a
           token: sandbox.token,
           target: createTarget(echo, {}, { connections: 8 }),
           identity: targetIdentity(echo),
-          ...runBasics({ targetTimeoutSeconds: 10, waitForGenerationSeconds: 0 }),
+          ...runOptions({ targetTimeoutSeconds: 10, waitForGenerationSeconds: 0 }),
           stateDir,
           encoding: 'urlencoded',
           journal: true,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
+import { EVALUATION_KINDS } from '../../src/api/evaluationKinds';
 import { createEchoTarget } from '../../src/core/targets/echo/echoTarget';
 import { TargetError } from '../../src/core/targets/target';
 import { journalPath, parseJournal, readJournal } from '../../src/core/journal/journal';
@@ -21,7 +22,7 @@ describe('run engine against the sandbox', () => {
 
   it('runs both kinds end to end: every answer submitted exactly as the target gave it', async () => {
     const events: RunProgress[] = [];
-    for (const kind of ['benchmark', 'robustness'] as const) {
+    for (const kind of EVALUATION_KINDS) {
       const { summary } = await engineRun(sandbox, kind, stateDir, createEchoTarget(), {
         waitForGenerationMs: 10_000,
         onProgress: (p) => events.push(p),

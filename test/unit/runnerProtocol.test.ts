@@ -5,7 +5,7 @@ import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 import { createApiClient } from '../../src/api/client';
 import type { ProxyConfig } from '../../src/api/proxy';
 import { createTarget, EvaluationSession, hostRun } from '../../src/core';
-import type { RefusedRun, RerunSubset, RunBasics, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../../src/core';
+import type { RefusedRun, RerunSubset, RunOptions, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../../src/core';
 import * as protocol from '../../src/protocol/runnerProtocol';
 import { RUNNER_MESSAGES, RUNNER_PROTOCOL_VERSION } from '../../src/protocol/runnerProtocol';
 import type { LmSendError, ProgressParams, ProxyParams, RefusedParams, RerunSubsetParams, RunFinished, RunOptionsParams, StartParams, SummaryParams, TargetIdentityParams, TargetSecretsParams, TargetSpecParams } from '../../src/protocol/runnerTypes';
@@ -26,7 +26,7 @@ const windowSends: Array<true> = [
   true satisfies Fits<TargetSecrets, TargetSecretsParams>,
   true satisfies Fits<TargetIdentity, TargetIdentityParams>,
   true satisfies Fits<ProxyConfig, ProxyParams>,
-  true satisfies Fits<RunBasics & { mode: RunMode; tool: string }, RunOptionsParams>,
+  true satisfies Fits<RunOptions & { mode: RunMode; tool: string }, RunOptionsParams>,
   true satisfies Fits<TargetError['kind'], LmSendError['kind']>,
   true satisfies Fits<RerunSubset, RerunSubsetParams>,
   true satisfies Fits<RerunSubsetParams, RerunSubset>,

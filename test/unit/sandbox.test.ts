@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { EVALUATION_KINDS } from '../../src/api/evaluationKinds';
 import { seedPrompts } from '../../src/sandbox/seed';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
@@ -114,7 +115,7 @@ describe('sandbox service', () => {
 
 describe('sandbox seed', () => {
   it('seeds distinct trace ids and distinct prompts, at any size', () => {
-    for (const kind of ['benchmark', 'robustness'] as const) {
+    for (const kind of EVALUATION_KINDS) {
       const items = seedPrompts(kind, 5000);
       assert.equal(new Set(items.map((i) => i.traceId)).size, 5000);
       assert.equal(new Set(items.map((i) => i.content)).size, 5000);

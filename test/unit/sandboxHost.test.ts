@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
-import { KIND_ROUTES } from '../../src/api/kinds';
+import { KIND_ROUTES } from '../../src/api/evaluationKinds';
 import { answeredNames, isAnsweredHost, isLoopbackHost } from '../../src/sandbox/hostCheck';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { join } from 'node:path';
-import type { EvaluationKind } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import { acquireLock, releaseLock } from './journalLock';
 import type { JournalRecord } from './journalRecords';
 import { CHECKED, readJournal } from './journalRead';

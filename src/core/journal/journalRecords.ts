@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { EVALUATION_KINDS } from '../../api/evaluationKinds';
 
 // The journal's records: one definition, the schema; the type is derived from it. One append-only JSONL file per
 // (service origin, kind, evaluation) holds them, one per line; the last record about a trace decides its state.
@@ -6,6 +7,10 @@ import * as z from 'zod/mini';
 // reasons. A hand-edited or foreign line that does not fit (an answer of null, a record without a trace id) is
 // unreadable and never acted on: submitting it would send "null" or a trace "undefined" to the service.
 const at = z.number();
+
+/** A reviewer's verdict on an answer (local only, never sent): the one list, which every other place derives from. */
+export const VERDICTS = ['good', 'bad'] as const;
+export type Verdict = (typeof VERDICTS)[number];
 const id = z.string().check(z.minLength(1));
 
 export const journalRecordSchema = z.discriminatedUnion('t', [
@@ -25,7 +30,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     tool: z.optional(z.string()),
     mode: z.optional(z.enum(['fresh', 'reuse'])),
     origin: z.optional(z.string()),
-    kind: z.optional(z.enum(['benchmark', 'robustness'])),
+    kind: z.optional(z.enum(EVALUATION_KINDS)),
     evaluationId: z.optional(z.number()),
     /** The run's shard, "K/N" (run --shard). */
     shard: z.optional(z.string()),
@@ -86,7 +91,7 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   /** The service took the answer; `dup`: it answered 409, it already held an answer for the trace ("already at the service"). */
   z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()), dup: z.optional(z.boolean()) }),
   /** A reviewer's verdict on the trace's current answer (local only, never sent); no rating clears it. */
-  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(['good', 'bad'])), note: z.optional(z.string()) }),
+  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(VERDICTS)), note: z.optional(z.string()) }),
   z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
   z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
   /**

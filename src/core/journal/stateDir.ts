@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { EvaluationKind } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import { journalPath, openJournal, parseJournal } from './journal';
 import { parseLine } from './journalRecords';
 import type { JournalRecord } from './journalRecords';

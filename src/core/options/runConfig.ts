@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import * as z from 'zod/mini';
+import { EVALUATION_KINDS } from '../../api/evaluationKinds';
 import { kindOf, specOf } from '../targets/kinds/index';
 import { originOf } from '../targets/variableOwners';
 import { flagsOfConfig } from '../targets/kinds/flags';
@@ -38,7 +39,7 @@ const settingsShape = Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, 
  */
 const evaluation = z.object({
   evaluationId: z.int().check(z.positive()),
-  kind: z.enum(['benchmark', 'robustness']),
+  kind: z.enum(EVALUATION_KINDS),
   label: z.optional(z.string()),
 });
 const configSchema = z.strictObject({
@@ -49,13 +50,14 @@ const configSchema = z.strictObject({
   // Every run setting; the editor's alone (no flag) are accepted, so a settings block can be pasted whole, and ignored.
   ...settingsShape,
 });
-export type RunConfig = z.infer<typeof configSchema>;
+/** What a config file holds, checked (the file's shape, not a run's options: those are RunOptions, after the flags). */
+export type ConfigFile = z.infer<typeof configSchema>;
 
 /**
  * The settings a config carries of these values: every one the CLI reads (it has a flag) that differs from its default
  * (`defaults` may say otherwise, as the editor's resolved state folder does). The editor-only ones stay out.
  */
-export function configSettings(values: Partial<Record<RunSettingName, unknown>>, defaults: Partial<Record<RunSettingName, unknown>> = {}): Partial<RunConfig> {
+export function configSettings(values: Partial<Record<RunSettingName, unknown>>, defaults: Partial<Record<RunSettingName, unknown>> = {}): Partial<ConfigFile> {
   const differs = (name: RunSettingName) => values[name] !== undefined && values[name] !== (name in defaults ? defaults[name] : RUN_SETTINGS[name].default);
   return Object.fromEntries(CLI_SETTING_NAMES.filter(differs).map((name) => [name, values[name]]));
 }
@@ -68,7 +70,7 @@ export class RunConfigError extends Error {
 const SECRET_KEYS = /^(token|apiKey|api_key|key|password|secret|authorization)$/i;
 
 /** Checks a parsed JSON value: refused when it holds a secret's key or does not fit the settings' shape. */
-export function parseRunConfig(value: unknown, name: string): RunConfig {
+export function parseRunConfig(value: unknown, name: string): ConfigFile {
   const secret = findSecretKey(value);
   if (secret) {
     // The value itself is never quoted.
@@ -106,7 +108,7 @@ function findSecretKey(value: unknown, path: string[] = []): string | undefined 
  * folder, as a relative path in settings.json means the workspace's. The paths: stateDir, a python target's file,
  * and its interpreter when given as a path (a bare name such as python3.12 is looked up on PATH, as it was).
  */
-export function resolveConfigPaths(config: RunConfig, folder: string): RunConfig {
+export function resolveConfigPaths(config: ConfigFile, folder: string): ConfigFile {
   const at = (path: string) => (isAbsolute(path) ? path : resolve(folder, path));
   const t = config.target;
   return {
@@ -121,7 +123,7 @@ export function resolveConfigPaths(config: RunConfig, folder: string): RunConfig
  * The evaluation: the one given with --evaluation (its kind from the config unless --kind is given), or the
  * config's only one.
  */
-export function configToArgs(config: RunConfig, argv: readonly string[], scope: ConfigScope): string[] {
+export function configToArgs(config: ConfigFile, argv: readonly string[], scope: ConfigScope): string[] {
   const out: string[] = [];
   const flag = (name: string, value: string | number | undefined) => {
     if (value !== undefined) out.push(`--${name}`, String(value));
@@ -168,7 +170,7 @@ export function shellQuote(arg: string): string {
 }
 
 /** The environment variables a run of this config reads its secrets from (never their values). */
-export function configSecrets(config: RunConfig): string[] {
+export function configSecrets(config: ConfigFile): string[] {
   const t = config.target;
   return ['EVAL_RUNNER_TOKEN', ...(t ? secretVariables(t, kindOf(t.type).secrets?.apiKey === true) : [])];
 }
@@ -180,7 +182,7 @@ export function configSecrets(config: RunConfig): string[] {
  * URL cannot move them. The service's base URL is given on the line itself (not --allow-env EVAL_RUNNER_TOKEN): the
  * token then goes where the user chose, whatever a later change to the file says.
  */
-export function runCommandLine(config: RunConfig, configFile?: string): string {
+export function runCommandLine(config: ConfigFile, configFile?: string): string {
   const t = config.target;
   const named = t && configFile ? secretReads(t, kindOf(t.type).secrets?.apiKey === true).filter((read) => !read.byDefault) : [];
   const spec = t && specOf(t);

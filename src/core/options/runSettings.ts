@@ -1,5 +1,5 @@
 import { DEFAULT_MAX_LIST_MEGABYTES } from '../../api/client';
-import type { RequestEncoding } from '../../api/kinds';
+import type { RequestEncoding } from '../../api/evaluationKinds';
 
 // A service down for longer than this stops the run (exit 4 in the CLI); its answers wait in the journal.
 export const DEFAULT_SERVICE_PATIENCE_MS = 15 * 60_000;

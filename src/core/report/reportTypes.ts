@@ -1,5 +1,6 @@
 // What a report holds: the data the CLI's `report` embeds in the HTML file for the page's script
 // (src/webview/app/report.ts) to read.
+import type { Verdict } from '../journal/journalRecords';
 
 /** One trace of the report's table: [traceId, state, prompt, answer, latencyMs, error, verdict, note, runId]. */
 export type ReportRow = [
@@ -9,7 +10,7 @@ export type ReportRow = [
   answer: string | null,
   latencyMs: number | null,
   error: string | null,
-  verdict: 'good' | 'bad' | null,
+  verdict: Verdict | null,
   note: string | null,
   runId: string | null,
 ];

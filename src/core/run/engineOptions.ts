@@ -1,19 +1,23 @@
 import type { ApiClient } from '../../api/client';
-import type { EvaluationKind } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import type { PromptItem } from '../../api/schemas';
 import type { Journal } from '../journal/journal';
 import type { JournalRecord } from '../journal/journalRecords';
 import type { Shard } from './shards';
 import type { Log, RunProgress } from './runState';
 import type { SubmitPolicy } from './submissions';
-import type { OnTargetError } from '../options/runSettings';
+import type { RunOptions } from '../options/runOptions';
 import type { TargetCallPolicy } from './targetCalls';
 import type { Target } from '../targets/target';
 import type { BatchTarget } from '../targets/openai/openaiBatch';
 import type { TraceInfo, TraceStore } from '../store/traceStore';
 
-/** What one run of the engine is given (runEvaluation); an option left unset takes the engine's default below. */
-export interface EngineOptions {
+/**
+ * What one run of the engine is given (runEvaluation); an option left unset takes the engine's default below. The
+ * options a user sets are RunOptions' (src/core/options/runOptions.ts, documented there once); the engine adds
+ * what its host supplies (client, journal, store, target, callbacks). SessionRunOptions takes its options from here.
+ */
+export interface EngineOptions extends Partial<RunOptions> {
   client: ApiClient;
   kind: EvaluationKind;
   evaluationId: number;
@@ -21,19 +25,6 @@ export interface EngineOptions {
   journal: Journal;
   /** The evaluation's traces, already rebuilt from the journal. */
   store: TraceStore;
-  /** Traces handled at once (target calls and submissions overlap within it). */
-  concurrency?: number;
-  /** Robustness: how long to wait for generation before giving up; 0 tries once. */
-  waitForGenerationMs?: number;
-  onTargetError?: OnTargetError;
-  targetTimeoutMs?: number;
-  /**
-   * Further tries of a failing target call (rate limits aside). Unset: 2 for passing failures (a crashed worker, a
-   * 503) and none for an exception the user's own code raised; set (--target-retries N): N for both.
-   */
-  targetRetries?: number;
-  /** Journal answers, submit nothing: they wait as Responded (--no-submit, review before submitting). */
-  holdAnswers?: boolean;
   /**
    * This run's record, journaled once there is work to do (a run with nothing to do leaves no trace). With
    * mode "fresh" it sets every journaled answer aside, so every trace goes to the target again.
@@ -41,8 +32,6 @@ export interface EngineOptions {
   runRecord?: Extract<JournalRecord, { t: 'run' }> & { run: string };
   /** Send at most this many traces to the target (the first not yet answered, in list order). */
   limit?: number;
-  /** A fixed cap on target requests per minute (--max-rpm); the pace is learned under it. */
-  maxRequestsPerMinute?: number;
   /** Handle only these traces (Run Trace, Retry Failed, Rerun Traces). */
   only?: ReadonlySet<string>;
   /** Only the traces of this shard of the list (the others are left to the other machines). */
@@ -67,8 +56,6 @@ export interface EngineOptions {
   maxQuotaStrikes?: number;
   /** Rate-limit retries of one trace before it fails. */
   maxRateLimitRetries?: number;
-  /** How long the service may be down (gateway errors, refused connections, time-outs) before the run stops. */
-  servicePatienceMs?: number;
   /** Answers journaled ahead of the service at most while it is down or refuses the token; then the target waits. */
   aheadOfService?: number;
   /**

@@ -1,5 +1,5 @@
 import type { ApiClient, PromptSink, StreamedList, WaitEvent } from '../../api/client';
-import type { EvaluationKind } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import type { PromptItem } from '../../api/schemas';
 
 export interface PromptListOptions {

@@ -1,6 +1,6 @@
 import type { ApiClient } from '../../api/client';
 import { ApiError, AuthError, isAbortError } from '../../api/errors';
-import type { EvaluationKind } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import { backoffDelay, sleep } from '../../api/retry';
 import type { RetryPolicy } from '../../api/retry';
 import type { Journal } from '../journal/journal';

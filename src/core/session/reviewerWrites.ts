@@ -1,6 +1,7 @@
 import type { ApiClient, SubmitResult } from '../../api/client';
 import { AuthError } from '../../api/errors';
 import { commit } from '../store/commit';
+import type { Verdict } from '../journal/journalRecords';
 import { skippedAnswerText } from '../run/skipped';
 import type { LockedJournal } from './storeSync';
 
@@ -51,7 +52,7 @@ async function journalAccepted({ journal, store }: LockedJournal, traceId: strin
 }
 
 /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
-export async function setVerdict({ journal, store }: LockedJournal, traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
+export async function setVerdict({ journal, store }: LockedJournal, traceId: string, rating: Verdict | undefined, note: string | undefined): Promise<void> {
   if (!store.get(traceId)) throw new Error(`Trace "${traceId}" is not in this evaluation.`);
   const text = note?.trim().slice(0, MAX_NOTE_LENGTH);
   const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}) };

@@ -16,6 +16,7 @@ import type { PromptSink } from '../../api/client';
 import type { ExportFormat, ExportOptions } from '../report/exportResults';
 import { journalPath, nullJournal } from '../journal/journal';
 import type { Journal, JournalKey, JournalReadResult } from '../journal/journal';
+import type { Verdict } from '../journal/journalRecords';
 import { JournalText } from '../journal/journalText';
 import type { JournalFs } from '../journal/storage';
 import { previousRun, selectTraces } from '../run/rerun';
@@ -280,7 +281,7 @@ export class EvaluationSession {
   }
 
   /** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
-  async setVerdict(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
+  async setVerdict(traceId: string, rating: Verdict | undefined, note: string | undefined): Promise<void> {
     await this.withReviewer((w) => review.setVerdict(w, traceId, rating, note));
   }
 

@@ -10,6 +10,11 @@ import { formatShard } from '../run/shards';
 import type { TargetIdentity } from '../targets/targetSpec';
 import type { LockedJournal } from './storeSync';
 
+/**
+ * A run as the session takes it (EvaluationSession.run): EngineOptions without what the session supplies (the
+ * evaluation's key, journal and store, its own cancel signals, the run record), adding who answers, the mode and
+ * the tool recorded with the run. A host's HostRunRequest adds the target's making to it.
+ */
 export type SessionRunOptions = Omit<
   EngineOptions,
   'client' | 'kind' | 'evaluationId' | 'journal' | 'store' | 'signal' | 'drainSignal' | 'runRecord'

@@ -1,5 +1,6 @@
 import type { RecordLocation } from '../journal/journal';
 import type { TextSource } from '../journal/journalText';
+import type { Verdict } from '../journal/journalRecords';
 
 /** Local trace states; the labels match the service's words where they mean the same thing. */
 export const LOCAL_STATES = ['pending', 'running', 'answered', 'submitted', 'failed', 'skipped'] as const;
@@ -36,7 +37,7 @@ export interface TraceInfo {
   readonly promptTokens: number | undefined;
   readonly completionTokens: number | undefined;
   /** A reviewer's verdict on the current answer and note (local only); cleared when the answer changes. */
-  readonly rating: 'good' | 'bad' | undefined;
+  readonly rating: Verdict | undefined;
   readonly note: string | undefined;
 }
 
@@ -309,7 +310,7 @@ class Trace implements TraceInfo {
     return stage === FLAG.failedAtTarget ? 'target' : stage === FLAG.failedAtSubmit ? 'submit' : undefined;
   }
 
-  get rating(): 'good' | 'bad' | undefined {
+  get rating(): Verdict | undefined {
     const rating = this.flag(RATING);
     return rating === FLAG.good ? 'good' : rating === FLAG.bad ? 'bad' : undefined;
   }

@@ -3,7 +3,8 @@
 import * as vscode from 'vscode';
 import { withClient } from '../withClient';
 import { BUTTON } from '../buttons';
-import { isEvaluationId } from '../../api/kinds';
+import { EVALUATION_KINDS, isEvaluationId } from '../../api/evaluationKinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS, writeOwnerOnly } from '../../core';
 import type { renderReport } from '../../core';
 import type { Ctx } from '../ctx';
@@ -11,6 +12,12 @@ import type { Features } from '../features';
 import { pickEvaluation } from '../pick';
 import { writeEvaluations } from '../settings/settings';
 import { processDetailsUrl, runConfigFor } from '../settings/settingsModel';
+
+/** Add Evaluation's pick of a kind: one per evaluation kind (a new kind does not compile until it has one). */
+const KIND_PICKS: Readonly<Record<EvaluationKind, { label: string; description: string }>> = {
+  benchmark: { label: 'Benchmark', description: 'prompts from promptsAll, answers as llmResponse' },
+  robustness: { label: 'Robustness', description: 'adversarial prompts, answers as advResponse' },
+};
 
 export async function addEvaluation(ctx: Ctx): Promise<void> {
   const idText = await vscode.window.showInputBox({
@@ -20,10 +27,7 @@ export async function addEvaluation(ctx: Ctx): Promise<void> {
   });
   if (!idText) return;
   const kindPick = await vscode.window.showQuickPick(
-    [
-      { label: 'Benchmark', description: 'prompts from promptsAll, answers as llmResponse', evaluationKind: 'benchmark' as const },
-      { label: 'Robustness', description: 'adversarial prompts, answers as advResponse', evaluationKind: 'robustness' as const },
-    ],
+    EVALUATION_KINDS.map((evaluationKind) => ({ ...KIND_PICKS[evaluationKind], evaluationKind })),
     { title: vscode.l10n.t('Add Evaluation (2/3): kind') },
   );
   if (!kindPick) return;

@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { Disposable, toDisposable } from '../lifecycle';
 import * as vscode from 'vscode';
 import { parseBaseUrl } from '../../api/client';
-import type { EvaluationKind } from '../../api/kinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 import { EvaluationSession, journalPath, sessionId } from '../../core';
 import type { SandboxController } from './sandboxController';
 import type { Settings } from '../settings/settingsModel';

@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { Disposable, toDisposable } from '../lifecycle';
 import { LOCAL_STATES, skippedNote, STATE_LABELS } from '../../core';
-import type { LocalTraceState, RunInfo } from '../../core';
+import type { LocalTraceState, RunInfo, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import { childrenOf, contextValue, evaluationDescription, groupLabel, nodeId, PAGE_SIZE, preview } from './treeModel';
 import type { TreeNode } from './treeModel';
@@ -23,7 +23,7 @@ export function stateIcon(state: LocalTraceState): vscode.ThemeIcon {
   return new vscode.ThemeIcon(icon, color ? new vscode.ThemeColor(color) : undefined);
 }
 
-export function verdictIcon(rating: 'good' | 'bad'): vscode.ThemeIcon {
+export function verdictIcon(rating: Verdict): vscode.ThemeIcon {
   return rating === 'good'
     ? new vscode.ThemeIcon('thumbsup', new vscode.ThemeColor('testing.iconPassed'))
     : new vscode.ThemeIcon('thumbsdown', new vscode.ThemeColor('testing.iconFailed'));

@@ -2,7 +2,7 @@ import * as vscode from 'vscode';
 import { AuthError } from '../../api/errors';
 import type { ApiClient } from '../../api/client';
 import { MAX_NOTE_LENGTH } from '../../core';
-import type { EvaluationSession, RunInfo } from '../../core';
+import type { EvaluationSession, RunInfo, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { Features } from '../features';
 import { errorText, showError } from '../log';
@@ -26,7 +26,7 @@ async function pickAnswered(ctx: Ctx, arg: unknown, traceArg: unknown) {
 }
 
 /** Marks the trace's answer good or bad; marking it again with the same verdict clears it. */
-export async function markVerdict(ctx: Ctx, rating: 'good' | 'bad', arg: unknown, traceArg: unknown): Promise<void> {
+export async function markVerdict(ctx: Ctx, rating: Verdict, arg: unknown, traceArg: unknown): Promise<void> {
   const found = await pickAnswered(ctx, arg, traceArg);
   if (found) await found.session.setVerdict(found.trace.traceId, found.trace.rating === rating ? undefined : rating, found.trace.note);
 }

@@ -1,6 +1,6 @@
 import * as vscode from 'vscode';
 import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, windowsText } from '../../core';
-import type { TraceStore } from '../../core';
+import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
 import { processDetailsUrl } from '../settings/settingsModel';
@@ -126,7 +126,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     }
   }
 
-  private async judge(traceId: string, rating: 'good' | 'bad' | undefined, note: string | undefined): Promise<void> {
+  private async judge(traceId: string, rating: Verdict | undefined, note: string | undefined): Promise<void> {
     try {
       await this.session.setVerdict(traceId, rating, note);
       // The reviewer pressed G on this row: it shows the verdict now, not at the next scheduled update.

@@ -1,6 +1,6 @@
 // What a window sends a runner to start a run as the window would: its settings, the target's plan, the token.
 import { MIB } from '../../api/client';
-import { runBasics } from '../../core';
+import { runOptions } from '../../core';
 import type { EvaluationSession, RerunSubset, RunMode } from '../../core';
 import type { StartParams } from '../../protocol/runnerProtocol';
 import { readProxy } from '../settings/settings';
@@ -44,12 +44,12 @@ export function startParams(ctx: Ctx, ref: EvaluationRef, session: EvaluationSes
   };
 }
 
-/** The run's settings: the core's defaults, as the CLI's (runBasics). */
+/** The run's settings: the core's defaults, as the CLI's (runOptions). */
 function runSettings(ctx: Ctx) {
   const settings = ctx.settings;
   return {
     tool: `eval-runner-vscode ${extensionVersion(ctx.extension.extension)}`,
-    ...runBasics({
+    ...runOptions({
       concurrency: settings.concurrency,
       onTargetError: settings.onTargetError,
       holdAnswers: settings.reviewBeforeSubmit,

@@ -1,9 +1,9 @@
 import { proxyFromEnv } from '../../api/proxy';
 import { configSettings, defaultStateDir as cliStateDir, isOpenAiApi, kindOf, looksSecretHeader, readRunSettings, settingsTarget, splitSecretQuery } from '../../core';
-import type { RunConfig, RunSettingValues, TargetConfig } from '../../core';
+import type { ConfigFile, RunSettingValues, TargetConfig } from '../../core';
 import type { ProxyConfig } from '../../api/proxy';
-import { isEvaluationId, isEvaluationKind } from '../../api/kinds';
-import type { EvaluationKind } from '../../api/kinds';
+import { isEvaluationId, isEvaluationKind } from '../../api/evaluationKinds';
+import type { EvaluationKind } from '../../api/evaluationKinds';
 
 // No vscode import here: the rules of what settings mean (and which a workspace may set) are tested on Node.
 
@@ -150,7 +150,7 @@ export function runConfigFor(
   ref: { baseUrl: string; evaluationId: number; kind: EvaluationKind; label: string },
   settings: Settings,
   keyless: boolean,
-): RunConfig | { problem: string } {
+): ConfigFile | { problem: string } {
   const t = settings.target;
   if (t.type === 'manual' || t.type === 'vscode-lm') {
     return { problem: `The ${t.type === 'manual' ? 'manual' : 'VS Code chat model'} target exists only in the editor: Select Target picks one the CLI can run.` };
@@ -159,7 +159,7 @@ export function runConfigFor(
   const namedKey = kindOf(t.type).secrets?.apiKey && !keyless && t.type === 'openai' && !isOpenAiApi(t.baseUrl);
   // A credential still written in the settings goes by name too: the CLI reads it from its variable (configSecrets).
   const named = (movedSettingsSecrets(t)?.target ?? t) as typeof t;
-  const target: RunConfig['target'] = namedKey && named.type === 'openai' ? { ...named, apiKeyEnv: 'MODEL_API_KEY' } : named;
+  const target: ConfigFile['target'] = namedKey && named.type === 'openai' ? { ...named, apiKeyEnv: 'MODEL_API_KEY' } : named;
   return {
     baseUrl: ref.baseUrl,
     evaluations: [{ evaluationId: ref.evaluationId, kind: ref.kind, label: ref.label }],

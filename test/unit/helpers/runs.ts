@@ -2,7 +2,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from '../../../src/api/client';
-import type { EvaluationKind } from '../../../src/api/kinds';
+import type { EvaluationKind } from '../../../src/api/evaluationKinds';
 import type { RunSummary } from '../../../src/core/run/runSummary';
 import { EvaluationSession } from '../../../src/core/session/session';
 import type { SessionRunOptions } from '../../../src/core/session/session';

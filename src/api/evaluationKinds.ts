@@ -24,7 +24,7 @@ export const KIND_ROUTES: Readonly<Record<EvaluationKind, KindRoute>> = {
 };
 
 export function isEvaluationKind(value: unknown): value is EvaluationKind {
-  return value === 'benchmark' || value === 'robustness';
+  return (EVALUATION_KINDS as readonly unknown[]).includes(value);
 }
 
 export function otherKind(kind: EvaluationKind): EvaluationKind {
