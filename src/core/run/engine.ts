@@ -34,7 +34,7 @@ export type { RunSummary } from './runSummary';
  * the target and submit, each answer journaled before it is submitted. The parts have names of their own:
  * listPrompts (runList.ts: the list journaled), planQueue (what to do), TraceHandler (one trace: target, journal,
  * submission), TargetCaller (calling the target), Submitter (submitting), RunState (counters and the one reason the
- * run stops), summarize (runSummary.ts: how it ended). The options and their defaults: options/engineOptions.ts.
+ * run stops), summarize (runSummary.ts: how it ended). The options and their defaults: engineOptions.ts (what a user sets: options/runOptions.ts).
  */
 export async function runEvaluation(options: EngineOptions): Promise<RunSummary> {
   const engine = new EngineRun(options);
