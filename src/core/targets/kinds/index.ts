@@ -1,9 +1,11 @@
 // The registry of target kinds: the one list every front end derives its kinds from (see ./kind.ts).
 import type { KindBase, TargetKind } from './kind';
 import { httpKind } from '../http/httpKind';
-import { commandKind, pythonKind, workerKind } from './localKinds';
+import { commandKind } from '../command/commandKind';
+import { pythonKind, workerKind } from '../python/pythonKind';
 import { openaiKind } from '../openai/openaiKind';
-import { chatModelKind, echoKind, manualKind } from './simpleKinds';
+import { echoKind } from '../echo/echoKind';
+import { chatModelKind, manualKind } from '../editor/editorKinds';
 import type { TargetConfig, TargetSpec, TargetType } from './specs';
 
 /** Every kind that answers, by type. */

@@ -1,12 +1,13 @@
-// The kinds that run the user's own programs on this machine: a shell command, a Python function, a worker.
+// The kinds that run the user's own code in long-lived workers on this machine: a Python function, and any worker
+// program speaking the worker protocol.
 import { basename, relative } from 'node:path';
-import { commandEnv, createCommandTarget } from '../command/commandTarget';
+import { commandEnv } from '../command/commandTarget';
 import { splitCommandLine } from '../processes';
-import { DEFAULT_PYTHON_FUNCTION, MAX_BATCH_SIZE, MAX_BATCH_WAIT_MS, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash, pythonFilePath } from '../python/pythonTarget';
-import { DEFAULT_BATCH_WAIT_MS } from '../python/workerBatches';
-import { createWorkerTarget } from '../python/workerTarget';
-import type { KindKey } from './kind';
-import { TargetConfigError, defineKind } from './kind';
+import { DEFAULT_PYTHON_FUNCTION, MAX_BATCH_SIZE, MAX_BATCH_WAIT_MS, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash, pythonFilePath } from './pythonTarget';
+import { DEFAULT_BATCH_WAIT_MS } from './workerBatches';
+import { createWorkerTarget } from './workerTarget';
+import type { KindKey } from '../kinds/kind';
+import { TargetConfigError, defineKind } from '../kinds/kind';
 
 const WORKERS: KindKey = {
   name: 'workers',
@@ -17,17 +18,6 @@ const WORKERS: KindKey = {
   arg: 'N',
   description: 'worker processes (default: the concurrency, at most one per core)',
 };
-
-export const commandKind = defineKind({
-  type: 'command',
-  summary: 'a shell command per prompt: prompt on stdin, answer on stdout',
-  picks: [{ id: 'command', label: 'Shell command', description: 'prompt on stdin, answer on stdout' }],
-  keys: [{ name: 'command', type: 'string', required: true, flag: 'command', arg: 'CMD', description: 'the command, run by /bin/sh (or %ComSpec% on Windows) once per prompt' }],
-  localProcess: true,
-  identity: (spec) => ({ description: `command: ${spec.command}`, parts: [spec.command], facts: { command: spec.command } }),
-  create: (spec, _secrets, options) =>
-    createCommandTarget({ command: spec.command, ...(options.cwd ? { cwd: options.cwd } : {}), ...(options.withhold ? { withhold: options.withhold } : {}) }),
-});
 
 export const pythonKind = defineKind({
   type: 'python',

@@ -1,16 +1,7 @@
-// The kinds with nothing to set up: echo, and the editor's own (a VS Code chat model, manual answers).
-import { createEchoTarget } from '../echo/echoTarget';
-import type { KindBase } from './kind';
-import { defineKind } from './kind';
-
-export const echoKind = defineKind({
-  type: 'echo',
-  summary: 'answers with the prompt itself (for trying things out)',
-  picks: [{ id: 'echo', label: 'Echo', description: 'answers with the prompt (for trying things out)' }],
-  keys: [],
-  identity: () => ({ description: 'echo', parts: [], facts: {} }),
-  create: () => createEchoTarget(),
-});
+// The kinds only the editor runs: a chat model of VS Code's Language Model API (served by a window), and manual
+// answers written in the review editor. Their descriptors are the core's, like every kind's; the editor serves them.
+import type { KindBase } from '../kinds/kind';
+import { defineKind } from '../kinds/kind';
 
 export const chatModelKind = defineKind({
   type: 'vscode-lm',
