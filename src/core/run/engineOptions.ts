@@ -6,7 +6,9 @@ import type { JournalRecord } from '../journal/journalRecords';
 import type { Shard } from './shards';
 import type { Log, RunProgress } from './runState';
 import type { SubmitPolicy } from './submissions';
+import { RUN_OPTIONS } from '../options/runOptions';
 import type { RunOptions } from '../options/runOptions';
+import { RUN_SETTINGS } from '../options/runSettings';
 import type { TargetCallPolicy } from './targetCalls';
 import type { Target } from '../targets/target';
 import type { BatchTarget } from '../targets/openai/openaiBatch';
@@ -82,19 +84,19 @@ const SUBMIT_ROUNDS = 3;
 
 /** Traces handled at once. */
 export function engineConcurrency(options: EngineOptions): number {
-  return Math.max(1, options.concurrency ?? 8);
+  return Math.max(1, options.concurrency ?? RUN_OPTIONS.concurrency.default);
 }
 
-/** How the target is called: the options, with the engine's defaults where they are unset. */
+/** How the target is called: the options, with the defaults (RUN_OPTIONS', then the engine's own) where unset. */
 export function targetCallPolicy(options: EngineOptions): TargetCallPolicy {
   return {
     retries: options.targetRetries ?? 2,
     userCodeRetries: options.targetRetries ?? 0,
-    timeoutMs: options.targetTimeoutMs ?? 600_000,
+    timeoutMs: options.targetTimeoutMs ?? RUN_OPTIONS.targetTimeoutSeconds.default * 1000,
     maxRetryAfterMs: options.maxTargetRetryAfterMs ?? 300_000,
     maxQuotaStrikes: options.maxQuotaStrikes ?? 3,
     maxRateLimitRetries: options.maxRateLimitRetries ?? 20,
-    onError: options.onTargetError ?? 'fail',
+    onError: options.onTargetError ?? RUN_SETTINGS.onTargetError.default,
   };
 }
 
