@@ -144,6 +144,9 @@ describe('the extension against the sandbox, in the real extension host', () => 
       assert.ok(submittedBefore < 25, 'the kill interrupted the run');
       api = api.restart();
       await until('the next window offers to resume it', () => api.runs.resumeOffered.includes(ref.id));
+      // It keeps looking for runs a few seconds after it opens; a run cut short is still offered once.
+      await until('the window stops looking for runs', () => !api.runs.lookingForRuns, 30_000);
+      assert.equal(api.runs.resumeOffered.filter((id) => id === ref.id).length, 1, 'offered once');
       const ref2 = api.ctx.registry.refs.find((r) => r.label === 'Resume test')!;
       await vscode.commands.executeCommand('evalRunner.runEvaluation', ref2.id);
       const s2 = api.ctx.registry.session(ref2);

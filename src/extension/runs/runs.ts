@@ -99,14 +99,19 @@ export class RunController extends Disposable {
    */
   reattach(): void {
     const until = Date.now() + LOOK_FOR_RUNS_MS;
-    let timer: NodeJS.Timeout | undefined;
     const look = (first: boolean) => {
       for (const ref of this.ctx.registry.refs) this.lookFor(ref, first);
-      if (Date.now() < until) timer = setTimeout(() => look(false), LOOK_AGAIN_MS);
+      this.lookTimer = Date.now() < until ? setTimeout(() => look(false), LOOK_AGAIN_MS) : undefined;
     };
-    this._register({ dispose: () => clearTimeout(timer) });
+    this._register({ dispose: () => clearTimeout(this.lookTimer) });
     look(true);
   }
+
+  /** The window is still looking for runs going on (for a few seconds after it opened). */
+  get lookingForRuns(): boolean {
+    return this.lookTimer !== undefined;
+  }
+  private lookTimer: NodeJS.Timeout | undefined;
 
   /** A run of this evaluation going on (followed), cut short (offered), or in a runner of another version (named). */
   private lookFor(ref: EvaluationRef, first: boolean): void {
@@ -128,7 +133,8 @@ export class RunController extends Disposable {
     const session = this.ctx.registry.session(ref);
     if (session.isRunning) return;
     if (!live) {
-      this.offerResume(ref, session);
+      // A run cut short is offered once, from the first look; later looks are for runners that were not there yet.
+      if (first) this.offerResume(ref, session);
       return;
     }
     this.ctx.log.info(`Attaching to the run of ${ref.label} in progress (runner pid ${live.pid}).`);
