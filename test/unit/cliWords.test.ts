@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { journalPath } from '../../src/core/journal/journal';
+import { lockPathOf } from '../../src/core/journal/journalLock';
+import { formatDuration, progressText } from '../../src/core/run/progressText';
+import type { RunProgress } from '../../src/core/run/runState';
+import { startSandbox } from '../../src/sandbox/server';
+import { cli } from './helpers/cli';
+import { tempDir } from './helpers/runs';
+
+const ORIGIN = 'http://127.0.0.1:9';
+
+/** A journal with its prompts and one run that never wrote its end, as a killed process leaves it. */
+function unendedRun(state: string, evaluationId: number): string {
+  const journal = journalPath(state, { origin: ORIGIN, kind: 'benchmark', evaluationId });
+  mkdirSync(dirname(journal), { recursive: true });
+  const records = [
+    { t: 'prompts', at: 1, items: ['a', 'b', 'c'].map((id) => ({ traceId: id, content: `p ${id}` })) },
+    { t: 'run', at: 2, run: 'r-killed', fp: 'x', target: 'echo' },
+    { t: 'answer', id: 'a', a: 'A', at: 3, run: 'r-killed' },
+  ];
+  writeFileSync(journal, records.map((r) => `${JSON.stringify(r)}\n`).join(''));
+  return journal;
+}
+
+/** A pid no process has any more: a child that has exited. */
+function deadPid(): number {
+  return spawnSync(process.execPath, ['-e', '0']).pid!;
+}
+
+describe('the CLI says what is true', () => {
+  it('durations never read 60: rounded up to whole seconds before they are split', () => {
+    assert.equal(formatDuration(0), '0s');
+    assert.equal(formatDuration(0.2), '1s');
+    assert.equal(formatDuration(59), '59s');
+    assert.equal(formatDuration(59.5), '1m00s');
+    assert.equal(formatDuration(2819.5), '47m00s', '46m59.5s');
+    assert.equal(formatDuration(2820), '47m00s');
+    assert.equal(formatDuration(2821), '47m01s');
+    assert.equal(formatDuration(3599.5), '1h00m');
+    assert.equal(formatDuration(7500), '2h05m');
+    assert.equal(formatDuration(undefined), '–');
+  });
+
+  it("the ETA is said against this run's share when that is not the whole list (--limit, --only, a resume)", () => {
+    const progress: RunProgress = {
+      phase: 'running',
+      total: 20_000,
+      counts: { pending: 19_000, running: 4, answered: 0, submitted: 996, failed: 0, skipped: 0 },
+      ratePerSecond: 500,
+      etaSeconds: 4,
+      thisRun: { planned: 3000, finished: 1000 },
+      elapsedMs: 2000,
+      targetConcurrency: 4,
+      lastError: undefined,
+    };
+    assert.match(progressText('benchmark 1', progress), /996\/20000 submitted .* ETA 4s for this run's 2000 left of 3000$/);
+    const whole = progressText('benchmark 1', { ...progress, thisRun: { planned: 20_000, finished: 1000 } });
+    assert.match(whole, /ETA 4s$/, 'the whole list: nothing to add');
+  });
+});
