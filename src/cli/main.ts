@@ -4,6 +4,7 @@ import { explain } from './common';
 import { extractConfig, readConfigFile } from './configFile';
 import type { ConfigFlags } from './configFile';
 import type { NamingFile } from './secretUses';
+import { nearest } from './args';
 import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';
 import { EXIT } from './exitCodes';
@@ -62,7 +63,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`eval-runner: unknown command "${safeText(name)}".\n${HELP}`);
+    // As for flags: a near name is offered, the whole help only when nothing is near.
+    const near = nearest(name, Object.keys(COMMANDS));
+    process.stderr.write(near ? `eval-runner: unknown command "${safeText(name)}": did you mean ${near}?\nRun "eval-runner --help" for every command.\n` : `eval-runner: unknown command "${safeText(name)}".\n${HELP}`);
     return EXIT.usage;
   }
   try {

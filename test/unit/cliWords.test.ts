@@ -60,4 +60,14 @@ describe('the CLI says what is true', () => {
     const whole = progressText('benchmark 1', { ...progress, thisRun: { planned: 20_000, finished: 1000 } });
     assert.match(whole, /ETA 4s$/, 'the whole list: nothing to add');
   });
+
+  it('a mistyped command gets "did you mean", on stderr, exit 2, as a mistyped flag does', async () => {
+    const r = await cli(['stauts', '--evaluation', '1']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown command "stauts": did you mean status\?/);
+    assert.equal(r.stdout, '');
+    const far = await cli(['frobnicate']);
+    assert.equal(far.code, 2);
+    assert.doesNotMatch(far.stderr, /did you mean/);
+  });
 });
