@@ -70,4 +70,22 @@ describe('the CLI says what is true', () => {
     assert.equal(far.code, 2);
     assert.doesNotMatch(far.stderr, /did you mean/);
   });
+
+  it('status says "interrupted" for a run whose process is gone, "going on" while its lock is held', async () => {
+    const state = tempDir();
+    const journal = unendedRun(state, 1);
+    writeFileSync(lockPathOf(journal), `${deadPid()}\n`);
+    const args = ['status', '--base-url', ORIGIN, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', state];
+    const text = await cli(args);
+    assert.equal(text.code, 0, text.stderr);
+    assert.match(text.stdout, /r-killed\s+\S+ \S+\s+interrupted\s+1\s+0\s+0\s+echo/);
+    const json = JSON.parse((await cli([...args, '--json'])).stdout) as { running: boolean; runs: Array<{ interrupted?: boolean; endedAt: null }> };
+    assert.equal(json.running, false);
+    assert.equal(json.runs[0]!.interrupted, true);
+    // This test's own process holds the lock: the run is going on, not interrupted.
+    writeFileSync(lockPathOf(journal), `${process.pid}\n`);
+    const live = await cli(args);
+    assert.match(live.stdout, /r-killed\s+\S+ \S+\s+going on/);
+    assert.equal((JSON.parse((await cli([...args, '--json'])).stdout) as { runs: Array<{ interrupted?: boolean }> }).runs[0]!.interrupted, undefined);
+  });
 });
