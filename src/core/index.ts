@@ -11,7 +11,7 @@ export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITIN
 export { boundHeapGrowth } from './run/heapGrowth';
 export { hostRun } from './session/hostRun';
 export type { HostRunRequest, RerunChoice } from './session/hostRun';
-export { RERUN_SUBSETS, parseIdsFile, previousRun, selectTraces } from './run/rerun';
+export { RERUN_SUBSETS, parseIdsFile, previousRun, rerunText, selectTraces } from './run/rerun';
 export type { RerunSubset } from './run/rerun';
 export { RunConfigError, configSecrets, configSettings, configToArgs, parseRunConfig, resolveConfigPaths, runCommandLine } from './options/runConfig';
 export type { ConfigFile } from './options/runConfig';

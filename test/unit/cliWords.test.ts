@@ -89,3 +89,40 @@ describe('the CLI says what is true', () => {
     assert.equal((JSON.parse((await cli([...args, '--json'])).stdout) as { runs: Array<{ interrupted?: boolean }> }).runs[0]!.interrupted, undefined);
   });
 });
+
+describe('the fix-and-rerun loop, as a user types it', () => {
+  it('3 traces fail; the same command retries them; after the fix the refusal leads to --only failed, which ends in exit 0', async function () {
+    this.timeout(60_000);
+    const sandbox = await startSandbox({ port: 0, generationSeconds: 0, evaluationSeconds: 0 });
+    try {
+      const dir = tempDir();
+      const model = join(dir, 'model.py');
+      writeFileSync(model, 'def answer(prompt, context):\n    if context["traceId"] in ("bench-0002", "bench-0003", "bench-0004"):\n        raise ValueError("not yet")\n    return "v1 " + context["traceId"]\n');
+      const run = ['run', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', join(dir, 'state'), '--target', 'python', '--python-file', model];
+      const env = { EVAL_RUNNER_TOKEN: sandbox.token };
+      const first = await cli(run, env);
+      assert.equal(first.code, 1, first.stderr);
+      assert.match(first.stdout, /3 trace\(s\) failed; run again to retry them/);
+      const firstRun = /^ {2}(\S+) .*python: model\.py/m.exec((await cli(['status', ...run.slice(1, 9)])).stdout)?.[1];
+      // "Run again to retry them", unchanged: a second run of the same target, which fails them again.
+      assert.equal((await cli(run, env)).code, 1);
+      writeFileSync(model, 'def answer(prompt, context):\n    return "v1 " + context["traceId"]\n');
+      const refused = await cli(run, env);
+      assert.equal(refused.code, 2);
+      // The run the answers came from is named, not the retry that answered none of them.
+      assert.match(refused.stderr, new RegExp(`in run ${firstRun} .*: 22 trace\\(s\\), 22 submitted`));
+      assert.match(refused.stderr, new RegExp(`What differs from run ${firstRun}: `));
+      const choices = refused.stderr.slice(refused.stderr.indexOf('Choose how to go on:'));
+      assert.match(choices, /^Choose how to go on:\n {2}--only failed {4}rerun the 3 failed trace\(s\) with python: model\.py:answer @ \w+ as a new run.*\n {2}--fresh .*\n {2}--reuse-answers /);
+      const rerun = await cli([...run, '--only', 'failed'], env);
+      assert.equal(rerun.code, 0, rerun.stderr);
+      assert.match(rerun.stdout, /Rerun of 3 failed trace\(s\): 3 submitted\./);
+      assert.doesNotMatch(rerun.stdout, /trace\(s\) failed\./);
+      for (const id of ['bench-0002', 'bench-0003', 'bench-0004']) assert.equal(sandbox.answerOf(1, id), `v1 ${id}`);
+      const status = await cli(['status', ...run.slice(1, 9)]);
+      assert.match(status.stdout, /benchmark evaluation 1: 25\/25 submitted/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
