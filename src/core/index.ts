@@ -10,7 +10,7 @@ export type { Verdict } from './journal/journalRecords';
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './run/progressText';
 export { boundHeapGrowth } from './run/heapGrowth';
 export { hostRun } from './session/hostRun';
-export type { HostRunRequest, RerunChoice } from './session/hostRun';
+export type { HostRunRequest } from './session/hostRun';
 export { RERUN_SUBSETS, parseIdsFile, previousRun, rerunText, selectTraces } from './run/rerun';
 export type { RerunSubset } from './run/rerun';
 export { RunConfigError, configSecrets, configSettings, configToArgs, parseRunConfig, resolveConfigPaths, runCommandLine } from './options/runConfig';

@@ -27,7 +27,7 @@ function unendedRun(state: string, evaluationId: number): string {
 
 /** A pid no process has any more: a child that has exited. */
 function deadPid(): number {
-  return spawnSync(process.execPath, ['-e', '0']).pid!;
+  return spawnSync(process.execPath, ['-e', '0']).pid;
 }
 
 describe('the CLI says what is true', () => {
