@@ -9,6 +9,7 @@ import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';
 import { EXIT } from './exitCodes';
 import { exportCommand, promptsCommand, reportCommand, statusCommand, submitCommand } from './inspectCommands';
+import { listCommand } from './listCommand';
 import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
 import { safeText } from './terminalText';
@@ -20,6 +21,7 @@ Commands:
   prompts     list an evaluation's prompts
   submit      submit one answer
   status      local progress of an evaluation (from its journal)
+  list        every evaluation in the state folders: its traces, last run, and a run going on now
   export      export results as JSONL or CSV
   report      one self-contained HTML report of the runs and traces, for a reviewer
   sandbox     start the local reference service
@@ -44,6 +46,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   prompts: promptsCommand,
   submit: submitCommand,
   status: statusCommand,
+  list: listCommand,
   export: exportCommand,
   report: reportCommand,
   sandbox: sandboxCommand,

@@ -23,6 +23,8 @@ export { EvaluationSession, MAX_NOTE_LENGTH, sessionId } from './session/session
 export type { RefusedRun, SessionRunOptions } from './session/session';
 export { skippedNote } from './run/skipped';
 export { defaultStateDir, listJournals, migrateJournals } from './journal/stateDir';
+export type { JournalEntry } from './journal/stateDir';
+export type { EvaluationStatus } from './session/sessionStatus';
 export { StorageError } from './journal/storage';
 export type { JournalFs } from './journal/storage';
 export { CurlError, fieldList, readCurl, withPromptAt } from './targets/http/curlRequest';

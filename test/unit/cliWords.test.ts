@@ -90,6 +90,37 @@ describe('the CLI says what is true', () => {
   });
 });
 
+describe('eval-runner list', () => {
+  it('lists every evaluation of the state folders: origin, kind, counts, last run, a run going on', async () => {
+    const one = tempDir();
+    const two = tempDir();
+    writeFileSync(lockPathOf(unendedRun(one, 1)), `${deadPid()}\n`);
+    writeFileSync(lockPathOf(unendedRun(two, 7)), `${process.pid}\n`);
+    const text = await cli(['list', '--state-dir', one, '--state-dir', two]);
+    assert.equal(text.code, 0, text.stderr);
+    const lines = text.stdout.trim().split('\n');
+    assert.equal(lines.length, 2);
+    assert.equal(lines[0], `benchmark 1 at ${ORIGIN}: 3 trace(s), 0 submitted, 0 failed · 1 run(s), last r-killed (1970-01-01 00:00:00) interrupted`);
+    assert.match(lines[1]!, /^benchmark 7 at http:\/\/127\.0\.0\.1:9: .* going on · a run is going on now$/);
+    const json = JSON.parse((await cli(['list', '--state-dir', one, '--state-dir', two, '--json'])).stdout) as { evaluations: Array<Record<string, unknown>> };
+    assert.deepEqual(
+      json.evaluations.map((e) => [e.stateDir, e.origin, e.kind, e.evaluationId, e.traces, e.running, (e.lastRun as { outcome: string }).outcome]),
+      [
+        [one, ORIGIN, 'benchmark', 1, 3, false, 'interrupted'],
+        [two, ORIGIN, 'benchmark', 7, 3, true, 'going on'],
+      ],
+    );
+  });
+
+  it('nothing there: exit 0, saying so and what to do', async () => {
+    const empty = tempDir();
+    const r = await cli(['list', '--state-dir', empty]);
+    assert.equal(r.code, 0);
+    assert.match(r.stdout, /^No evaluation in .* yet\. Run one with "eval-runner run"/);
+    assert.deepEqual(JSON.parse((await cli(['list', '--state-dir', empty, '--json'])).stdout), { evaluations: [] });
+  });
+});
+
 describe('the fix-and-rerun loop, as a user types it', () => {
   it('3 traces fail; the same command retries them; after the fix the refusal leads to --only failed, which ends in exit 0', async function () {
     this.timeout(60_000);
