@@ -23,7 +23,7 @@ every answer on disk, then submits it. Run it again to resume: journaled answers
 calling the target again, and a finished evaluation submits nothing.
 
 Every run is recorded with its target. When the journal's answers came from another target, run does
-nothing and exits 2 until you choose:
+nothing and exits 2 until you choose (after a fix, --only failed reruns just the traces that failed):
   --fresh                     a new run: every trace is answered again by this target and resubmitted
   --reuse-answers             submit the journaled answers as they are; call this target only for
                               traces without one (the run is recorded as mixed)
