@@ -18,7 +18,7 @@ export function parseCommandArgs<T extends OptionSpec>(argv: string[], options: 
 }
 
 /** The option a mistyped name was meant to be: within two edits (a typo, a letter missing or doubled), or none. */
-function nearest(name: string, options: readonly string[]): string | undefined {
+export function nearest(name: string, options: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const option of options) {

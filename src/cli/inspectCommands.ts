@@ -153,6 +153,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
       target: r.target,
       startedAt: new Date(r.startedAt).toISOString(),
       endedAt: r.endedAt === undefined ? null : new Date(r.endedAt).toISOString(),
+      ...(status.interrupted.includes(r.runId) ? { interrupted: true } : {}),
       ...(r.mode ? { mode: r.mode === 'reuse' ? 'mixed' : r.mode } : {}),
       answered: r.answered,
       submitted: r.submitted,
@@ -181,7 +182,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
   const skipped = skippedNote(counts.skipped);
   if (skipped) out.write(`${skipped}\n`);
   for (const f of status.failed.slice(0, 20)) out.write(`${safeText(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`)}\n`);
-  if (status.runs.length) out.write(`${safeText(runsTable(status.runs))}\n`);
+  if (status.runs.length) out.write(`${safeText(runsTable(status.runs, status.interrupted))}\n`);
   for (const r of status.runs) {
     const stats = runStats(r);
     const said = describeStats(stats);
@@ -206,10 +207,12 @@ function windowsJson(w: WindowEvents) {
 }
 
 /** Runs, oldest first: one line each. */
-function runsTable(runs: readonly RunInfo[]): string {
+function runsTable(runs: readonly RunInfo[], interrupted: readonly string[]): string {
   const time = (at: number | undefined) => (at === undefined ? '–' : new Date(at).toISOString().replace('T', ' ').slice(0, 19));
+  // No end: going on now, or cut short (its process is gone).
+  const ended = (r: RunInfo) => (r.endedAt !== undefined ? time(r.endedAt) : interrupted.includes(r.runId) ? 'interrupted' : 'going on');
   const kind = (r: RunInfo) => (r.mode === 'reuse' ? ' (mixed)' : r.mode === 'fresh' ? ' (fresh)' : '');
-  const rows = runs.map((r) => [r.runId, time(r.startedAt), time(r.endedAt), String(r.answered), String(r.submitted), String(r.failed), `${r.target}${kind(r)}${r.shard ? ` (shard ${r.shard})` : ''}`]);
+  const rows = runs.map((r) => [r.runId, time(r.startedAt), ended(r), String(r.answered), String(r.submitted), String(r.failed), `${r.target}${kind(r)}${r.shard ? ` (shard ${r.shard})` : ''}`]);
   const head = ['run', 'started', 'ended', 'answered', 'submitted', 'failed', 'target'];
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
   const line = (cells: string[]) => `  ${cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')}`;

@@ -4,10 +4,12 @@ import { explain } from './common';
 import { extractConfig, readConfigFile } from './configFile';
 import type { ConfigFlags } from './configFile';
 import type { NamingFile } from './secretUses';
+import { nearest } from './args';
 import { UsageError } from './exitCodes';
 import { demoCommand } from './demoCommand';
 import { EXIT } from './exitCodes';
 import { exportCommand, promptsCommand, reportCommand, statusCommand, submitCommand } from './inspectCommands';
+import { listCommand } from './listCommand';
 import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
 import { safeText } from './terminalText';
@@ -19,6 +21,7 @@ Commands:
   prompts     list an evaluation's prompts
   submit      submit one answer
   status      local progress of an evaluation (from its journal)
+  list        every evaluation in the state folders: its traces, last run, and a run going on now
   export      export results as JSONL or CSV
   report      one self-contained HTML report of the runs and traces, for a reviewer
   sandbox     start the local reference service
@@ -43,6 +46,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   prompts: promptsCommand,
   submit: submitCommand,
   status: statusCommand,
+  list: listCommand,
   export: exportCommand,
   report: reportCommand,
   sandbox: sandboxCommand,
@@ -62,7 +66,9 @@ async function main(argv: string[]): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    process.stderr.write(`eval-runner: unknown command "${safeText(name)}".\n${HELP}`);
+    // As for flags: a near name is offered, the whole help only when nothing is near.
+    const near = nearest(name, Object.keys(COMMANDS));
+    process.stderr.write(near ? `eval-runner: unknown command "${safeText(name)}": did you mean ${near}?\nRun "eval-runner --help" for every command.\n` : `eval-runner: unknown command "${safeText(name)}".\n${HELP}`);
     return EXIT.usage;
   }
   try {

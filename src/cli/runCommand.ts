@@ -1,5 +1,5 @@
-import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
-import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunOptions, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, rerunText, summaryText, TargetError, TOOL_VERSION } from '../core';
+import type { BatchTarget, HostRunRequest, JournalFs, RunOptions, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
 import { ApiError } from '../api/errors';
@@ -23,7 +23,7 @@ every answer on disk, then submits it. Run it again to resume: journaled answers
 calling the target again, and a finished evaluation submits nothing.
 
 Every run is recorded with its target. When the journal's answers came from another target, run does
-nothing and exits 2 until you choose:
+nothing and exits 2 until you choose (after a fix, --only failed reruns just the traces that failed):
   --fresh                     a new run: every trace is answered again by this target and resubmitted
   --reuse-answers             submit the journaled answers as they are; call this target only for
                               traces without one (the run is recorded as mixed)
@@ -127,7 +127,8 @@ export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summa
   };
   try {
     return await hostRun(session, request, async (ran) => {
-      const note = ran.rerun && req.only ? rerunText(req.only, ran.rerun) : undefined;
+      const done = ran.result && ran.result.outcome !== 'targetChanged' ? ran.result : undefined;
+      const note = ran.rerun && req.only ? rerunText(req.only, ran.rerun, done) : undefined;
       if (!ran.result) {
         io.stderr.write(`${safeText(note ?? '')}\n`);
         return { summary: undefined, code: EXIT.ok };
@@ -243,10 +244,16 @@ async function submitSkippedAfter(session: EvaluationSession, client: ApiClient,
 }
 
 function refused(result: RefusedRun, req: CliRunRequest, io: RunIo): { summary: RefusedRun; code: ExitCode } {
-  const message = `${result.message}
-Nothing was done. Choose how to go on:
-  --fresh          answer every trace again with ${req.identity.description} and resubmit (the service keeps the last answer per trace)
-  --reuse-answers  submit the journaled answers as they are; call ${req.identity.description} only for traces without one`;
+  // The failed traces first: after a fix, rerunning them is what the user came for.
+  const failed = result.conflict.failed;
+  const onlyFailed = failed ? [`  --only failed    rerun the ${failed} failed trace(s) with ${req.identity.description} as a new run; the other answers stay as they are`] : [];
+  const message = [
+    result.message,
+    'Nothing was done. Choose how to go on:',
+    ...onlyFailed,
+    `  --fresh          answer every trace again with ${req.identity.description} and resubmit (the service keeps the last answer per trace)`,
+    `  --reuse-answers  submit the journaled answers as they are; call ${req.identity.description} only for traces without one`,
+  ].join('\n');
   if (req.json) io.stdout.write(`${safeJson(JSON.stringify({ type: 'summary', exitCode: EXIT.usage, outcome: result.outcome, message }))}\n`);
   else io.stderr.write(`${safeText(message)}\n`);
   return { summary: { ...result, message }, code: EXIT.usage };
@@ -271,13 +278,6 @@ function completedNote(session: EvaluationSession, s: RunSummary, req: CliRunReq
     notes.push(`--no-submit: ${s.counts.answered} answer(s) journaled and not submitted; run again with the same target to submit them.`);
   }
   return notes.length ? notes.join('\n') : undefined;
-}
-
-/** What a rerun chose, and how to compare it afterwards. */
-function rerunText(subset: RerunSubset, r: RerunChoice): string {
-  const what = typeof subset === 'object' ? 'listed in the ids file' : subset === 'failed' ? 'failed' : subset === 'bad' ? 'marked bad' : 'with a note';
-  if (r.ids.length === 0) return `No trace is ${what}${r.unknown ? ` (${r.unknown} id(s) of the file are not in this evaluation)` : ''}: nothing to rerun.`;
-  return `Rerun of ${r.ids.length} trace(s) ${what}${r.unknown ? ` (${r.unknown} id(s) of the file are not in this evaluation)` : ''}${r.previousRun ? `; their previous answers came from run ${r.previousRun}` : ''}.`;
 }
 
 /** --only failed|bad|noted|ids:FILE */

@@ -95,6 +95,8 @@ export interface ProgressParams {
   counts: StateCountsParams;
   ratePerSecond: number;
   etaSeconds: number | undefined;
+  /** What this run set out to do and has finished of it: the ETA's measure. */
+  thisRun?: { planned: number; finished: number };
   elapsedMs: number;
   targetConcurrency: number;
   lastError: string | undefined;

@@ -95,7 +95,7 @@ describe('your own code as the target: the logic that decides', () => {
       const rerun = await cli([...base, '--only', 'bad'], env);
       assert.equal(rerun.code, 0, rerun.stderr);
       assert.match(rerun.stdout, /submitted \(2 now\)/);
-      assert.match(rerun.stdout, /Rerun of 2 trace\(s\) marked bad; their previous answers came from run /);
+      assert.match(rerun.stdout, /Rerun of 2 trace\(s\) marked bad: 2 submitted; their previous answers came from run /);
       assert.equal(sandbox.answerOf(1, 'bench-0003'), 'v2 bench-0003');
       assert.equal(sandbox.answerOf(1, 'bench-0004'), 'v1 bench-0004', 'the others untouched');
       await store.load();

@@ -6,11 +6,13 @@ import type { HoldEvent } from './serviceHold';
 import { skippedNote } from './skipped';
 import type { WindowEvents } from '../store/traceStore';
 
+/** "42s", "47m00s", "2h05m": rounded up to whole seconds first, so a part never reads 60 (46m59.5s is 47m00s). */
 export function formatDuration(seconds: number | undefined): string {
   if (seconds === undefined || !Number.isFinite(seconds)) return '–';
-  if (seconds < 60) return `${Math.ceil(seconds)}s`;
-  const m = Math.floor(seconds / 60);
-  return m < 60 ? `${m}m${String(Math.ceil(seconds % 60)).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+  const s = Math.max(0, Math.ceil(seconds));
+  if (s < 60) return `${s}s`;
+  const m = Math.floor(s / 60);
+  return m < 60 ? `${m}m${String(s % 60).padStart(2, '0')}s` : `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
 }
 
 export function progressText(label: string, p: RunProgress): string {
@@ -24,7 +26,9 @@ export function progressText(label: string, p: RunProgress): string {
   if (c.skipped) parts.push(`${c.skipped} skipped`);
   if (p.hold) return `${label}: ${parts.join(' · ')} · ${holdProgressText(p.hold)}`;
   if (p.batch) return `${label}: ${parts.join(' · ')} · ${batchProgressText(p.batch)}`;
-  parts.push(`${p.ratePerSecond.toFixed(1)}/s`, `ETA ${formatDuration(p.etaSeconds)}`);
+  // The ETA is for what this run will do: said against its own share when that is not the whole list.
+  const share = p.thisRun && p.thisRun.planned < p.total ? ` for this run's ${p.thisRun.planned - p.thisRun.finished} left of ${p.thisRun.planned}` : '';
+  parts.push(`${p.ratePerSecond.toFixed(1)}/s`, `ETA ${formatDuration(p.etaSeconds)}${share}`);
   const held = heldBack(p);
   return `${label}: ${parts.join(' · ')}${held ? ` · ${held}` : ''}`;
 }

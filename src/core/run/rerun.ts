@@ -39,3 +39,34 @@ export function previousRun(store: TraceStore, ids: readonly string[]): string |
   for (const [run, n] of counts) if (best === undefined || n > counts.get(best)!) best = run;
   return best;
 }
+
+/** The traces of a subset, counted: "3 failed trace(s)", "2 trace(s) marked bad". */
+function subsetWords(subset: RerunSubset, n: number): string {
+  if (typeof subset === 'object') return `${n} trace(s) listed in the ids file`;
+  return subset === 'failed' ? `${n} failed trace(s)` : subset === 'bad' ? `${n} trace(s) marked bad` : `${n} trace(s) with a note`;
+}
+
+/**
+ * What a rerun did, in the words every front end shows: "Rerun of 3 failed trace(s): 3 submitted; their previous
+ * answers came from run …". `done`: the run's own figures (none: nothing was run).
+ */
+export function rerunText(
+  subset: RerunSubset,
+  chosen: { ids: readonly string[]; unknown: number; previousRun?: string | undefined },
+  done?: { submittedNow: number; failed: readonly unknown[] },
+): string {
+  const unknown = chosen.unknown ? ` (${chosen.unknown} id(s) of the file are not in this evaluation)` : '';
+  if (chosen.ids.length === 0) {
+    const what = typeof subset === 'object' ? 'listed in the ids file' : subset === 'failed' ? 'failed' : subset === 'bad' ? 'marked bad' : 'with a note';
+    return `No trace is ${what}${unknown}: nothing to rerun.`;
+  }
+  const parts: string[] = [];
+  if (done) {
+    parts.push(`${done.submittedNow} submitted`);
+    if (done.failed.length) parts.push(`${done.failed.length} failed again`);
+    const left = chosen.ids.length - done.submittedNow - done.failed.length;
+    if (left > 0) parts.push(`${left} not submitted`);
+  }
+  const previous = chosen.previousRun ? `; their previous answers came from run ${chosen.previousRun}` : '';
+  return `Rerun of ${subsetWords(subset, chosen.ids.length)}${unknown}${parts.length ? `: ${parts.join(', ')}` : ''}${previous}.`;
+}

@@ -55,8 +55,10 @@ export function hasAnswerToSubmit(info: TraceInfo): boolean {
 export interface TargetConflict {
   requested: TargetIdentity;
   answeredBy: Array<{ run: RunInfo | undefined; target: string; traces: number; submitted: number }>;
-  /** The journal's latest run, whose target the requested one is compared with. */
+  /** The journal's latest run. */
   latest: RunInfo;
+  /** Traces that failed (no answer to keep): a rerun of only those with the requested target mixes nothing up. */
+  failed: number;
 }
 
 /**
@@ -78,7 +80,7 @@ export function targetConflict(store: TraceStore, requested: TargetIdentity, mod
   }
   // Only answers of a target other than the requested one make a conflict.
   const others = [...byRun.values()].filter((e) => !same(e.run));
-  return others.length ? { requested, answeredBy: others, latest: current } : undefined;
+  return others.length ? { requested, answeredBy: others, latest: current, failed: store.counts.failed } : undefined;
 }
 
 /** The conflict in plain words; each front end adds its own ways on (flags, buttons). */
@@ -87,9 +89,19 @@ export function describeConflict(conflict: TargetConflict, what: string): string
     const run = e.run ? ` in run ${e.run.runId} (${new Date(e.run.startedAt).toISOString()})` : '';
     return `  ${e.target}${run}: ${e.traces} trace(s), ${e.submitted} submitted, ${e.traces - e.submitted} not yet`;
   });
-  const differs = conflict.latest.facts ? identityDifferences(conflict.latest.facts, conflict.requested.facts) : [];
-  const why = conflict.latest.facts
-    ? differs.length ? [`What differs from run ${conflict.latest.runId}: ${differs.join('; ')}.`] : []
-    : [`Run ${conflict.latest.runId} was recorded by an older version, which did not keep what its target was made of; only its description can be compared.`];
-  return [`The journaled answers of ${what} came from another target:`, ...lines, `You asked for: ${conflict.requested.description}.`, ...why].join('\n');
+  // Compared with the run that gave most of the answers: the latest may be a retry that answered none of them.
+  const from = answersRun(conflict);
+  const differs = from.facts ? identityDifferences(from.facts, conflict.requested.facts) : [];
+  const why = from.facts
+    ? differs.length ? [`What differs from run ${from.runId}: ${differs.join('; ')}.`] : []
+    : [`Run ${from.runId} was recorded by an older version, which did not keep what its target was made of; only its description can be compared.`];
+  const failed = conflict.failed ? [`${conflict.failed} trace(s) failed and have no answer: rerunning only those with this target keeps the other answers as they are.`] : [];
+  return [`The journaled answers of ${what} came from another target:`, ...lines, `You asked for: ${conflict.requested.description}.`, ...why, ...failed].join('\n');
+}
+
+/** The recorded run that gave the most of the conflicting answers; the latest run when none is recorded. */
+export function answersRun(conflict: TargetConflict): RunInfo {
+  let best: { run: RunInfo | undefined; traces: number } | undefined;
+  for (const e of conflict.answeredBy) if (e.run && (!best || e.traces > best.traces)) best = e;
+  return best?.run ?? conflict.latest;
 }

@@ -16,7 +16,9 @@ export interface RunProgress {
   counts: ReturnType<TraceStore['snapshotCounts']>;
   /** Traces finished (submitted or failed) per second in this run. */
   ratePerSecond: number;
+  /** The ETA's measure: what this run set out to do (--limit, --only, a resume) and has finished of it. */
   etaSeconds: number | undefined;
+  thisRun?: { planned: number; finished: number };
   elapsedMs: number;
   targetConcurrency: number;
   lastError: string | undefined;
@@ -166,6 +168,7 @@ export class RunState {
       counts: store.snapshotCounts(),
       ratePerSecond,
       etaSeconds: ratePerSecond > 0 ? remaining / ratePerSecond : undefined,
+      thisRun: { planned: this.queued, finished: this.finishedNow },
       elapsedMs,
       targetConcurrency: pacing.concurrency,
       lastError: this.lastError,

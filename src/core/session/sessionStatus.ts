@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { journalHeld } from '../journal/journalLock';
 import { notAnsweredCount } from '../run/skipped';
 import type { RunInfo } from '../store/runHistory';
 import type { StateCounts, TraceStore } from '../store/traceStore';
@@ -19,6 +20,10 @@ export interface EvaluationStatus {
   /** Submitted traces the service already held an answer for (it answered 409), counted apart. */
   alreadyAtService: number;
   runs: RunInfo[];
+  /** A live process holds the journal's lock: a run is going on now (the latest run, when it has no end yet). */
+  running: boolean;
+  /** Runs with no end whose process is gone (killed, a crash, a power cut): none is going on. */
+  interrupted: string[];
   tornTail: boolean;
   invalidLines: number;
 }
@@ -26,6 +31,7 @@ export interface EvaluationStatus {
 /** Local progress and history, from the store as the journal (and the shards' folders) last left it. */
 export function evaluationStatus(sync: StoreSync): EvaluationStatus {
   const store = sync.store;
+  const running = journalHeld(sync.journalFile);
   const failed = [...store.inState('failed')].map((t) => ({ traceId: t.traceId, reason: t.error }));
   return {
     journal: sync.journalFile,
@@ -38,6 +44,8 @@ export function evaluationStatus(sync: StoreSync): EvaluationStatus {
     notAnswered: notAnsweredCount(store),
     alreadyAtService: store.countWith('alreadyAtService', ['submitted']),
     runs: store.runs,
+    running,
+    interrupted: interruptedRuns(store.runs, running),
     tornTail: sync.tornTail,
     invalidLines: sync.invalidLines,
   };
@@ -52,4 +60,13 @@ function notDoneIds(store: TraceStore, max: number): string[] {
     if (ids.length >= max) break;
   }
   return ids;
+}
+
+/**
+ * The runs that never ended: all of them, but the latest while a live process holds the journal (it is going on).
+ * A run's end record is written as it ends, so one without it was cut short.
+ */
+export function interruptedRuns(runs: readonly RunInfo[], running: boolean): string[] {
+  const last = runs.length - 1;
+  return runs.filter((r, i) => r.endedAt === undefined && !(running && i === last)).map((r) => r.runId);
 }
