@@ -90,10 +90,10 @@ export function respondedUnder(nodes: readonly TreeNode[], session: EvaluationSe
  * person only when review is on (`reviewBeforeSubmit`); otherwise they wait to be submitted.
  */
 export function evaluationDescription(session: EvaluationSession, reviewOn: boolean): string {
-  if (!session.hasPrompts) return session.isRunning ? 'starting…' : 'prompts not fetched';
-  const progress = session.isRunning ? session.lastProgress : undefined;
+  const progress = session.isRunning && session.lastProgress?.total ? session.lastProgress : undefined;
+  if (!session.hasPrompts && !progress) return session.isRunning ? 'starting…' : 'prompts not fetched';
   const c = progress?.counts ?? session.store.snapshotCounts();
-  const total = progress?.total || session.store.total;
+  const total = progress?.total ?? session.store.total;
   const parts = [`${c.submitted}/${total} submitted`];
   if (c.failed) parts.push(`${c.failed} failed`);
   if (c.answered) parts.push(reviewOn ? `${c.answered} to review` : `${c.answered} waiting to submit`);

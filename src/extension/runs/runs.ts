@@ -237,8 +237,8 @@ export class RunController extends Disposable {
         // One coalesced stream, whatever the runner's rate: the tree, Run Details, the status bar and the toast all
         // draw the same update, a few times a second; the run's last one is flushed before the toast closes.
         pace = new ProgressPace<RunProgress>((p) => {
-          handle.progress(p);
           shown(p);
+          handle.progress(p);
         });
         const paced = pace;
         remote = await open({
