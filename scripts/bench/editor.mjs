@@ -5,7 +5,8 @@ import { ROOT } from './processes.mjs';
 
 /** The VSIX the workbench installs (npm run package), built from this tree. */
 export function packageVsix() {
-  packageVsix();
+  const pack = spawnSync('npm', ['run', '--silent', 'package'], { cwd: ROOT, encoding: 'utf8' });
+  if (pack.status !== 0) throw new Error(`packaging failed: ${pack.stdout}${pack.stderr}`);
 }
 
 export function editorReady() {

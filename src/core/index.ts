@@ -31,6 +31,7 @@ export { CurlError, fieldList, readCurl, withPromptAt } from './targets/http/cur
 export { curlReader } from './targets/http/curlLoader';
 export { splitSecretQuery } from './targets/http/curlQuery';
 export type { CurlRequest, CurlVariable, PromptField } from './targets/http/curlRequest';
+export { spawnErrorText } from './targets/spawnErrors';
 export { TargetError } from './targets/target';
 export type { Target, TargetCallOptions } from './targets/target';
 export { looksSecretHeader } from './targets/targetSecrets';

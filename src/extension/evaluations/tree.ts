@@ -97,7 +97,7 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
     switch (node.kind) {
       case 'evaluation': {
         item = new vscode.TreeItem(node.ref.label, vscode.TreeItemCollapsibleState.Collapsed);
-        item.description = evaluationDescription(session);
+        item.description = evaluationDescription(session, this.ctx.settings.reviewBeforeSubmit);
         item.iconPath = new vscode.ThemeIcon(node.ref.kind === 'benchmark' ? 'beaker' : 'shield');
         item.tooltip = `${node.ref.label}\nService: ${node.ref.baseUrl || '(base URL not set)'}\nKind: ${node.ref.kind} · id ${node.ref.evaluationId}\n${runsText(session.runs)}`;
         break;

@@ -84,12 +84,19 @@ export function respondedUnder(nodes: readonly TreeNode[], session: EvaluationSe
   return [...ids];
 }
 
-export function evaluationDescription(session: EvaluationSession): string {
-  if (!session.hasPrompts) return session.isRunning ? 'starting…' : 'prompts not fetched';
-  const c = session.store.snapshotCounts();
-  const parts = [`${c.submitted}/${session.store.total} submitted`];
+/**
+ * The evaluation's line in the tree. During a run its counts are the run's progress, the same coalesced update the
+ * toast and the status bar draw (the store, read from the journal, lags them). Answers not submitted wait for a
+ * person only when review is on (`reviewBeforeSubmit`); otherwise they wait to be submitted.
+ */
+export function evaluationDescription(session: EvaluationSession, reviewOn: boolean): string {
+  const progress = session.isRunning && session.lastProgress?.total ? session.lastProgress : undefined;
+  if (!session.hasPrompts && !progress) return session.isRunning ? 'starting…' : 'prompts not fetched';
+  const c = progress?.counts ?? session.store.snapshotCounts();
+  const total = progress?.total ?? session.store.total;
+  const parts = [`${c.submitted}/${total} submitted`];
   if (c.failed) parts.push(`${c.failed} failed`);
-  if (c.answered) parts.push(`${c.answered} to review`);
+  if (c.answered) parts.push(reviewOn ? `${c.answered} to review` : `${c.answered} waiting to submit`);
   if (session.isRunning) parts.push('running');
   return parts.join(' · ');
 }

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { spawnErrorText } from '../../core';
 import type { RunProgress } from '../../core';
 import { liveRunner, runnerFailurePath, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
 import { readFileSync, rmSync } from 'node:fs';
@@ -77,9 +78,11 @@ export class RemoteRun {
       env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
     });
     child.unref();
-    const exited = new Promise<never>((_resolve, reject) =>
-      child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`))),
-    );
+    const exited = new Promise<never>((_resolve, reject) => {
+      child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`)));
+      // The editor's own runtime gone or refused (an update under way, a policy): said in words, not `spawn … ENOENT`.
+      child.once('error', (error) => reject(new Error(`The runner process could not start: ${spawnErrorText(error, process.execPath)}`)));
+    });
     exited.catch(() => undefined);
     const file = await Promise.race([waitForRunnerFile(journalFile, child.pid), exited]);
     const run = await RemoteRun.connect(file, events);

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
 import { journalLockPid } from '../../core';
-import type { EvaluationSession, RunMode, RunSummary } from '../../core';
+import type { EvaluationSession, RunMode, RunProgress, RunSummary } from '../../core';
 import type { RefusedParams } from '../../protocol/runnerTypes';
 import { findRunner, interruptedRun, journalHeld, liveRunner } from '../../protocol/runnerFiles';
 import type { RemoteRun, RemoteRunEvents } from './runnerClient';
@@ -18,6 +18,7 @@ import { askBatchCancel, askMode, reportOutcome } from './outcomes';
 import { startParams } from './startParams';
 import type { RunRequest } from './startParams';
 import { RunStatus } from './statusBar';
+import { ProgressPace } from './progressPace';
 
 export type { RunRequest } from './startParams';
 
@@ -105,6 +106,11 @@ export class RunController extends Disposable {
     };
     this._register({ dispose: () => clearTimeout(this.lookTimer) });
     look(true);
+  }
+
+  /** What the toast and the status bar last drew of an evaluation's run (for the tests). */
+  lastDrawn(refId: string): RunProgress | undefined {
+    return this.status.lastDrawn(refId);
   }
 
   /** The window is still looking for runs going on (for a few seconds after it opened). */
@@ -219,6 +225,7 @@ export class RunController extends Disposable {
     });
     let summary: RunSummary | RefusedParams | undefined;
     let saves: vscode.Disposable | undefined;
+    let pace: ProgressPace<RunProgress> | undefined;
     // A question for a new token that the run no longer needs (it ended, or its patience ran out) goes with it.
     const ended = new AbortController();
     try {
@@ -227,11 +234,17 @@ export class RunController extends Disposable {
         let batches = false;
         token.onCancellationRequested(() => (batches && remote ? void askBatchCancel().then((abandon) => remote?.cancel(false, abandon)) : session.cancel()));
         const shown = this.status.progressShown(ref, progress);
+        // One coalesced stream, whatever the runner's rate: the tree, Run Details, the status bar and the toast all
+        // draw the same update, a few times a second; the run's last one is flushed before the toast closes.
+        pace = new ProgressPace<RunProgress>((p) => {
+          shown(p);
+          handle.progress(p);
+        });
+        const paced = pace;
         remote = await open({
           progress: (p) => {
             batches = p.batch !== undefined;
-            handle.progress(p);
-            shown(p);
+            paced.push(p);
           },
           log: (level, message) => this.ctx.log[level](message),
           needToken: () => waitForNewToken(this.ctx, ref, ended.signal),
@@ -245,6 +258,7 @@ export class RunController extends Disposable {
         saves = vscode.workspace.onDidSaveTextDocument((doc) => doc.uri.scheme === 'file' && follows.saved(doc.uri.fsPath));
         if (cancelled !== undefined) remote.cancel(cancelled);
         const end = await remote.finished;
+        paced.dispose();
         return end && { error: undefined, ...end };
       });
     } catch (error) {
@@ -255,6 +269,7 @@ export class RunController extends Disposable {
       if (other !== undefined) this.tellOther(ref, other);
       else void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
     } finally {
+      pace?.dispose();
       saves?.dispose();
       ended.abort();
       if (remote) this.remotes.delete(remote);

@@ -5,13 +5,12 @@ import { holdProgressText, progressText, WAITING_FOR_WINDOW } from '../../core';
 import type { RunProgress } from '../../core';
 import type { EvaluationRef } from '../evaluations/registry';
 
-const UI_PROGRESS_MS = 1000;
-
 /** The runs this window follows, in the status bar (one item for all of them) and in the `evalRunner.running` context. */
 export class RunStatus extends Disposable {
   private readonly status = this._register(vscode.window.createStatusBarItem('evalRunner.run', vscode.StatusBarAlignment.Left, 50));
   private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
   private running = false;
+  private readonly drawn = new Map<string, RunProgress>();
 
   constructor() {
     super();
@@ -35,23 +34,26 @@ export class RunStatus extends Disposable {
     this.update();
   }
 
-  /** The toast and the status bar follow a run's progress once a second. */
+  /**
+   * The toast and the status bar follow a run's progress, fed at a reader's pace (progressPace.ts) by the same event
+   * as the tree and Run Details: each call is drawn.
+   */
   progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
     let reported = 0;
-    let shownAt = 0;
     return (p) => {
       this.active.set(ref.id, { ref, progress: p });
-      // Each report animates the toast's bar and lays out the workbench, which at four a second cost the editor's
-      // renderer more than the run's own work.
-      const now = Date.now();
-      if (now - shownAt < UI_PROGRESS_MS) return;
-      shownAt = now;
+      this.drawn.set(ref.id, p);
       const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
       const percent = p.total ? (100 * done) / p.total : 0;
       progress.report({ message: progressText('', p).replace(/^: /, ''), increment: Math.max(0, percent - reported) });
       reported = Math.max(reported, percent);
       this.update();
     };
+  }
+
+  /** The progress the toast and the status bar last drew of an evaluation's run (kept after it ends, for the tests). */
+  lastDrawn(refId: string): RunProgress | undefined {
+    return this.drawn.get(refId);
   }
 
   private update(): void {

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { abortReason } from '../../../api/errors';
 import { killTree, shellInvocation, treeSpawnOptions } from '../processes';
+import { shellNotFoundText, spawnErrorText } from '../spawnErrors';
 import { TargetError } from '../target';
 import type { Target } from '../target';
 import { SERVICE_TOKEN_ENV } from '../variableOwners';
@@ -74,15 +75,17 @@ export function createCommandTarget(options: CommandTargetOptions): Target {
         // A command that does not read its stdin is fine: ignore EPIPE.
         child.stdin.on('error', () => undefined);
         child.stdin.end(prompt);
-        child.on('error', (error) => kill(new TargetError(`The command could not start: ${error.message}`, 'failed', { retryable: false, cause: 'command did not start' })));
+        child.on('error', (error) => kill(new TargetError(`The command could not start: ${spawnErrorText(error, shell.file, { cwd: options.cwd, env })}`, 'failed', { retryable: false, cause: 'command did not start' })));
         child.on('close', (code, signal) => {
           clearTimeout(timer);
           call.signal.removeEventListener('abort', onAbort);
           if (ending) return reject(ending);
           if (code !== 0) {
             const tail = errText.trim().split('\n').slice(-5).join('\n');
+            // 127 is a POSIX shell's "not found": where it looked is what the user needs next.
+            const words = code === 127 && process.platform !== 'win32' ? `, ${shellNotFoundText(env)}` : '';
             return reject(
-              new TargetError(`The command exited with ${code ?? signal}${tail ? `: ${tail}` : ''}`, 'failed', {
+              new TargetError(`The command exited with ${code ?? signal}${words}${tail ? `: ${tail}` : ''}`, 'failed', {
                 retryable: true,
                 cause: `command exited with ${code ?? signal}`,
               }),

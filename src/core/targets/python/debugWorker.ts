@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnErrorText } from '../spawnErrors';
 
 /**
  * Debug Trace for a worker target: `node debugWorker.js REQUEST ANSWER PROGRAM ARGS…` (dist/debugWorker.js), launched
@@ -36,7 +37,7 @@ export function runDebugWorker(argv: readonly string[]): void {
     // A worker serves until its stdin closes; one that does not leave then is ended.
     setTimeout(() => child.kill(), 2000).unref();
   };
-  child.on('error', (error) => finish({ fatal: `The worker could not start (${program}): ${error.message}` }));
+  child.on('error', (error) => finish({ fatal: `The worker could not start: ${spawnErrorText(error, program)}` }));
   // 'close': after the worker's output is read to its end, so a reply written just before exiting counts.
   child.on('close', (code, signal) => finish({ error: `The worker ${code !== null ? `exited with code ${code}` : `was ended by ${signal}`} before it answered.` }));
   child.stdin.on('error', () => undefined);

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { TargetError } from '../target';
 import { killTree, treeSpawnOptions } from '../processes';
+import { spawnErrorText } from '../spawnErrors';
 import type { BatchOptions } from './workerBatches';
 
 /**
@@ -76,7 +77,7 @@ export class Worker {
     this.child.stderr!.on('data', (chunk: string) => this.onStderr(chunk));
     this.child.stdin!.on('error', () => undefined);
     this.child.on('error', (error) => {
-      this.end(new TargetError(`${options.what} could not start (${options.program}): ${error.message}`, 'failed', { retryable: false, stopsRun: true, setup: true, cause: 'worker did not start' }));
+      this.end(new TargetError(`${options.what} could not start: ${spawnErrorText(error, options.program, { cwd: options.cwd, env: options.env })}`, 'failed', { retryable: false, stopsRun: true, setup: true, cause: 'worker did not start' }));
     });
     this.child.on('exit', (code, signal) => {
       this.flushStderr();

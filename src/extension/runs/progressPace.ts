@@ -1,0 +1,63 @@
+// The pace at which a window draws a run's progress: whatever the runner's rate, the toast, the status bar, the tree
+// and Run Details are all fed from one coalesced stream, so they never disagree and never outrun a reader.
+// No vscode here: the unit suite drives it with a fake clock.
+
+/** A few updates a second: as fast as anyone reads a count, and each one lays out the workbench. */
+export const PROGRESS_PACE_MS = 250;
+
+/** The clock a pace runs on (the real one, or a test's). */
+export interface PaceClock {
+  now(): number;
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+const REAL_CLOCK: PaceClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => setTimeout(fn, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+/**
+ * Coalesces a stream of updates: at most one emitted per `intervalMs`, always the latest. An update that comes too
+ * soon waits for its turn and is replaced by any later one; flush() emits the one waiting at once (a run's last
+ * update is never dropped).
+ */
+export class ProgressPace<T> {
+  private lastAt = Number.NEGATIVE_INFINITY;
+  private waiting: { value: T } | undefined;
+  private timer: unknown;
+  private disposed = false;
+
+  constructor(
+    private readonly emit: (value: T) => void,
+    private readonly intervalMs = PROGRESS_PACE_MS,
+    private readonly clock: PaceClock = REAL_CLOCK,
+  ) {}
+
+  push(value: T): void {
+    if (this.disposed) return;
+    this.waiting = { value };
+    if (this.timer !== undefined) return;
+    const due = this.lastAt + this.intervalMs - this.clock.now();
+    if (due <= 0) this.flush();
+    else this.timer = this.clock.setTimeout(() => this.flush(), due);
+  }
+
+  /** Emits the update waiting, if any, now. */
+  flush(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    const waiting = this.waiting;
+    if (!waiting) return;
+    this.waiting = undefined;
+    this.lastAt = this.clock.now();
+    this.emit(waiting.value);
+  }
+
+  /** Emits what waits, then takes no more. */
+  dispose(): void {
+    this.flush();
+    this.disposed = true;
+  }
+}

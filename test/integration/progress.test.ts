@@ -1,0 +1,67 @@
+import assert from 'node:assert/strict';
+import * as vscode from 'vscode';
+import type { TestHandles } from '../../src/extension/main';
+import type { EvaluationRef } from '../../src/extension/evaluations/registry';
+import { freshSandbox } from './freshSandbox';
+import type { Sandbox } from '../../src/sandbox/server';
+import { until } from './until';
+
+const config = () => vscode.workspace.getConfiguration('evalRunner');
+const G = vscode.ConfigurationTarget.Global;
+const TRACES = 2000;
+
+// The window draws a run's progress from one coalesced stream: the tree's line never disagrees with the toast and the
+// status bar (issue 40: "the tree lags the toast, 1,320 against 1,781"), and the run's last update is drawn.
+describe('progress: the tree, the toast and the status bar draw the same update', () => {
+  let api: TestHandles;
+  let sandbox: Sandbox;
+  const label = 'Progress test';
+  const refOf = (): EvaluationRef => api.ctx.registry.refs.find((r) => r.label === label)!;
+
+  before(async () => {
+    api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: TRACES });
+    await config().update('baseUrl', sandbox.baseUrl, G);
+    await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }], G);
+    await config().update('target', { type: 'echo' }, G);
+    await config().update('concurrency', 4, G);
+    await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === label));
+    await api.ctx.tokens.set(refOf().origin, sandbox.token);
+  });
+  after(async () => {
+    for (const key of ['baseUrl', 'evaluations', 'target', 'concurrency']) await config().update(key, undefined, G);
+    await sandbox.close();
+  });
+
+  it('the tree\'s counts equal what the status bar and the toast drew, during the run and at its end', async () => {
+    const ref = refOf();
+    const session = api.ctx.registry.session(ref);
+    const line = () => String(api.tree.getTreeItem({ kind: 'evaluation', ref }).description);
+    const drawnLine = () => {
+      const p = api.runs.lastDrawn(ref.id);
+      return p?.total ? `${p.counts.submitted}/${p.total} submitted` : undefined;
+    };
+    const seen: string[] = [];
+    const differ: string[] = [];
+    // Each time the session changes during the run, the tree's line (as it would be drawn now) against the last update drawn.
+    const off = session.onDidChange(() => {
+      const drawn = drawnLine();
+      if (!session.isRunning || !drawn) return;
+      seen.push(drawn);
+      if (!line().startsWith(`${drawn} ·`)) differ.push(`tree "${line()}" against drawn "${drawn}"`);
+    });
+    try {
+      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
+    } finally {
+      off();
+    }
+    await until('the run ended', () => !session.isRunning);
+    assert.equal(session.lastSummary?.outcome, 'completed', session.lastSummary?.message);
+    assert.ok(seen.length > 1, `the run drew its progress (${seen.length} updates)`);
+    assert.deepEqual(differ.slice(0, 5), [], `${differ.length} of ${seen.length} updates differ`);
+    // The run's last update is never dropped: the status bar and the toast drew its end, and the tree says the same.
+    assert.equal(api.runs.lastDrawn(ref.id)?.phase, 'done');
+    assert.equal(drawnLine(), `${TRACES}/${TRACES} submitted`);
+    assert.equal(line(), `${TRACES}/${TRACES} submitted`);
+  });
+});

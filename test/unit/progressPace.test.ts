@@ -1,0 +1,74 @@
+import assert from 'node:assert/strict';
+import { PROGRESS_PACE_MS, ProgressPace } from '../../src/extension/runs/progressPace';
+import type { PaceClock } from '../../src/extension/runs/progressPace';
+
+/** A clock that moves only when told, running each timer when its time comes. */
+class FakeClock implements PaceClock {
+  private time = 0;
+  private timers = new Map<number, { at: number; fn: () => void }>();
+  private nextId = 1;
+  now(): number {
+    return this.time;
+  }
+  setTimeout(fn: () => void, ms: number): unknown {
+    const id = this.nextId++;
+    this.timers.set(id, { at: this.time + ms, fn });
+    return id;
+  }
+  clearTimeout(handle: unknown): void {
+    this.timers.delete(handle as number);
+  }
+  advance(ms: number): void {
+    const until = this.time + ms;
+    for (;;) {
+      const due = [...this.timers.entries()].filter(([, t]) => t.at <= until).sort((a, b) => a[1].at - b[1].at)[0];
+      if (!due) break;
+      this.timers.delete(due[0]);
+      this.time = due[1].at;
+      due[1].fn();
+    }
+    this.time = until;
+  }
+}
+
+/** The window's progress: one coalesced stream for the toast, the status bar, the tree and Run Details. */
+describe('ProgressPace', () => {
+  it('emits at most four updates a second of input, whatever the input rate, and always the latest', () => {
+    const clock = new FakeClock();
+    const emitted: { value: number; at: number }[] = [];
+    const pace = new ProgressPace<number>((value) => emitted.push({ value, at: clock.now() }), PROGRESS_PACE_MS, clock);
+    // A runner sending 1,000 updates a second for 10 s.
+    for (let i = 1; i <= 10_000; i++) {
+      pace.push(i);
+      clock.advance(1);
+    }
+    assert.ok(emitted.length <= 10 * (1000 / PROGRESS_PACE_MS) + 1, `${emitted.length} updates in 10 s`);
+    assert.ok(emitted.length >= 10 * (1000 / PROGRESS_PACE_MS) - 1, `${emitted.length} updates in 10 s: the pace holds them back too much`);
+    for (let i = 1; i < emitted.length; i++) assert.ok(emitted[i]!.at - emitted[i - 1]!.at >= PROGRESS_PACE_MS, 'two updates closer than the pace');
+    // Each is the latest pushed when it was emitted: nothing stale is drawn.
+    for (const e of emitted) assert.equal(e.value, e.at === 0 ? 1 : e.at);
+  });
+
+  it('never drops the last update: it comes when its turn does, or at once on flush', () => {
+    const clock = new FakeClock();
+    const emitted: number[] = [];
+    const pace = new ProgressPace<number>((value) => emitted.push(value), 250, clock);
+    pace.push(1);
+    pace.push(2);
+    pace.push(3);
+    assert.deepEqual(emitted, [1]);
+    clock.advance(250);
+    assert.deepEqual(emitted, [1, 3]);
+    pace.push(4);
+    pace.push(5);
+    pace.flush();
+    assert.deepEqual(emitted, [1, 3, 5]);
+    clock.advance(1000);
+    assert.deepEqual(emitted, [1, 3, 5], 'a flushed update is not emitted twice');
+    pace.push(6);
+    pace.dispose();
+    pace.push(7);
+    clock.advance(1000);
+    assert.deepEqual(emitted, [1, 3, 5, 6], 'dispose emits what waits, then takes no more');
+  });
+});
