@@ -8,7 +8,13 @@ import { performance } from 'node:perf_hooks';
 import { ROOT } from '../../test/harness/workbench.mjs';
 
 export { ROOT };
-export const CLI = join(ROOT, 'dist', 'cli.js');
+/** The CLI every row runs: this checkout's build, or another commit's (bench.mjs --against). */
+export let CLI = join(ROOT, 'dist', 'cli.js');
+
+/** The rows measure the build in `root` from now on (its dist/cli.js, for the CLI and the sandbox alike). */
+export function measureBuild(root) {
+  CLI = join(root, 'dist', 'cli.js');
+}
 const USAGE_PRELOAD = join(ROOT, 'scripts', 'benchUsage.cjs');
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -10,7 +10,7 @@ import { NODE_FS, asStorageError } from './storage';
 import type { JournalFileHandle, JournalFs } from './storage';
 
 // Reading a journal is journalRead.ts; its names stay reachable from here, the journal's one door.
-export { CHECKED, parseJournal, readJournal, readJournalLines } from './journalRead';
+export { CHECKED, parseJournal, positionAt, readJournal, readJournalLines } from './journalRead';
 export type { JournalPosition, JournalReadResult, JournalVisitor, LineVisitor, RecordLocation, RecordVisitor } from './journalRead';
 
 export interface JournalKey {

@@ -143,6 +143,22 @@ export async function readJournalLines(path: string, visit: LineVisitor): Promis
 }
 
 /** Whether the open file is the one a position was taken in: the same first bytes, the same bytes before it. */
+/**
+ * Where a reader that had the file up to `bytes` stands: for a journal its writer began (no read of it to say), so
+ * the index can be written when its run ends. Undefined when the file is not there or shorter.
+ */
+export async function positionAt(path: string, bytes: number): Promise<JournalPosition | undefined> {
+  const file = await open(path, 'r').catch(() => undefined);
+  if (!file) return undefined;
+  try {
+    const { dev, ino, size } = await file.stat();
+    if (size < bytes) return undefined;
+    return { dev, ino, bytes, head: await slice(file, 0, Math.min(CHECKED, bytes)), before: await slice(file, Math.max(0, bytes - CHECKED), bytes) };
+  } finally {
+    await file.close();
+  }
+}
+
 async function sameFile(file: FileHandle, from: JournalPosition): Promise<boolean> {
   return (await slice(file, 0, Math.min(CHECKED, from.bytes))) === from.head && (await slice(file, Math.max(0, from.bytes - CHECKED), from.bytes)) === from.before;
 }

@@ -18,16 +18,20 @@ const CACHED = 512;
  */
 export class JournalText implements TextSource {
   private fd: number | undefined;
-  private readonly cache = new Map<number, string>();
+  /**
+   * Two generations rather than one Map kept in order: evicting a Map's oldest entry (keys().next()) walks over the
+   * holes earlier deletions left at its front, which cost a 20,000-trace run more CPU than the reads themselves.
+   */
+  private recent = new Map<number, string>();
+  private older = new Map<number, string>();
 
   constructor(private readonly path: string) {}
 
   read(offset: number, length: number, field: 'p' | 'a'): string {
     const key = cacheKey(offset, field);
-    const hit = this.cache.get(key);
+    const hit = this.recent.get(key) ?? this.older.get(key);
     if (hit !== undefined) {
-      this.cache.delete(key);
-      this.cache.set(key, hit);
+      this.keep(key, hit);
       return hit;
     }
     this.fd ??= openSync(this.path, 'r');
@@ -48,15 +52,19 @@ export class JournalText implements TextSource {
     this.keep(cacheKey(offset, field), text);
   }
 
+  /** The last CACHED texts read or written are kept, and up to as many before them. */
   private keep(key: number, text: string): void {
-    this.cache.set(key, text);
-    if (this.cache.size > CACHED) this.cache.delete(this.cache.keys().next().value!);
+    this.recent.set(key, text);
+    if (this.recent.size < CACHED) return;
+    this.older = this.recent;
+    this.recent = new Map();
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    this.cache.clear();
+    this.recent.clear();
+    this.older.clear();
   }
 }
 

@@ -363,10 +363,10 @@ export class EvaluationSession {
     } finally {
       await journal.close();
       // The lock was held: the file is what it was plus what this journal wrote (unless a write failed).
-      sync.wrote(journal);
+      await sync.wrote(journal);
       this.acting = false;
-      // What a run wrote is indexed when it ends (a run writes a journal's worth; a verdict waits for more).
-      await sync.keepIndex(journal.bytesWritten >= INDEX_MIN_GROWTH);
+      // A run's end indexes whatever it wrote, however it ended; a verdict's write waits for more.
+      await sync.keepIndex(journal.bytesWritten >= INDEX_MIN_GROWTH || this.journalOfRun?.journal === journal);
       this.changed();
     }
   }
