@@ -295,7 +295,7 @@ export class TraceStore {
     if (run !== rows.runOf(i)) {
       const verdict = this.verdicts.get(run, record.id);
       kept = ratingFlag(verdict?.rating);
-      rows.setKept('note', i, verdict?.note);
+      if (verdict?.note !== undefined || rows.c.note[i] !== undefined) rows.setKept('note', i, verdict?.note);
     } else if ((kept !== 0 || rows.c.note[i] !== undefined) && rows.text(i, 'a') !== record.a) {
       kept = 0;
       rows.setKept('note', i, undefined);
