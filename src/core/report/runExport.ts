@@ -3,20 +3,17 @@ import { JournalText } from '../journal/journalText';
 import { TraceStore } from '../store/traceStore';
 import type { RunInfo } from '../store/traceStore';
 
-/** A run asked for that the evaluation does not have (a RangeError: the CLI's usage mistake, exit 2). */
-export class UnknownRunError extends RangeError {
-  override name = 'UnknownRunError';
-}
-
-/** The run `named` names, as `status` shows runs: its whole id, or the start of exactly one. */
+/**
+ * The run `named` names, as `status` shows runs: its whole id, or the start of exactly one. None is a RangeError (the
+ * CLI's usage mistake, exit 2) that lists the runs there are.
+ */
 export function findRun(runs: readonly RunInfo[], named: string): RunInfo {
   const exact = runs.find((r) => r.runId === named);
   if (exact) return exact;
   const starting = named ? runs.filter((r) => r.runId.startsWith(named)) : [];
   if (starting.length === 1) return starting[0]!;
-  const listed = runs.map((r) => `${r.runId} (${r.target})`).join(', ');
-  if (starting.length > 1) throw new UnknownRunError(`"${named}" starts more than one run: ${starting.map((r) => r.runId).join(', ')}. Give more of the id.`);
-  throw new UnknownRunError(runs.length ? `No run "${named}" in this evaluation. Its runs, oldest first: ${listed}.` : `No run "${named}": this evaluation has no runs yet.`);
+  const listed = (some: readonly RunInfo[]) => some.map((r) => `${r.runId} (${r.target})`).join(', ') || 'none';
+  throw new RangeError(starting.length > 1 ? `"${named}" starts more than one run: ${listed(starting)}.` : `No run "${named}". The runs, oldest first: ${listed(runs)}.`);
 }
 
 /**

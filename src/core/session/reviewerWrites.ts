@@ -77,8 +77,8 @@ export async function setVerdict(
  */
 export async function carryVerdict(w: LockedJournal, traceId: string, from: { run: string; answer: string | undefined }, to: { run: string; answer: string | undefined }): Promise<void> {
   const verdict = w.store.verdictOf(from.run, traceId);
-  if (!verdict) throw new Error(`Run ${from.run} has no verdict on ${traceId} to carry over.`);
-  if (from.answer === undefined || from.answer !== to.answer) throw new Error(`Runs ${from.run} and ${to.run} answered ${traceId} differently: a verdict is carried over only to the same answer.`);
+  if (!verdict) throw new Error(`Run ${from.run} has no verdict on ${traceId}.`);
+  if (from.answer === undefined || from.answer !== to.answer) throw new Error(`Runs ${from.run} and ${to.run} answered ${traceId} differently.`);
   await setVerdict(w, traceId, verdict.rating, verdict.note, to.run);
 }
 

@@ -61,15 +61,6 @@ export class CompareTable {
     this.lastRows.delete(traceId);
   }
 
-  /** Which side's verdict can be carried over to the other: same answers, a verdict the other lacks. */
-  carryFrom(traceId: string): 'a' | 'b' | undefined {
-    const r = this.byId.get(traceId);
-    if (!r?.a || !r.b || r.differs) return undefined;
-    const a = this.verdictOf('a', traceId);
-    const b = this.verdictOf('b', traceId);
-    return a === b ? undefined : a && !b ? 'a' : b && !a ? 'b' : undefined;
-  }
-
   /** Returns false when these are the filters already applied. */
   setFilters(next: CompareFilters): boolean {
     const f = this.filters;
