@@ -219,7 +219,7 @@ function runsTable(runs: readonly RunInfo[], interrupted: readonly string[]): st
   return ['runs:', line(head), ...rows.map(line)].join('\n');
 }
 
-export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--out FILE] [--bom] [--state-dir DIR …]
+export const EXPORT_HELP = `Usage: eval-runner export --base-url URL --evaluation ID --kind K --format jsonl|csv [--run RUN] [--out FILE] [--bom] [--state-dir DIR …]
 
 Writes every journaled trace: traceId, prompt, answer, state, timings, error. No secrets are ever in it.
 CSV cells that a spreadsheet would run as a formula (=, +, -, @, tab or carriage return first) start with an apostrophe.
@@ -228,6 +228,8 @@ ${CONFIG_HELP}
   --format jsonl|csv
   --out FILE                  write here (owner-only, 0600) instead of stdout ("-": stdout)
   --bom                       CSV: start with a UTF-8 byte order mark, for Excel
+  --run RUN                   the answers as run RUN left them, with their verdicts (its id as "status" shows it,
+                              or the start of one); default: the latest run
   --state-dir DIR             journal location (see "run --help"); again for each shard's folder: one export
 `;
 
@@ -237,6 +239,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WritableStream):
     format: { type: 'string' },
     out: { type: 'string' },
     bom: { type: 'boolean' },
+    run: { type: 'string' },
     'state-dir': { type: 'string', multiple: true },
   });
   if (v.help) return write(out, EXPORT_HELP);
@@ -245,7 +248,7 @@ export async function exportCommand(argv: string[], out: NodeJS.WritableStream):
   if (v.bom && format !== 'csv') throw new UsageError('--bom is for --format csv.');
   await requireJournal(args, v['state-dir']);
   const session = sessionFor(args, v['state-dir']);
-  const options = { bom: v.bom === true };
+  const options = { bom: v.bom === true, ...(v.run !== undefined ? { run: v.run } : {}) };
   // "-" is standard output, as for most command-line tools; never a file named "-".
   if (v.out && v.out !== '-') {
     const count = await writingOut(v.out, () => session.exportTo(format, v.out!, options));

@@ -70,4 +70,6 @@ export const compareMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('query'), filters: compareFiltersSchema, activeKey: z.nullable(traceId), start: rowIndex, end: rowIndex }),
   z.object({ type: z.literal('diff'), traceId }),
   z.object({ type: z.literal('submit'), traceId, side: z.enum(['a', 'b']) }),
+  /** Carry run `from`'s verdict on the trace over to the other run, whose answer is the same (the host checks). */
+  z.object({ type: z.literal('carryVerdict'), traceId, from: z.enum(['a', 'b']) }),
 ]);

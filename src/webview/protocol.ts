@@ -119,6 +119,9 @@ export type CompareTuple = [
   latencyA: number | null,
   latencyB: number | null,
   differs: boolean,
+  /** Each run's verdict on its own answer (a verdict stays with the run whose answer it judged). */
+  verdictA: Verdict | null,
+  verdictB: Verdict | null,
 ];
 
 export const enum CompareRow {
@@ -129,6 +132,8 @@ export const enum CompareRow {
   LatencyA = 4,
   LatencyB = 5,
   Differs = 6,
+  VerdictA = 7,
+  VerdictB = 8,
 }
 
 /**

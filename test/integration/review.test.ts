@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import * as vscode from 'vscode';
+import type { RunInfo } from '../../src/core';
 import type { TestHandles } from '../../src/extension/main';
 import { preview } from '../../src/extension/evaluations/treeModel';
 import { parseReviewUri, ReviewCodeLens, reviewUri } from '../../src/extension/review/review';
@@ -58,6 +59,19 @@ describe('review and insight in the editor', () => {
     await vscode.commands.executeCommand('evalRunner.previousTrace');
     await vscode.commands.executeCommand('evalRunner.previousTrace');
     await until('bench-0002 is in front', () => parseReviewUri(api.ctx, activeUri()!)?.traceId === 'bench-0002');
+  });
+
+  it('Next Trace replaces the review tabs: only the new trace’s are left open', async () => {
+    const reviewTabs = () =>
+      vscode.window.tabGroups.all.flatMap((g) => g.tabs).flatMap((t) => (t.input instanceof vscode.TabInputText ? [parseReviewUri(api.ctx, t.input.uri)] : []));
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    await vscode.commands.executeCommand('evalRunner.openTrace', ref().id, 'bench-0003');
+    // Pinned, as a double click or an edit leaves them: Next must still not leave them behind.
+    await vscode.commands.executeCommand('workbench.action.keepEditor');
+    await vscode.commands.executeCommand('evalRunner.nextTrace');
+    await until('bench-0004 is in front', () => parseReviewUri(api.ctx, activeUri()!)?.traceId === 'bench-0004');
+    await until('only bench-0004’s tabs are open', () => reviewTabs().every((t) => t?.traceId === 'bench-0004'));
+    assert.deepEqual(reviewTabs().map((t) => t?.part).sort(), ['answer', 'prompt']);
   });
 
   it('offers Submit only on answers not yet submitted, and the verdict actions on every answer', async () => {
@@ -125,5 +139,36 @@ describe('review and insight in the editor', () => {
     await panel.submit(expected[0]!, 'a');
     assert.equal(sandbox.answerOf(1, expected[0]!), prompt, 'the echo run’s answer is what the service holds now');
     assert.equal(session().store.get(expected[0]!)!.answerRun, a.runId);
+  });
+
+  it('shows both runs’ verdicts in Compare Runs and carries one over to the same answer', async () => {
+    // bench-0006 was judged Bad on the first (echo) run's answer; now the upper-case run's answer to bench-0008 Good.
+    await session().setVerdict('bench-0008', 'good', undefined);
+    await config().update('target', { type: 'echo' }, G);
+    await until('the target setting is read', () => api.ctx.settings.target.type === 'echo');
+    await api.runs.run(ref(), { mode: 'fresh' });
+    const [a, b, c] = session().runs as [RunInfo, RunInfo, RunInfo];
+    const rows = async (x: RunInfo, y: RunInfo) => {
+      await api.compare.compare(ref(), x, y);
+      const panel = api.compare.findRuns(ref().id, x.runId, y.runId)!;
+      // What the page sends (every row, not only the differing ones), through the host's checks.
+      const receive = (raw: unknown) => (panel as unknown as { receiveRaw(raw: unknown): void }).receiveRaw(raw);
+      receive({ type: 'query', filters: { onlyDiffering: false, search: '' }, activeKey: null, start: 0, end: 50 });
+      await until('the page got every row', () => panel.lastView?.length === 12);
+      const row = (id: string) => panel.lastView!.rows.find((r) => r[CompareRow.TraceId] === id)!;
+      return { panel, receive, row };
+    };
+    const ab = await rows(a, b);
+    assert.deepEqual([ab.row('bench-0006')[CompareRow.VerdictA], ab.row('bench-0006')[CompareRow.VerdictB]], ['bad', null]);
+    assert.deepEqual([ab.row('bench-0008')[CompareRow.VerdictA], ab.row('bench-0008')[CompareRow.VerdictB]], [null, 'good']);
+    // The first run and the new echo run gave bench-0006 the same answer: its verdict can go over.
+    const ac = await rows(a, c);
+    assert.equal(ac.row('bench-0006')[CompareRow.Differs], false);
+    assert.equal(ac.row('bench-0006')[CompareRow.VerdictB], null);
+    ac.receive({ type: 'carryVerdict', traceId: 'bench-0006', from: 'nowhere' });
+    ac.receive({ type: 'carryVerdict', traceId: 'bench-0006', from: 'a' });
+    await until('the new run’s answer has the verdict', () => ac.row('bench-0006')[CompareRow.VerdictB] === 'bad');
+    assert.equal(session().store.get('bench-0006')!.rating, 'bad', 'the new run’s answer is the trace’s own now');
+    assert.equal(session().store.verdictOf(a.runId, 'bench-0006')?.rating, 'bad', 'the first run keeps its own');
   });
 });

@@ -72,3 +72,19 @@ describe('Compare Runs table on the host (windows of it go to the page)', () => 
     assert.equal(table.window(0, 100_000, null).rows.length, MAX_WINDOW);
   });
 });
+
+describe('Compare Runs table: each run’s verdict', () => {
+  it('puts both runs’ verdicts in the rows, and makes a row again when its verdicts change', () => {
+    const verdicts = new Map<string, 'good' | 'bad'>([['a|t1', 'good'], ['a|t0', 'bad'], ['a|t2', 'bad'], ['b|t2', 'good']]);
+    const table = new CompareTable();
+    table.load(compared(3), (side, id) => verdicts.get(`${side}|${id}`));
+    table.setFilters({ onlyDiffering: false, search: '' });
+    const row = (id: string) => table.window(0, 10, null).rows.find((r) => r[CompareRow.TraceId] === id)!;
+    assert.deepEqual([row('t1')[CompareRow.VerdictA], row('t1')[CompareRow.VerdictB]], ['good', null]);
+    assert.deepEqual([row('t2')[CompareRow.VerdictA], row('t2')[CompareRow.VerdictB]], ['bad', 'good']);
+    // Carried over: the row is made again with the new verdict, not sent from the last window.
+    verdicts.set('b|t1', 'good');
+    table.changed('t1');
+    assert.equal(row('t1')[CompareRow.VerdictB], 'good');
+  });
+});

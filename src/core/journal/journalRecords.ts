@@ -90,8 +90,12 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
   }),
   /** The service took the answer; `dup`: it answered 409, it already held an answer for the trace ("already at the service"). */
   z.object({ t: z.literal('submitted'), id, at, code: z.optional(z.string()), dup: z.optional(z.boolean()) }),
-  /** A reviewer's verdict on the trace's current answer (local only, never sent); no rating clears it. */
-  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(VERDICTS)), note: z.optional(z.string()) }),
+  /**
+   * A reviewer's verdict on one run's answer to the trace (local only, never sent); no rating clears it. `run`: the run
+   * whose answer it judged. Written before verdicts named a run, it judged the trace's answer as it stood: the run
+   * that answer belongs to (see TraceStore.applyVerdict), the latest run when the trace had none.
+   */
+  z.object({ t: z.literal('verdict'), id, at, rating: z.optional(z.enum(VERDICTS)), note: z.optional(z.string()), run: z.optional(z.string()) }),
   z.object({ t: z.literal('failed'), id, p: z.optional(z.string()), reason: z.string(), stage: z.enum(['target', 'submit']), at }),
   z.object({ t: z.literal('skipped'), id, reason: z.string(), at }),
   /**

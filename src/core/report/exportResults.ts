@@ -28,8 +28,10 @@ const COLUMNS = [
   'alreadyAtService',
 ] as const;
 
-function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], string | number | boolean | null> {
+function row(t: TraceInfo, store: TraceStore, judged: TraceStore): Record<(typeof COLUMNS)[number], string | number | boolean | null> {
   const run = store.runById(t.answerRun);
+  // An older run's answers have the verdicts given to them, kept by run (see RunVerdicts); the latest's are its own.
+  const verdict = judged === store ? t : judged.verdictOf(t.answerRun, t.traceId);
   return {
     traceId: t.traceId,
     prompt: t.prompt ?? null,
@@ -45,8 +47,8 @@ function row(t: TraceInfo, store: TraceStore): Record<(typeof COLUMNS)[number], 
     latencyMs: t.latencyMs ?? null,
     promptTokens: t.promptTokens ?? null,
     completionTokens: t.completionTokens ?? null,
-    rating: t.rating ?? null,
-    note: t.note ?? null,
+    rating: verdict?.rating ?? null,
+    note: verdict?.note ?? null,
     answeredAt: t.answeredAt ? new Date(t.answeredAt).toISOString() : null,
     submittedAt: t.submittedAt ? new Date(t.submittedAt).toISOString() : null,
     error: t.error ?? null,
@@ -68,13 +70,18 @@ export function csvCell(value: string | number | boolean | null): string {
 export interface ExportOptions {
   /** A UTF-8 byte order mark first, so Excel reads the CSV as UTF-8. */
   bom?: boolean;
+  /** The run whose answers to write (its id or the start of one, as `status` shows it); the latest by default. */
+  run?: string;
 }
 
-/** Results as JSONL or CSV (RFC 4180): trace data and timings only; the journal holds no secrets to leak. */
-export function* exportLines(store: TraceStore, format: ExportFormat, options: ExportOptions = {}): Generator<string> {
+/**
+ * Results as JSONL or CSV (RFC 4180): trace data and timings only; the journal holds no secrets to leak. `judged`:
+ * the session's store, whose verdicts `store` (an older run's, see storeAsOfRun) shows.
+ */
+export function* exportLines(store: TraceStore, format: ExportFormat, options: ExportOptions = {}, judged = store): Generator<string> {
   if (format === 'csv') yield `${options.bom ? '\uFEFF' : ''}${COLUMNS.join(',')}\r\n`;
   for (const trace of store.traces.values()) {
-    const r = row(trace, store);
+    const r = row(trace, store, judged);
     yield format === 'jsonl' ? `${JSON.stringify(r)}\n` : `${COLUMNS.map((c) => csvCell(r[c])).join(',')}\r\n`;
   }
 }
@@ -83,9 +90,9 @@ export function* exportLines(store: TraceStore, format: ExportFormat, options: E
  * Writes the export to a file readable by its owner only (answers can be confidential), streaming so 100k
  * traces never sit in memory as one string. An existing file is truncated and made owner-only too.
  */
-export async function exportToFile(store: TraceStore, format: ExportFormat, path: string, options: ExportOptions = {}): Promise<number> {
+export async function exportToFile(store: TraceStore, format: ExportFormat, path: string, options: ExportOptions = {}, judged = store): Promise<number> {
   const out = await openOwnerOnly(path);
-  for (const line of exportLines(store, format, options)) if (!out.write(line)) await once(out, 'drain');
+  for (const line of exportLines(store, format, options, judged)) if (!out.write(line)) await once(out, 'drain');
   out.end();
   await once(out, 'finish');
   return store.traces.size;

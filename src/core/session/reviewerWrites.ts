@@ -51,12 +51,35 @@ async function journalAccepted({ journal, store }: LockedJournal, traceId: strin
   await commit(journal, store, record);
 }
 
-/** A reviewer's verdict on the trace's current answer and a note (journaled, never sent); undefined clears. */
-export async function setVerdict({ journal, store }: LockedJournal, traceId: string, rating: Verdict | undefined, note: string | undefined): Promise<void> {
-  if (!store.get(traceId)) throw new Error(`Trace "${traceId}" is not in this evaluation.`);
+/**
+ * A reviewer's verdict on a run's answer and a note (journaled, never sent); undefined clears. `run`: the run whose
+ * answer is judged (Compare Runs carrying a verdict over); by default the run of the trace's current answer.
+ */
+export async function setVerdict(
+  { journal, store }: LockedJournal,
+  traceId: string,
+  rating: Verdict | undefined,
+  note: string | undefined,
+  run?: string,
+): Promise<void> {
+  const trace = store.get(traceId);
+  if (!trace) throw new Error(`Trace "${traceId}" is not in this evaluation.`);
+  if (run !== undefined && !store.runById(run)) throw new Error(`Run "${run}" is not in this evaluation.`);
+  const judged = run ?? trace.answerRun;
   const text = note?.trim().slice(0, MAX_NOTE_LENGTH);
-  const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}) };
+  const record = { t: 'verdict' as const, id: traceId, at: Date.now(), ...(rating ? { rating } : {}), ...(text ? { note: text } : {}), ...(judged ? { run: judged } : {}) };
   await commit(journal, store, record);
+}
+
+/**
+ * Carries one run's verdict (and note) on a trace over to another run whose answer is the same text (Compare Runs).
+ * Refused, with the reason, when the answers differ or there is no verdict to carry.
+ */
+export async function carryVerdict(w: LockedJournal, traceId: string, from: { run: string; answer: string | undefined }, to: { run: string; answer: string | undefined }): Promise<void> {
+  const verdict = w.store.verdictOf(from.run, traceId);
+  if (!verdict) throw new Error(`Run ${from.run} has no verdict on ${traceId}.`);
+  if (from.answer === undefined || from.answer !== to.answer) throw new Error(`Runs ${from.run} and ${to.run} answered ${traceId} differently.`);
+  await setVerdict(w, traceId, verdict.rating, verdict.note, to.run);
 }
 
 /**

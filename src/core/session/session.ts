@@ -11,6 +11,7 @@ import { ListWriter } from '../store/listWriter';
 import { compareRuns } from '../report/compareRuns';
 import type { ComparedTrace } from '../report/compareRuns';
 import { exportLines, exportToFile, writePiecesOwnerOnly } from '../report/exportResults';
+import { storeAsOfRun } from '../report/runExport';
 import { streamPromptsOf } from '../run/promptList';
 import type { PromptSink } from '../../api/client';
 import type { ExportFormat, ExportOptions } from '../report/exportResults';
@@ -285,6 +286,11 @@ export class EvaluationSession {
     await this.withReviewer((w) => review.setVerdict(w, traceId, rating, note));
   }
 
+  /** One run's verdict on a trace carried over to another run's same answer (see reviewerWrites.carryVerdict). */
+  async carryVerdict(traceId: string, from: { run: string; answer: string | undefined }, to: { run: string; answer: string | undefined }): Promise<void> {
+    await this.withReviewer((w) => review.carryVerdict(w, traceId, from, to));
+  }
+
   /**
    * Gives up the evaluation's open Batch API batches (the editor's Cancel, when the user chose to abandon them rather
    * than only stop following): each cancelled at the provider and journaled as abandoned. Their ids.
@@ -332,12 +338,12 @@ export class EvaluationSession {
   /** Every trace to a file (owner-only) or as lines; reads the journal first. */
   async exportTo(format: ExportFormat, path: string, options: ExportOptions = {}): Promise<number> {
     await this.load();
-    return exportToFile(this.store, format, path, options);
+    return exportToFile(await storeAsOfRun(this.journalFile, this.store, options.run), format, path, options, this.store);
   }
 
   async exportLines(format: ExportFormat, options: ExportOptions = {}): Promise<Generator<string>> {
     await this.load();
-    return exportLines(this.store, format, options);
+    return exportLines(await storeAsOfRun(this.journalFile, this.store, options.run), format, options, this.store);
   }
 
   /**

@@ -6,7 +6,7 @@ import { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceStore';
 import type { StoreImage, TraceColumns } from './traceStore';
 
 // The index's own format: another version's index is rebuilt from the journal, never misread.
-const VERSION = 5;
+const VERSION = 6;
 const MAGIC = 'ERIX';
 
 /** The store as of a place in its journal; the journal stays the truth, the index only saves reading it whole. */
@@ -166,7 +166,7 @@ function isPosition(v: unknown): v is JournalPosition {
 
 /** The shape, column by column: anything that does not fit means the file is not an index this version wrote. */
 function isImage(image: StoreImage): boolean {
-  if (!Array.isArray(image.runs) || typeof image.promptsRecorded !== 'boolean') return false;
+  if (!Array.isArray(image.runs) || typeof image.promptsRecorded !== 'boolean' || !Array.isArray(image.verdicts)) return false;
   if (image.listedTotal !== null && typeof image.listedTotal !== 'number') return false;
   if (!Array.isArray(image.batches) || !(image.batches as unknown as Array<Record<string, unknown>>).every((b) => b && typeof b.file === 'string' && Array.isArray(b.ids))) return false;
   for (const run of image.runs as unknown as Array<Record<string, unknown>>) {

@@ -209,6 +209,12 @@ export class TraceRows {
     this.c.run[i] = at;
   }
 
+  /** The run whose target (or reviewer) gave the row's answer. */
+  runOf(i: number): string | undefined {
+    const run = this.c.run[i]!;
+    return run >= 0 ? this.c.runNames[run] : undefined;
+  }
+
   setKept(field: 'error' | 'note', i: number, text: string | undefined): void {
     if (text === undefined) delete this.c[field][i];
     else this.c[field][i] = text;
@@ -316,8 +322,7 @@ class Trace implements TraceInfo {
   }
 
   get answerRun(): string | undefined {
-    const run = this.rows.c.run[this.i]!;
-    return run >= 0 ? this.rows.c.runNames[run] : undefined;
+    return this.rows.runOf(this.i);
   }
 
   get latencyMs(): number | undefined {

@@ -7,10 +7,13 @@ import type { RunInfo } from './runHistory';
 import { FLAG, LOCAL_STATES, RATING, STATE_CODES, TraceRows } from './traceRows';
 import type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
 import { TraceMap } from './traceMap';
+import { RunVerdicts } from './runVerdicts';
+import type { RunVerdict, RunVerdictImage } from './runVerdicts';
 
 export { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceRows';
 export type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
 export type { RunInfo, WindowEvents } from './runHistory';
+export type { RunVerdict } from './runVerdicts';
 
 export const STATE_LABELS: Readonly<Record<LocalTraceState, string>> = {
   pending: 'Awaiting Trigger',
@@ -32,6 +35,8 @@ export interface StoreImage {
   traces: TraceColumns;
   /** The Batch API batches the journal tells of (open ones are taken up by the next run). */
   batches: BatchInfo[];
+  /** Every verdict by the run whose answer it judged (see runVerdicts.ts). */
+  verdicts: RunVerdictImage;
 }
 
 /** One Batch API batch as the journal tells it. */
@@ -46,6 +51,8 @@ export interface BatchInfo {
   end: string | undefined;
   at: number;
 }
+
+const ratingFlag = (rating: string | undefined) => (rating === 'good' ? FLAG.good : rating === 'bad' ? FLAG.bad : 0);
 
 export function emptyCounts(): StateCounts {
   return { pending: 0, running: 0, answered: 0, submitted: 0, failed: 0, skipped: 0 };
@@ -69,9 +76,11 @@ export class TraceStore {
   private readonly tally = emptyCounts();
   /** Batch API batches by input file id, oldest first (see the journal's batch record). */
   readonly batches = new Map<string, BatchInfo>();
+  private readonly verdicts: RunVerdicts;
 
-  constructor(columns?: TraceColumns, runs?: readonly RunInfo[]) {
+  constructor(columns?: TraceColumns, runs?: readonly RunInfo[], verdicts?: RunVerdictImage) {
     this.history = new RunHistory(runs);
+    this.verdicts = new RunVerdicts(verdicts);
     this.rows = new TraceRows(columns);
     this.traces = new TraceMap(this.rows);
     for (let i = 0; i < this.rows.n; i++) this.tally[LOCAL_STATES[this.rows.c.state[i]!]!]++;
@@ -99,12 +108,12 @@ export class TraceStore {
 
   /** The store as an image for its index (see storeIndex.ts). */
   image(): StoreImage {
-    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()] };
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()], verdicts: this.verdicts.image() };
   }
 
   /** A store back from its image, reading its texts from `source`. */
   static fromImage(image: StoreImage, source: TextSource): TraceStore {
-    const store = new TraceStore(image.traces, image.runs).readFrom(source);
+    const store = new TraceStore(image.traces, image.runs, image.verdicts).readFrom(source);
     store.listedTotal = image.listedTotal ?? undefined;
     store.promptsRecorded = image.promptsRecorded;
     for (const batch of image.batches) store.batches.set(batch.file, batch);
@@ -158,6 +167,11 @@ export class TraceStore {
 
   runById(runId: string | undefined): RunInfo | undefined {
     return this.history.byId(runId);
+  }
+
+  /** A run's verdict on its answer to a trace (Compare Runs, an older run's export); the trace's own is `rating`. */
+  verdictOf(runId: string | undefined, traceId: string): RunVerdict | undefined {
+    return this.verdicts.get(runId, traceId);
   }
 
   /**
@@ -225,13 +239,8 @@ export class TraceStore {
         return;
       case 'answer':
         return this.applyAnswer(record, at);
-      case 'verdict': {
-        const i = this.rows.row(record.id);
-        if (i === undefined) return;
-        this.rows.setFlags(i, RATING, record.rating === 'good' ? FLAG.good : record.rating === 'bad' ? FLAG.bad : 0);
-        this.rows.setKept('note', i, record.note || undefined);
-        return;
-      }
+      case 'verdict':
+        return this.applyVerdict(record);
       case 'submitted':
         return this.applySubmitted(record);
       case 'failed':
@@ -245,6 +254,22 @@ export class TraceStore {
       case 'batch':
         return this.applyBatch(record);
     }
+  }
+
+  /**
+   * A verdict is kept with the run whose answer it judged. One written before verdicts named a run judged the answer
+   * the trace held then: that answer's run (the latest run when the trace had none). The trace's own verdict (its
+   * current answer's) changes only when the verdict is about that answer.
+   */
+  private applyVerdict(record: Extract<JournalRecord, { t: 'verdict' }>): void {
+    const i = this.rows.row(record.id);
+    if (i === undefined) return;
+    const answered = this.rows.runOf(i);
+    const run = record.run ?? answered ?? this.currentRun?.runId;
+    this.verdicts.set(run, record.id, { rating: record.rating, note: record.note });
+    if (record.run !== undefined && run !== answered) return;
+    this.rows.setFlags(i, RATING, ratingFlag(record.rating));
+    this.rows.setKept('note', i, record.note || undefined);
   }
 
   /** A Batch API batch's records, merged by input file: the first holds the traces, later ones the id and the end. */
@@ -263,11 +288,18 @@ export class TraceStore {
     const rows = this.rows;
     const i = this.ensure(record.id);
     if (rows.c.p[i] === -1 && record.p !== undefined) rows.setText(i, 'p', record.p, at);
-    // A verdict is about one answer: a changed answer needs a new one (the old text is read only when there is one).
+    // A verdict is about one run's answer: another run's answer has that run's verdict (none until one is given or
+    // carried over); the same run's changed answer loses it (the old text is read only when there is a verdict).
+    const run = record.run ?? this.currentRun?.runId;
     let kept = rows.c.flags[i]! & RATING;
-    if ((kept !== 0 || rows.c.note[i] !== undefined) && rows.text(i, 'a') !== record.a) {
+    if (run !== rows.runOf(i)) {
+      const verdict = this.verdicts.get(run, record.id);
+      kept = ratingFlag(verdict?.rating);
+      if (verdict?.note !== undefined || rows.c.note[i] !== undefined) rows.setKept('note', i, verdict?.note);
+    } else if ((kept !== 0 || rows.c.note[i] !== undefined) && rows.text(i, 'a') !== record.a) {
       kept = 0;
       rows.setKept('note', i, undefined);
+      this.verdicts.set(run, record.id, undefined);
     }
     rows.setText(i, 'a', record.a, at);
     rows.setNumber('tp', i, record.tp);
@@ -277,7 +309,7 @@ export class TraceStore {
     rows.setNumber('ft', i, record.ft);
     rows.setNumber('answeredAt', i, record.at);
     rows.setKept('error', i, undefined);
-    rows.setRun(i, record.run ?? this.currentRun?.runId);
+    rows.setRun(i, run);
     this.history.answered(record);
     this.move(i, 'answered');
   }

@@ -81,7 +81,8 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
 
   override async load(): Promise<void> {
     const rows = await this.session.compare(this.runA, this.runB);
-    this.table.load(this.only ? rows.filter((r) => this.only!.has(r.traceId)) : rows);
+    const verdicts = (side: 'a' | 'b', id: string) => this.session.store.verdictOf(side === 'a' ? this.runA : this.runB, id)?.rating;
+    this.table.load(this.only ? rows.filter((r) => this.only!.has(r.traceId)) : rows, verdicts);
     this.a = this.session.store.runById(this.runA);
     this.b = this.session.store.runById(this.runB);
     this.loaded = true;
@@ -117,6 +118,8 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
         return this.diff(message.traceId);
       case 'submit':
         return this.submit(message.traceId, message.side);
+      case 'carryVerdict':
+        return this.carryVerdict(message.traceId, message.from);
       default:
         return Promise.resolve();
     }
@@ -148,6 +151,20 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
       return true;
     });
     if (done) void vscode.window.showInformationMessage(vscode.l10n.t("Submitted run {0}'s answer to {1}.", runId, traceId));
+  }
+
+  /** Carries one run's verdict on a trace over to the other run, whose answer is the same (journaled by run). */
+  async carryVerdict(traceId: string, from: 'a' | 'b'): Promise<void> {
+    const row = this.table.get(traceId);
+    const side = (s: 'a' | 'b') => ({ run: s === 'a' ? this.runA : this.runB, answer: row?.[s]?.answer });
+    try {
+      await this.session.carryVerdict(traceId, side(from), side(from === 'a' ? 'b' : 'a'));
+    } catch (error) {
+      void vscode.window.showWarningMessage(vscode.l10n.t('The verdict was not carried over: {0}', error instanceof Error ? error.message : String(error)));
+      return;
+    }
+    this.table.changed(traceId);
+    if (this.shown) this.sendView();
   }
 
   /** Which runs, and the counts: once per comparison read. */

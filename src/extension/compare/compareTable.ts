@@ -1,13 +1,16 @@
 // Compare Runs' table as the host holds it: every trace either run answered (places and digests, see
 // core/compareRuns.ts), and the view its filters leave (only differing, the search), as trace ids. The page asks for
 // the rows it shows; their texts are read from the journal then. No vscode import: the unit tests drive it directly.
-import type { ComparedTrace } from '../../core';
+import type { ComparedTrace, Verdict } from '../../core';
 import type { CompareFilters, CompareTuple, RowWindow } from '../../webview/protocol';
 import { containsQuery } from '../../webview/textMatch';
 import { RowView, searchHead } from '../panels/rowView';
 import { preview } from '../evaluations/treeModel';
 
 export const DIFFERING_ONLY: Readonly<CompareFilters> = { onlyDiffering: true, search: '' };
+
+/** A run's verdict on its answer to a trace: the session's store has them by run (TraceStore.verdictOf). */
+export type VerdictLookup = (side: 'a' | 'b', traceId: string) => Verdict | undefined;
 
 export class CompareTable {
   private rows: readonly ComparedTrace[] = [];
@@ -19,6 +22,7 @@ export class CompareTable {
   /** The rows of the last window sent: a scroll of a few rows reads only the texts of the rows new to it. */
   private lastRows = new Map<string, CompareTuple>();
   private stale = true;
+  private verdictOf: VerdictLookup = () => undefined;
   differing = 0;
 
   get total(): number {
@@ -37,7 +41,8 @@ export class CompareTable {
   }
 
   /** New rows (the comparison was read again): a new version of the view. */
-  load(rows: readonly ComparedTrace[]): void {
+  load(rows: readonly ComparedTrace[], verdicts?: VerdictLookup): void {
+    if (verdicts) this.verdictOf = verdicts;
     this.rows = rows;
     this.byId.clear();
     for (const r of rows) this.byId.set(r.traceId, r);
@@ -49,6 +54,11 @@ export class CompareTable {
 
   get(traceId: string): ComparedTrace | undefined {
     return this.byId.get(traceId);
+  }
+
+  /** A trace's verdicts changed: its row is made again when next sent. */
+  changed(traceId: string): void {
+    this.lastRows.delete(traceId);
   }
 
   /** Returns false when these are the filters already applied. */
@@ -67,7 +77,7 @@ export class CompareTable {
     const next = new Map<string, CompareTuple>();
     const out = this.view.window(start, end, activeKey, this.rows.length, (id) => {
       const r = this.byId.get(id);
-      const row = this.lastRows.get(id) ?? (r && tuple(r));
+      const row = this.lastRows.get(id) ?? (r && tuple(r, this.verdictOf));
       if (row) next.set(id, row);
       return row;
     });
@@ -96,6 +106,7 @@ export class CompareTable {
   }
 }
 
-function tuple(r: ComparedTrace): CompareTuple {
-  return [r.traceId, preview(r.prompt, 200), r.a ? preview(r.a.answer, 300) : null, r.b ? preview(r.b.answer, 300) : null, r.a?.latencyMs ?? null, r.b?.latencyMs ?? null, r.differs];
+function tuple(r: ComparedTrace, verdictOf: VerdictLookup): CompareTuple {
+  const verdict = (side: 'a' | 'b') => (r[side] ? verdictOf(side, r.traceId) ?? null : null);
+  return [r.traceId, preview(r.prompt, 200), r.a ? preview(r.a.answer, 300) : null, r.b ? preview(r.b.answer, 300) : null, r.a?.latencyMs ?? null, r.b?.latencyMs ?? null, r.differs, verdict('a'), verdict('b')];
 }

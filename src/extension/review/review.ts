@@ -209,6 +209,18 @@ export async function openReview(ref: EvaluationRef, traceId: string, options: {
   await vscode.window.showTextDocument(await open('answer'), { viewColumn: vscode.ViewColumn.Two, preview });
 }
 
+/**
+ * Closes a trace's review tabs in every group (Next and Previous replace them rather than leave two tabs behind per
+ * trace); a tab with unsaved changes stays, so no edit is lost or asked about.
+ */
+export async function closeReview(ctx: Ctx, ref: EvaluationRef, traceId: string): Promise<void> {
+  const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((tab) => {
+    const target = tab.input instanceof vscode.TabInputText && !tab.isDirty ? parseReviewUri(ctx, tab.input.uri) : undefined;
+    return target?.ref.id === ref.id && target.traceId === traceId;
+  });
+  if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
+}
+
 /** The trace before or after this one, in the service's list order (wrapping around). */
 export function neighbourTrace(ctx: Ctx, ref: EvaluationRef, traceId: string, step: 1 | -1): string | undefined {
   const ids = [...ctx.registry.session(ref).store.traces.keys()];

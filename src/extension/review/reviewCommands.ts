@@ -8,7 +8,7 @@ import type { Features } from '../features';
 import { errorText, showError } from '../log';
 import { isNode, pickEvaluation, pickTrace } from '../pick';
 import type { EvaluationRef } from '../evaluations/registry';
-import { neighbourTrace, openReview } from './review';
+import { closeReview, neighbourTrace, openReview } from './review';
 import { nodeId, respondedUnder } from '../evaluations/treeModel';
 import { withClient } from '../withClient';
 
@@ -50,7 +50,9 @@ export async function stepTrace(ctx: Ctx, step: 1 | -1, arg: unknown, traceArg: 
   const picked = await pickTrace(ctx, arg, traceArg);
   if (!picked) return;
   const next = neighbourTrace(ctx, picked.ref, picked.traceId, step);
-  if (next !== undefined) await openReview(picked.ref, next, { preview: true });
+  if (next === undefined || next === picked.traceId) return;
+  await openReview(picked.ref, next, { preview: true });
+  await closeReview(ctx, picked.ref, picked.traceId);
 }
 
 /** Asks for two runs of one evaluation, newest first; undefined when there are not two or the user cancels. */

@@ -50,18 +50,43 @@ const grid = createGrid<CompareTuple, ColumnKey>({
   empty: 'Reading the two runs…',
   keyOf: (r) => r[CompareRow.TraceId],
   rowClass: (r) => (r[CompareRow.Differs] ? 'differs' : 'same'),
-  rowLabel: (r) => `${r[CompareRow.TraceId]}, ${r[CompareRow.Differs] ? 'answers differ' : 'same answer'}`,
+  rowLabel: (r) => `${r[CompareRow.TraceId]}, ${r[CompareRow.Differs] ? 'answers differ' : 'same answer'}${verdictWords(r)}`,
   cell: fillCell,
   onOpen: (r) => vscode.postMessage({ type: 'diff', traceId: r[CompareRow.TraceId] }),
   onActive: (r) => (activeKey = r[CompareRow.TraceId]),
   onNeed: (first, last) => table.need(first, last),
-  // a / b on the active row submit that run's answer (Enter opens the diff).
+  // a / b on the active row submit that run's answer; v carries its verdict over (Enter opens the diff).
   onKey(e, r) {
-    if (e.ctrlKey || e.metaKey || e.altKey || (e.key !== 'a' && e.key !== 'b')) return false;
-    vscode.postMessage({ type: 'submit', traceId: r[CompareRow.TraceId], side: e.key });
+    if (e.ctrlKey || e.metaKey || e.altKey) return false;
+    const from = carryFrom(r);
+    if (e.key === 'v' && from) vscode.postMessage({ type: 'carryVerdict', traceId: r[CompareRow.TraceId], from });
+    else if (e.key === 'a' || e.key === 'b') vscode.postMessage({ type: 'submit', traceId: r[CompareRow.TraceId], side: e.key });
+    else return false;
     return true;
   },
 });
+
+const VERDICT_WORDS = { good: 'Good', bad: 'Bad' } as const;
+
+/** The side whose verdict can go to the other: the same answer, judged on one side only. */
+function carryFrom(r: CompareTuple): 'a' | 'b' | undefined {
+  const a = r[CompareRow.VerdictA];
+  const b = r[CompareRow.VerdictB];
+  if (r[CompareRow.Differs] || r[CompareRow.AnswerA] === null || r[CompareRow.AnswerB] === null || a === b) return undefined;
+  return a && !b ? 'a' : b && !a ? 'b' : undefined;
+}
+
+function verdictWords(r: CompareTuple): string {
+  const a = r[CompareRow.VerdictA];
+  const b = r[CompareRow.VerdictB];
+  return `${a ? `, A judged ${VERDICT_WORDS[a]}` : ''}${b ? `, B judged ${VERDICT_WORDS[b]}` : ''}`;
+}
+
+/** An answer cell: the run's verdict on it first, then the text. */
+function answerCell(node: HTMLElement, answer: string | null, verdict: CompareTuple[CompareRow.VerdictA]): void {
+  if (verdict) node.append(el('span', `verdict-badge verdict-${verdict}`, VERDICT_WORDS[verdict]), ' ');
+  node.append(answer ?? '(no answer)');
+}
 
 function fillCell(r: CompareTuple, column: Column<ColumnKey>, node: HTMLElement): void {
   const ms = (v: number | null) => (v === null ? '' : `${v} ms`);
@@ -72,10 +97,10 @@ function fillCell(r: CompareTuple, column: Column<ColumnKey>, node: HTMLElement)
       node.title = r[CompareRow.Prompt];
       return;
     case 'a':
-      node.textContent = r[CompareRow.AnswerA] ?? '(no answer)';
+      answerCell(node, r[CompareRow.AnswerA], r[CompareRow.VerdictA]);
       return;
     case 'b':
-      node.textContent = r[CompareRow.AnswerB] ?? '(no answer)';
+      answerCell(node, r[CompareRow.AnswerB], r[CompareRow.VerdictB]);
       return;
     case 'msA':
       node.textContent = ms(r[CompareRow.LatencyA]);
@@ -87,6 +112,10 @@ function fillCell(r: CompareTuple, column: Column<ColumnKey>, node: HTMLElement)
       node.append(button('Diff', `Diff of ${id}: both answers side by side`, { type: 'diff', traceId: id }));
       if (r[CompareRow.AnswerA] !== null) node.append(button('Submit A', `Submit A: run A's answer to ${id}`, { type: 'submit', traceId: id, side: 'a' }));
       if (r[CompareRow.AnswerB] !== null) node.append(button('Submit B', `Submit B: run B's answer to ${id}`, { type: 'submit', traceId: id, side: 'b' }));
+      if (carryFrom(r)) {
+        const [from, to] = carryFrom(r) === 'a' ? ['A', 'B'] : ['B', 'A'];
+        node.append(button(`Verdict ${from}→${to}`, `Carry run ${from}'s verdict on ${id} over to run ${to}, whose answer is the same (V)`, { type: 'carryVerdict', traceId: id, from: carryFrom(r)! }));
+      }
       return;
   }
 }
