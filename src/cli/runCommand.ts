@@ -58,6 +58,8 @@ ${CONFIG_HELP}
                               (it is that prompt's answer); N sets both
   --on-target-error fail|submit  after 3 tries, fail the trace (default) or submit a fixed description of
                               the error ("target error: HTTP 500"; a model's refusal is an answer anyway)
+  --max-error-rate R|off      stop (exit 1) when more than this share of the last 50 target calls failed,
+                              after at least 20, saying the rate and the most common error (default 0.5)
   --encoding urlencoded|multipart  form encoding of submissions (default urlencoded)
   --no-journal                keep nothing on disk (for measuring the journal's cost; no resume)
   --json                      JSON lines on stdout: progress events and one final summary
@@ -204,7 +206,7 @@ function sessionOptions(req: CliRunRequest, io: RunIo, client: ApiClient, report
 
 /** The run's options of a request (the fields RunOptions names). */
 function runOptionsIn(req: CliRunRequest): RunOptions {
-  const { concurrency, onTargetError, waitForGenerationMs, servicePatienceMs, targetTimeoutMs, targetRetries, maxRequestsPerMinute, holdAnswers } = req;
+  const { concurrency, onTargetError, waitForGenerationMs, servicePatienceMs, targetTimeoutMs, targetRetries, maxRequestsPerMinute, holdAnswers, maxErrorRate } = req;
   return {
     concurrency,
     onTargetError,
@@ -214,6 +216,7 @@ function runOptionsIn(req: CliRunRequest): RunOptions {
     holdAnswers,
     ...(targetRetries !== undefined ? { targetRetries } : {}),
     ...(maxRequestsPerMinute ? { maxRequestsPerMinute } : {}),
+    ...(maxErrorRate ? { maxErrorRate } : {}),
   };
 }
 

@@ -52,6 +52,8 @@ export interface RunOptionsParams {
   targetTimeoutMs: number;
   targetRetries?: number;
   maxRequestsPerMinute?: number;
+  /** Stop when the target mostly fails (evalRunner.maxErrorRate): the share over the window, after minCalls. */
+  maxErrorRate?: { rate: number; window: number; minCalls: number } | 'off';
   holdAnswers: boolean;
   mode: 'continue' | 'fresh' | 'reuse';
   /** Only these traces (Run Trace, Retry Failed): the window picked them. */
