@@ -10,6 +10,7 @@ import { EXIT } from './exitCodes';
 import { exportCommand, promptsCommand, reportCommand, statusCommand, submitCommand } from './inspectCommands';
 import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
+import { pauseCommand, resumeCommand, setCommand } from './steerCommands';
 import { safeText } from './terminalText';
 
 const HELP = `Usage: eval-runner <command> [options]
@@ -19,6 +20,9 @@ Commands:
   prompts     list an evaluation's prompts
   submit      submit one answer
   status      local progress of an evaluation (from its journal)
+  pause       pause the run of an evaluation going on (wherever it was started)
+  resume      resume it
+  set         change a run going on: set --concurrency N
   export      export results as JSONL or CSV
   report      one self-contained HTML report of the runs and traces, for a reviewer
   sandbox     start the local reference service
@@ -36,13 +40,16 @@ Run "eval-runner <command> --help" (or "eval-runner help <command>") for a comma
 type Command = (argv: string[], out: NodeJS.WritableStream, config?: ConfigFlags) => Promise<number>;
 
 /** Commands that take --config FILE, and which of its settings. */
-const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service' };
+const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', pause: 'journal', resume: 'journal', set: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service' };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   run: runCommand,
   prompts: promptsCommand,
   submit: submitCommand,
   status: statusCommand,
+  pause: pauseCommand,
+  resume: resumeCommand,
+  set: setCommand,
   export: exportCommand,
   report: reportCommand,
   sandbox: sandboxCommand,

@@ -1,3 +1,4 @@
+import { listenForRun } from '../protocol/runListener';
 import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, summaryText, TargetError, TOOL_VERSION } from '../core';
 import type { BatchTarget, HostRunRequest, JournalFs, RerunChoice, RunOptions, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
@@ -126,6 +127,8 @@ export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summa
     ...sessionOptions(req, io, client, reporter),
     targets: () => ({ target: req.target, batch: req.batch }),
     ...(req.only ? { subset: req.only } : {}),
+    // Steerable from anywhere (eval-runner pause, a window's Run Details): it listens as a runner does.
+    ...(req.journal ? { listen: (steering) => listenForRun({ journalFile: session.journalFile, steering, label: req.label, key: session.key, cancel: (hard) => session.cancel(hard) }) } : {}),
   };
   try {
     return await hostRun(session, request, async (ran) => {

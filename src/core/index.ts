@@ -66,7 +66,6 @@ export { renderReport } from './report/renderReport';
 export { escapeHtml, pageStart } from './report/htmlPage';
 export { runCharts } from './report/reportData';
 export { writeOwnerOnly } from './report/exportResults';
-export { DEFAULT_MAX_ERROR_RATE, maxErrorRateSetting, parseMaxErrorRate } from './options/maxErrorRate';
+export { maxErrorRateSetting, parseMaxErrorRate } from './options/maxErrorRate';
 export type { MaxErrorRate } from './options/maxErrorRate';
 export { MAX_STEERED_CONCURRENCY, RunSteering } from './run/runSteering';
-export type { SteerEvent, SteeringState } from './run/runSteering';
