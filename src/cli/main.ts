@@ -12,6 +12,7 @@ import { exportCommand, promptsCommand, reportCommand, statusCommand, submitComm
 import { listCommand } from './listCommand';
 import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
+import { pauseCommand, resumeCommand, setCommand } from './steerCommands';
 import { safeText } from './terminalText';
 
 const HELP = `Usage: eval-runner <command> [options]
@@ -22,6 +23,9 @@ Commands:
   submit      submit one answer
   status      local progress of an evaluation (from its journal)
   list        every evaluation in the state folders: its traces, last run, and a run going on now
+  pause       pause the run of an evaluation going on (wherever it was started)
+  resume      resume it
+  set         change a run going on: set --concurrency N
   export      export results as JSONL or CSV
   report      one self-contained HTML report of the runs and traces, for a reviewer
   sandbox     start the local reference service
@@ -39,7 +43,7 @@ Run "eval-runner <command> --help" (or "eval-runner help <command>") for a comma
 type Command = (argv: string[], out: NodeJS.WritableStream, config?: ConfigFlags) => Promise<number>;
 
 /** Commands that take --config FILE, and which of its settings. */
-const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service' };
+const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', pause: 'journal', resume: 'journal', set: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service' };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   run: runCommand,
@@ -47,6 +51,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   submit: submitCommand,
   status: statusCommand,
   list: listCommand,
+  pause: pauseCommand,
+  resume: resumeCommand,
+  set: setCommand,
   export: exportCommand,
   report: reportCommand,
   sandbox: sandboxCommand,

@@ -1,3 +1,4 @@
+import { listenForRun } from '../protocol/runListener';
 import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, rerunText, summaryText, TargetError, TOOL_VERSION } from '../core';
 import type { BatchTarget, HostRunRequest, JournalFs, RunOptions, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
@@ -58,6 +59,8 @@ ${CONFIG_HELP}
                               (it is that prompt's answer); N sets both
   --on-target-error fail|submit  after 3 tries, fail the trace (default) or submit a fixed description of
                               the error ("target error: HTTP 500"; a model's refusal is an answer anyway)
+  --max-error-rate R|off      stop (exit 1) when more than this share of the last 50 target calls failed,
+                              after at least 20, saying the rate and the most common error (default 0.5)
   --encoding urlencoded|multipart  form encoding of submissions (default urlencoded)
   --no-journal                keep nothing on disk (for measuring the journal's cost; no resume)
   --json                      JSON lines on stdout: progress events and one final summary
@@ -124,6 +127,8 @@ export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summa
     ...sessionOptions(req, io, client, reporter),
     targets: () => ({ target: req.target, batch: req.batch }),
     ...(req.only ? { subset: req.only } : {}),
+    // Steerable from anywhere (eval-runner pause, a window's Run Details): it listens as a runner does.
+    ...(req.journal ? { listen: (steering) => listenForRun({ journalFile: session.journalFile, steering, label: req.label, key: session.key, cancel: (hard) => session.cancel(hard) }) } : {}),
   };
   try {
     return await hostRun(session, request, async (ran) => {
@@ -205,7 +210,7 @@ function sessionOptions(req: CliRunRequest, io: RunIo, client: ApiClient, report
 
 /** The run's options of a request (the fields RunOptions names). */
 function runOptionsIn(req: CliRunRequest): RunOptions {
-  const { concurrency, onTargetError, waitForGenerationMs, servicePatienceMs, targetTimeoutMs, targetRetries, maxRequestsPerMinute, holdAnswers } = req;
+  const { concurrency, onTargetError, waitForGenerationMs, servicePatienceMs, targetTimeoutMs, targetRetries, maxRequestsPerMinute, holdAnswers, maxErrorRate } = req;
   return {
     concurrency,
     onTargetError,
@@ -215,6 +220,7 @@ function runOptionsIn(req: CliRunRequest): RunOptions {
     holdAnswers,
     ...(targetRetries !== undefined ? { targetRetries } : {}),
     ...(maxRequestsPerMinute ? { maxRequestsPerMinute } : {}),
+    ...(maxErrorRate ? { maxErrorRate } : {}),
   };
 }
 

@@ -1,6 +1,6 @@
 // The run command's flags, and the run's options read from them: the defaults and ranges are the core's (RUN_OPTIONS).
-import { ON_TARGET_ERROR, RUN_OPTIONS, parseShard, runOptions } from '../core';
-import type { RunOptions, Shard } from '../core';
+import { ON_TARGET_ERROR, RUN_OPTIONS, parseMaxErrorRate, parseShard, runOptions } from '../core';
+import type { MaxErrorRate, RunOptions, Shard } from '../core';
 import { choiceOption, intOption } from './args';
 import { SERVICE_OPTIONS } from './common';
 import { UsageError } from './exitCodes';
@@ -23,6 +23,7 @@ export const RUN_FLAGS = {
   limit: { type: 'string' },
   'no-submit': { type: 'boolean' },
   'max-rpm': { type: 'string' },
+  'max-error-rate': { type: 'string' },
   only: { type: 'string' },
   shard: { type: 'string' },
   'submit-skipped': { type: 'boolean' },
@@ -39,6 +40,7 @@ export function runOptionsOf(v: Record<string, string | boolean | Array<string |
   };
   const onTargetError = text('on-target-error');
   const maxRpm = text('max-rpm');
+  const maxErrorRate = text('max-error-rate');
   return runOptions({
     concurrency: option('concurrency'),
     waitForGenerationSeconds: option('waitForGenerationSeconds'),
@@ -47,7 +49,16 @@ export function runOptionsOf(v: Record<string, string | boolean | Array<string |
     onTargetError: onTargetError === undefined ? undefined : choiceOption(onTargetError, 'on-target-error', ON_TARGET_ERROR),
     holdAnswers: v['no-submit'] === true,
     ...(maxRpm !== undefined ? { maxRequestsPerMinute: intOption(maxRpm, 'max-rpm', 0, 1) } : {}),
+    ...(maxErrorRate !== undefined ? { maxErrorRate: errorRateOption(maxErrorRate) } : {}),
   });
+}
+
+function errorRateOption(text: string): MaxErrorRate | 'off' {
+  try {
+    return parseMaxErrorRate(text);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
 }
 
 export function shardOption(text: string): Shard {

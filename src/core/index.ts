@@ -69,3 +69,6 @@ export { renderReport } from './report/renderReport';
 export { escapeHtml, pageStart } from './report/htmlPage';
 export { runCharts } from './report/reportData';
 export { writeOwnerOnly } from './report/exportResults';
+export { maxErrorRateSetting, parseMaxErrorRate } from './options/maxErrorRate';
+export type { MaxErrorRate } from './options/maxErrorRate';
+export { MAX_STEERED_CONCURRENCY, RunSteering } from './run/runSteering';

@@ -6,6 +6,7 @@ import { addEvaluation, copyCliCommand, exportReport, exportResults, fetchPrompt
 import { cancelRun, compareRuns, runEvaluation, runTrace, skipTrace, submitResponse, submitSkipped } from './runs/runCommands';
 import { debugTrace } from './targets/debugTrace';
 import { rerunTraces } from './runs/rerunTraces';
+import { pauseRun, resumeRun, setRunConcurrency } from './runs/steerCommands';
 import { selectTarget } from './targets/targetPicks';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
@@ -26,6 +27,9 @@ export const COMMANDS = {
   'evalRunner.retryFailed': (ctx, f, arg) => rerunTraces(ctx, f, arg, 'failed'),
   'evalRunner.skipTrace': skipTrace,
   'evalRunner.cancelRun': cancelRun,
+  'evalRunner.pauseRun': pauseRun,
+  'evalRunner.resumeRun': resumeRun,
+  'evalRunner.setRunConcurrency': setRunConcurrency,
   'evalRunner.showProgress': showProgress,
   'evalRunner.openTrace': openTrace,
   'evalRunner.exportResults': exportResults,

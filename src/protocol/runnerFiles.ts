@@ -13,7 +13,8 @@ export { isAlive, journalHeld } from '../core';
 // 2: the runner asks a window for a chat model's answers (lmSend); a window of version 1 could not serve them.
 // 3: a mutual challenge-response (hello with nonces, then prove): the secret no longer crosses the socket.
 // 4: start carries a rerun's subset (run.subset) rather than its ids and a rerun flag; the runner picks the traces.
-export const RUNNER_PROTOCOL_VERSION = 4;
+// 5: pause, resume and setConcurrency steer a run; a CLI run listens too, and its progress says when it is paused.
+export const RUNNER_PROTOCOL_VERSION = 5;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,

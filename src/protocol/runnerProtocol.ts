@@ -4,7 +4,7 @@
 // named pipe on Windows), framed by vscode-jsonrpc. Its messages' types are its own (runnerTypes.ts); each message
 // says who sends it (RUNNER_MESSAGES); docs/runner-protocol.md tells them, and a test keeps it in step.
 import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
-import type { CancelParams, HelloParams, HelloResult, LmSendError, LmSendParams, LmSendResult, LogParams, ProgressParams, RunFinished, RunnerState, StartParams } from './runnerTypes';
+import type { CancelParams, HelloParams, HelloResult, LmSendError, LmSendParams, LmSendResult, LogParams, ProgressParams, RunFinished, RunnerState, SetConcurrencyParams, StartParams, SteerResult } from './runnerTypes';
 
 export { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
 export type { RunnerFile } from './runnerFiles';
@@ -23,6 +23,11 @@ export const start = new RequestType<StartParams, void, void>('evalRunner/start'
 export const state = new RequestType0<RunnerState, void>('evalRunner/state');
 /** Cancel: drain (finish in-flight traces) or hard (abort them). */
 export const cancel = new RequestType<CancelParams, void, void>('evalRunner/cancel');
+/** No new target call starts until resume; calls in flight finish, the run keeps its lock. Answered once in effect. */
+export const pause = new RequestType0<SteerResult, void>('evalRunner/pause');
+export const resume = new RequestType0<SteerResult, void>('evalRunner/resume');
+/** Target calls in flight at most from now on (1–1024): lower, those in flight finish first. */
+export const setConcurrency = new RequestType<SetConcurrencyParams, SteerResult, void>('evalRunner/setConcurrency');
 /** A file was saved; a python target whose folder it is in restarts its workers before the next trace. */
 export const saved = new NotificationType<{ path: string }>('evalRunner/saved');
 export const progress = new NotificationType<ProgressParams>('evalRunner/progress');
@@ -44,6 +49,9 @@ export const RUNNER_MESSAGES: ReadonlyArray<{ method: string; kind: 'request' | 
   { method: start.method, kind: 'request', direction: 'window → runner' },
   { method: state.method, kind: 'request', direction: 'window → runner' },
   { method: cancel.method, kind: 'request', direction: 'window → runner' },
+  { method: pause.method, kind: 'request', direction: 'window → runner' },
+  { method: resume.method, kind: 'request', direction: 'window → runner' },
+  { method: setConcurrency.method, kind: 'request', direction: 'window → runner' },
   { method: saved.method, kind: 'notification', direction: 'window → runner' },
   { method: progress.method, kind: 'notification', direction: 'runner → window' },
   { method: log.method, kind: 'notification', direction: 'runner → window' },

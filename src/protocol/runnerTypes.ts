@@ -52,6 +52,8 @@ export interface RunOptionsParams {
   targetTimeoutMs: number;
   targetRetries?: number;
   maxRequestsPerMinute?: number;
+  /** Stop when the target mostly fails (evalRunner.maxErrorRate): the share over the window, after minCalls. */
+  maxErrorRate?: { rate: number; window: number; minCalls: number } | 'off';
   holdAnswers: boolean;
   mode: 'continue' | 'fresh' | 'reuse';
   /** Only these traces (Run Trace, Retry Failed): the window picked them. */
@@ -101,6 +103,8 @@ export interface ProgressParams {
   targetConcurrency: number;
   lastError: string | undefined;
   waitingReason?: string;
+  /** Paused (pause): calls in flight finish, none starts. */
+  paused?: boolean;
   /** Submissions held: the service is down, or refused the token. */
   hold?: { kind: 'outage' | 'token'; since: number; cause: string; nextTryAt: number | undefined; waiting: number };
   /** The chat model's calls wait for a window to serve them. */
@@ -184,6 +188,17 @@ export interface CancelParams {
   hard: boolean;
   /** Cancel the run's open Batch API batches at the provider too (else they are only no longer followed). */
   abandonBatches?: boolean;
+}
+
+export interface SetConcurrencyParams {
+  concurrency: number;
+}
+
+/** Where the run's steering stands once a pause, resume or setConcurrency took effect (and was journaled). */
+export interface SteerResult {
+  paused: boolean;
+  /** Target calls in flight at most; undefined before the run calls the target (it keeps what it was given). */
+  concurrency: number | undefined;
 }
 
 export interface LogParams {

@@ -11,7 +11,7 @@ import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { ownerOnlyFolder, writeOwnerOnlyFile } from '../protocol/ownerOnly';
 import { findRunner, newSocketPath, removeRunnerFile, runnerFailurePath, writeRunnerFile } from '../protocol/runnerFiles';
 import { otherVersionText, RunnerHandshake } from '../protocol/runnerHandshake';
-import { cancel, hello, prove, RUNNER_PROTOCOL_VERSION, saved, start, state } from '../protocol/runnerProtocol';
+import { cancel, hello, pause, prove, resume, RUNNER_PROTOCOL_VERSION, saved, setConcurrency, start, state } from '../protocol/runnerProtocol';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
 import { boundHeapGrowth, journalLockPid } from '../core';
@@ -86,6 +86,15 @@ class RunnerHost {
       owner();
       this.run?.cancel(hard, abandonBatches === true);
     });
+    // Steering: before a start there is nothing to steer (the request fails, and says so).
+    const steering = () => {
+      owner();
+      if (!this.run) throw new Error('This runner has no run to steer yet.');
+      return this.run.steering;
+    };
+    connection.onRequest(pause, () => steering().pause());
+    connection.onRequest(resume, () => steering().resume());
+    connection.onRequest(setConcurrency, ({ concurrency }) => steering().setConcurrency(concurrency));
     connection.onNotification(saved, ({ path }) => {
       if (handshake.proven) this.run?.saved(path);
     });

@@ -2,7 +2,7 @@ import { basename, dirname } from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { createApiClient } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createBatchTarget, createTarget, EvaluationSession, hostRun } from '../core';
+import { createBatchTarget, createTarget, EvaluationSession, hostRun, RunSteering } from '../core';
 import type { BatchTarget, HostRunRequest, RunProgress, Target } from '../core';
 import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
@@ -23,6 +23,8 @@ export class RunnerRun {
   private readonly lm: WindowLm;
   /** The user chose to abandon the run's batches at the provider when cancelling it. */
   private abandon = false;
+  /** Pause, resume and concurrency from any window or `eval-runner pause` (the protocol's steering requests). */
+  readonly steering = new RunSteering();
 
   constructor(
     private readonly params: StartParams,
@@ -93,6 +95,7 @@ export class RunnerRun {
         onProgress: (now) => this.progressed(now),
         onLog: (level, message) => this.tell(level, message),
         newClient: (signal) => this.newClient(signal),
+        steering: this.steering,
       };
       outcome = await hostRun(this.session, request, async ({ result, batch }) => {
         if (this.abandon && batch) await this.abandonBatches(batch);

@@ -150,7 +150,8 @@ describe('run engine against the sandbox', () => {
       throw new TargetError('model endpoint answered HTTP 400: context too long', 'failed', { retryable: false });
     });
     const warnings: string[] = [];
-    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 4, onLog: (l, m) => l === 'warn' && warnings.push(m) });
+    // Every trace fails, and every failure is to be seen: the stop at a high error rate is off.
+    const { summary } = await engineRun(sandbox, 'benchmark', stateDir, target, { concurrency: 4, maxErrorRate: 'off', onLog: (l, m) => l === 'warn' && warnings.push(m) });
     assert.equal(summary.outcome, 'failedTraces');
     assert.equal(summary.counts.failed, 25);
     const perTrace = warnings.filter((m) => /^Trace ".+" failed at the target: model endpoint answered HTTP 400: context too long$/.test(m));

@@ -44,7 +44,8 @@ const ALLOWED: Record<Layer, readonly string[]> = {
   protocol: ['api', 'core'],
   // The runner process hosts the core for the editor's runs, behind the protocol.
   runner: ['api', 'core', 'protocol'],
-  cli: ['api', 'core', 'sandbox'],
+  // The CLI's run listens on the runner protocol, and pause / resume / set speak it (issue 38).
+  cli: ['api', 'core', 'sandbox', 'protocol'],
   extension: ['api', 'core', 'sandbox', 'webview', 'protocol'],
 };
 

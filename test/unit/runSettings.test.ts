@@ -40,11 +40,13 @@ const CLI_READS: Record<string, string> = {
   maxListMegabytes: 'max-list-mb',
   stateDir: 'state-dir',
   skippedAnswer: 'skipped-answer',
+  maxErrorRate: 'max-error-rate',
 };
 
 /** A value other than the setting's default, within what package.json allows. */
 function otherValue(key: string, d: Declared): unknown {
   if (d.enum) return d.enum.find((v) => v !== d.default);
+  if (key === 'maxErrorRate') return 'off';
   if (d.type === 'boolean') return d.default !== true;
   if (d.type === 'string') return `/tmp/custom-${key}`;
   const value = ((d.default as number | null) ?? d.minimum ?? 0) + 1;
@@ -97,6 +99,7 @@ describe('run settings: one definition (RUN_SETTINGS), the rest derived', () => 
     assert.equal(options.servicePatienceMs, (values.servicePatience as number) * 1000);
     assert.equal(options.targetRetries, values.targetRetries);
     assert.equal(options.concurrency, values.concurrency);
+    assert.equal(options.maxErrorRate, 'off');
     for (const text of [JSON.stringify(config), runCommandLine(config)]) assert.ok(!/SECRET/.test(text), text);
   });
 

@@ -55,6 +55,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
    * opened later), or let go of it. Only the run's history; never acted on. Older journals have none.
    */
   z.object({ t: z.literal('window'), run: z.string(), at, ev: z.enum(['attached', 'detached']) }),
+  /** The run was paused, resumed, or its concurrency set (`n`) from outside while it went on (run/runSteering.ts). History only. */
+  z.object({ t: z.literal('steer'), run: z.string(), at, ev: z.enum(['pause', 'resume', 'concurrency']), n: z.optional(z.number()) }),
   /** The service's prompt list, whole in one line (written before 0.4; read, never written now). */
   z.object({ t: z.literal('prompts'), at, items: z.array(z.object({ traceId: id, content: z.string() })) }),
   /**

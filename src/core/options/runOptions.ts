@@ -1,5 +1,6 @@
 import type { OnTargetError } from './runSettings';
 import { RUN_SETTINGS } from './runSettings';
+import type { MaxErrorRate } from './maxErrorRate';
 
 export { DEFAULT_SERVICE_PATIENCE_MS, ON_TARGET_ERROR, REQUEST_ENCODINGS } from './runSettings';
 
@@ -43,6 +44,8 @@ export interface RunOptions {
   targetRetries?: number;
   /** A fixed cap on target requests per minute (--max-rpm); the pace is learned under it. */
   maxRequestsPerMinute?: number;
+  /** Stop when the target mostly fails (--max-error-rate); unset: on, at its defaults (run/errorRate.ts). */
+  maxErrorRate?: MaxErrorRate | 'off';
 }
 
 /**
@@ -64,6 +67,7 @@ export function runOptions(choices: RunChoices): RunOptions {
     targetTimeoutMs: seconds('targetTimeoutSeconds'),
     ...(choices.targetRetries !== undefined ? { targetRetries: choices.targetRetries } : {}),
     ...(choices.maxRequestsPerMinute ? { maxRequestsPerMinute: choices.maxRequestsPerMinute } : {}),
+    ...(choices.maxErrorRate ? { maxErrorRate: choices.maxErrorRate } : {}),
     holdAnswers: choices.holdAnswers === true,
   };
 }

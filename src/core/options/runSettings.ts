@@ -71,6 +71,8 @@ export const RUN_SETTINGS = {
   skippedAnswer: { type: 'text', default: DEFAULT_SKIPPED_ANSWER, flag: 'skipped-answer' },
   /** In seconds: how long the service may be down before a run stops (its answers wait in the journal). */
   servicePatience: { type: 'integer', default: DEFAULT_SERVICE_PATIENCE_MS / 1000, min: 0, max: 7 * 86_400, flag: 'service-patience' },
+  /** The share of failed target calls (over the last 50, after 20) that stops the run; "off": never. */
+  maxErrorRate: { type: 'text', default: '0.5', flag: 'max-error-rate' },
   /** Further tries of a failing target call; unset: the core's own (passing failures 2, the user's exceptions 0). */
   targetRetries: { type: 'integer', default: undefined, min: 0, max: 20, flag: 'target-retries' },
   /** The service's own page for an evaluation (Open Process Details on the Service). */

@@ -6,6 +6,8 @@ import { JournalWriteError } from '../store/listWriter';
 import { isAbortError } from '../../api/errors';
 import type { Journal } from '../journal/journal';
 import { RateScheduler } from './rateScheduler';
+import type { SteerEvent } from './runSteering';
+import { DEFAULT_MAX_ERROR_RATE, ErrorRateGuard } from './errorRate';
 import { planQueue } from './runPlan';
 import { inShard } from './shards';
 import type { RunPlan } from './runPlan';
@@ -82,6 +84,8 @@ class EngineRun {
   private runPlan: RunPlan | undefined;
   private listChanges: ListChanges | undefined;
   private batchRun: BatchRun | undefined;
+  /** Adds loops to the queue being drained, when the concurrency is raised mid-run. */
+  private widen: ((n: number) => void) | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.concurrency = engineConcurrency(options);
@@ -102,6 +106,8 @@ class EngineRun {
     );
     this.submissions = this.submitter();
     this.run.onStopping(() => this.hold.release());
+    // A paused run that is cancelled ends as an unpaused one does: the traces waiting for a start are let go.
+    this.run.onStopping(() => this.targetPace.resume());
     // Progress is sampled on a timer, never per trace: 100,000 traces do not mean 100,000 events.
     this.ticker = options.onProgress ? setInterval(() => this.reportProgress(), options.progressIntervalMs ?? 250) : undefined;
   }
@@ -128,6 +134,7 @@ class EngineRun {
     // A fresh run's record has set the old answers aside: plan again over what is left.
     if (options.runRecord?.mode === 'fresh' && this.recorded) plan = this.runPlan = planQueue(options.store, this.planOptions());
     this.showLimitsLive();
+    options.steering?.attach({ pace: this.targetPace, widen: (n) => this.widen?.(n), note: (e) => this.noteSteer(e) });
     run.queued = plan.submitFirst.length + plan.callTarget.length;
     if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
     return [...plan.submitFirst, ...plan.callTarget];
@@ -181,7 +188,7 @@ class EngineRun {
   /** The queue through the target: live calls, or (batch: true) journaled answers live and the rest in batches. */
   private async dispatch(queue: readonly TraceInfo[], traces: TraceHandler): Promise<void> {
     const { options, run } = this;
-    if (!options.batch) return drain(queue, traces, run, this.concurrency);
+    if (!options.batch) return drain(queue, traces, run, this.targetPace.maxInFlight, (more) => (this.widen = more));
     const journaled = queue.filter(hasJournaledAnswer);
     const toAnswer = queue.filter((t) => !hasJournaledAnswer(t));
     const policy = targetCallPolicy(options);
@@ -200,6 +207,12 @@ class EngineRun {
     await Promise.all([drain(journaled, traces, run, this.concurrency), this.batchRun.run(toAnswer)]);
   }
 
+  /** A pause, resume or concurrency change, journaled in the run's history (a failed write is the run's to report). */
+  private async noteSteer(event: SteerEvent): Promise<void> {
+    const { journal, store } = this.options;
+    if (this.recorded) await commit(journal, store, { t: 'steer', run: this.recorded, at: Date.now(), ...event }).catch(() => undefined);
+  }
+
   /** The run's rate limits, seen live by views of the store (journaled with the run's end). */
   private showLimitsLive(): void {
     const info = this.options.store.runById(this.recorded);
@@ -212,7 +225,8 @@ class EngineRun {
 
   private caller(): TargetCaller {
     const o = this.options;
-    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId });
+    const limit = o.maxErrorRate === 'off' ? undefined : (o.maxErrorRate ?? DEFAULT_MAX_ERROR_RATE);
+    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId }, limit && new ErrorRateGuard(limit));
   }
 
   private submitter(): Submitter {
@@ -223,11 +237,12 @@ class EngineRun {
   private reportProgress(): void {
     const state = this.hold.state;
     const hold = state ? { ...state, waiting: this.submissions.waiting } : undefined;
-    const pacing = { concurrency: this.concurrency, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack, hold, batch: this.batchRun?.progress() };
+    const pacing = { concurrency: this.targetPace.maxInFlight, target: this.targetPace.holdingBack, service: this.servicePace.holdingBack, hold, batch: this.batchRun?.progress() };
     const progress = this.run.progress(this.options.store, pacing);
     // A fresh run sets the old answers aside when its record is written, after the list and the warm-up: until then
     // its progress counts the traces as the run will, not as the last run left them.
     if (this.options.runRecord?.mode === 'fresh' && !this.recorded) progress.counts = setAside(progress.counts);
+    if (this.targetPace.isPaused) progress.paused = true;
     this.options.onProgress?.(progress);
   }
 
@@ -236,6 +251,7 @@ class EngineRun {
     const { options, run } = this;
     const { journal, store } = options;
     if (this.ticker) clearInterval(this.ticker);
+    options.steering?.detach();
     this.targetPace.dispose();
     this.servicePace.dispose();
     await journal.flush();

@@ -13,6 +13,7 @@ import type { TargetCallPolicy } from './targetCalls';
 import type { Target } from '../targets/target';
 import type { BatchTarget } from '../targets/openai/openaiBatch';
 import type { TraceInfo, TraceStore } from '../store/traceStore';
+import type { RunSteering } from './runSteering';
 
 /**
  * What one run of the engine is given (runEvaluation); an option left unset takes the engine's default below. The
@@ -46,6 +47,8 @@ export interface EngineOptions extends Partial<RunOptions> {
   journaledPrompts?: boolean;
   /** Aborts in-flight work at once. */
   signal?: AbortSignal;
+  /** Pause, resume and concurrency from outside while the run goes on (run/runSteering.ts). */
+  steering?: RunSteering;
   /** Stops taking new traces; in-flight work finishes and is saved. */
   drainSignal?: AbortSignal;
   onProgress?: (progress: RunProgress) => void;

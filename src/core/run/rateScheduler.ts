@@ -52,8 +52,13 @@ export class RateScheduler {
   private readonly refused = new SlidingCount();
   private pacedSince: number | undefined;
   private firstStart: number | undefined;
+  /** In flight at most: the option's, until the user changes it mid-run (setConcurrency). */
+  private concurrency: number;
+  /** Paused: calls in flight finish, none starts (see pause). */
+  private paused = false;
 
   constructor(private readonly options: RateSchedulerOptions) {
+    this.concurrency = options.concurrency;
     this.ceiling = options.maxPerSecond ?? Infinity;
     this.limited = options.maxPerSecond !== undefined;
     // Before any answer: the concurrency spread over the assumed second, so a slow model's bucket is not hit
@@ -70,6 +75,32 @@ export class RateScheduler {
   noteStart(now = performance.now()): void {
     this.firstStart ??= now;
     this.starts.add(now);
+  }
+
+  /** Calls in flight at most, now. */
+  get maxInFlight(): number {
+    return this.concurrency;
+  }
+
+  get isPaused(): boolean {
+    return this.paused;
+  }
+
+  /** No call starts until resume(); those in flight finish. Waiters keep their place. */
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    this.paused = false;
+    this.pump();
+  }
+
+  /** Calls in flight at most from now on: a lower one lets those in flight finish, and starts none until below it. */
+  setConcurrency(n: number): void {
+    // The pace follows at the next answer (release): what binds is the concurrency.
+    this.concurrency = Math.max(1, Math.floor(n));
+    this.pump();
   }
 
   /** The pace now, requests per second. */
@@ -154,7 +185,7 @@ export class RateScheduler {
 
   /** What the concurrency allows at the calls' latency, requests per second. */
   private concurrencyBound(): number {
-    return (this.options.concurrency * 1000) / this.latencyMs;
+    return (this.concurrency * 1000) / this.latencyMs;
   }
 
   /** The window the admitted rate is measured over: a few round trips, at least half a second. */
@@ -180,7 +211,7 @@ export class RateScheduler {
 
   /** Starts one call now if a slot is free and the pace allows; true when it did. */
   private tryStart(): boolean {
-    if (this.active >= this.options.concurrency) return false;
+    if (this.paused || this.active >= this.concurrency) return false;
     const now = performance.now();
     // Within a millisecond counts as on time: timers have that resolution, and at thousands of calls a second
     // pacing would otherwise cap the rate at one start per timer tick.
@@ -195,8 +226,8 @@ export class RateScheduler {
   /** Wakes waiters while slots and the pace allow; else sets a timer for the next start. */
   private pump(): void {
     while (this.waiters.length > 0 && this.tryStart()) this.waiters.shift()!.wake();
-    if (this.waiters.length === 0 || this.active >= this.options.concurrency) {
-      // Nothing waits, or it waits for a slot (a release will pump), not for the pace.
+    if (this.waiters.length === 0 || this.active >= this.concurrency || this.paused) {
+      // Nothing waits, or it waits for a slot (a release will pump) or for resume(), not for the pace.
       this.pacedSince = undefined;
       return;
     }

@@ -34,6 +34,8 @@ export interface RunProgress {
   targetRateLimit?: number;
   /** The same for submissions held back by the service's rate limit. */
   serviceRateLimit?: number;
+  /** Paused from outside (eval-runner pause, the editor's Pause): calls in flight finish, none starts. */
+  paused?: boolean;
   /** The Batch API's batches this run follows (the openai target with batch: true). */
   batch?: BatchProgress;
 }

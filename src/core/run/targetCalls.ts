@@ -7,6 +7,7 @@ import type { RunState } from './runState';
 import { TargetError } from '../targets/target';
 import type { Target, TargetUsage } from '../targets/target';
 import type { TraceInfo } from '../store/traceStore';
+import type { ErrorRateGuard } from './errorRate';
 
 
 export interface TargetCallPolicy {
@@ -56,6 +57,8 @@ export class TargetCaller {
     private readonly policy: TargetCallPolicy,
     private readonly run: RunState,
     private readonly evaluation?: { kind: string; evaluationId: number },
+    /** Halts the run when the target mostly fails (errorRate.ts); none: --max-error-rate off. */
+    private readonly errors?: ErrorRateGuard,
   ) {
     this.pace = target.gathersBatches ? undefined : scheduler;
   }
@@ -86,6 +89,7 @@ export class TargetCaller {
         this.quotaStrikes = 0;
         const own = { ms: Math.max(0, total - (queueMs ?? 0)), ...(queueMs !== undefined ? { queueMs } : {}) };
         const extras = { ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
+        this.counted(undefined);
         return { answer, ...own, errorAnswer: false, ...extras };
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
@@ -128,7 +132,14 @@ export class TargetCaller {
     return true;
   }
 
+  /** One call's end counted against --max-error-rate: past it, the run stops taking traces (in-flight ones finish). */
+  private counted(failure: string | undefined): void {
+    const stop = this.errors?.record(failure);
+    if (stop && !this.run.stopping) this.run.halt('error', stop);
+  }
+
   private giveUp(info: TraceInfo, error: TargetError): TargetResult {
+    this.counted(error.message);
     // Fixed words, never the endpoint's text: an error body can quote a key, and this answer goes to the service.
     // The log keeps the (redacted) reason, so a user can see why.
     if (this.policy.onError === 'submit') {

@@ -119,7 +119,7 @@ export function hasJournaledAnswer(info: TraceInfo): boolean {
 }
 
 /** Hands the queued traces to `concurrency` loops until the queue is empty or the run stops. */
-export async function drain(queue: readonly TraceInfo[], traces: TraceHandler, run: RunState, concurrency: number): Promise<void> {
+export async function drain(queue: readonly TraceInfo[], traces: TraceHandler, run: RunState, concurrency: number, widen?: (more: (n: number) => void) => void): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (!run.stopping) {
@@ -128,5 +128,14 @@ export async function drain(queue: readonly TraceInfo[], traces: TraceHandler, r
       await traces.handle(info);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker));
+  const loops = Array.from({ length: Math.min(concurrency, Math.max(1, queue.length)) }, worker);
+  // The concurrency raised mid-run (runSteering.ts): more loops, awaited with the first.
+  widen?.((n) => {
+    while (loops.length < n && next < queue.length) loops.push(worker());
+  });
+  for (let awaited = 0; awaited < loops.length; ) {
+    const now = loops.length;
+    await Promise.all(loops.slice(awaited));
+    awaited = now;
+  }
 }

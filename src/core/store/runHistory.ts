@@ -47,6 +47,8 @@ export interface RunInfo {
   holds?: Array<{ kind: 'outage' | 'token'; from: number; to: number; cause: string }>;
   /** Windows of the editor that attached to the run in its runner process (a reload, a window opened later), and let go. */
   windows?: WindowEvents;
+  /** Pauses, resumes and concurrency changes made while the run went on, in order (the first 1,000). */
+  steers?: Array<{ at: number; ev: 'pause' | 'resume' | 'concurrency'; n?: number }>;
   /** The list read again at the run's end differed: traces that appeared (run then) and vanished (reported). */
   listChanges?: { appeared: string[]; vanished: string[] };
 }
@@ -140,6 +142,13 @@ export class RunHistory {
       w.detached++;
       w.lastDetachedAt = record.at;
     }
+  }
+
+  steered(record: Rec<'steer'>): void {
+    const run = this.byId(record.run);
+    if (!run) return;
+    const steers = (run.steers ??= []);
+    if (steers.length < 1000) steers.push({ at: record.at, ev: record.ev, ...(record.n !== undefined ? { n: record.n } : {}) });
   }
 
   /** An answer, counted for the run it names (the latest when it names none). */

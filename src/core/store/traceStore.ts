@@ -226,6 +226,8 @@ export class TraceStore {
         return this.history.ended(record);
       case 'window':
         return this.history.window(record);
+      case 'steer':
+        return this.history.steered(record);
       case 'prompts':
         this.setListed(record.items);
         this.promptsRecorded = true;

@@ -9,6 +9,8 @@ import { readFileSync, rmSync } from 'node:fs';
 import { RunnerVersionError, windowHandshake } from '../../protocol/runnerHandshake';
 import { cancel, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
 import type { LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../../protocol/runnerProtocol';
+// Pause, resume and concurrency (steerCommands.ts): in this bundle, with the JSON-RPC library.
+export { steerRun } from '../../protocol/steerClient';
 
 // How long a runner has to prove itself (a fresh one does in milliseconds).
 const HANDSHAKE_MS = 10_000;

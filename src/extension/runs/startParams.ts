@@ -1,6 +1,6 @@
 // What a window sends a runner to start a run as the window would: its settings, the target's plan, the token.
 import { MIB } from '../../api/client';
-import { runOptions } from '../../core';
+import { maxErrorRateSetting, runOptions } from '../../core';
 import type { EvaluationSession, RerunSubset, RunMode } from '../../core';
 import type { StartParams } from '../../protocol/runnerProtocol';
 import { readProxy } from '../settings/settings';
@@ -57,6 +57,7 @@ function runSettings(ctx: Ctx) {
       servicePatienceSeconds: settings.servicePatience,
       ...(settings.maxRequestsPerMinute ? { maxRequestsPerMinute: settings.maxRequestsPerMinute } : {}),
       ...(settings.targetRetries !== undefined ? { targetRetries: settings.targetRetries } : {}),
+      maxErrorRate: maxErrorRateSetting(settings.maxErrorRate),
     }),
   };
 }

@@ -47,6 +47,7 @@ export const RESTRICTED_SETTINGS = [
   // settings could otherwise keep a run going, multiply its calls or lift the guard.
   'keepRunsAlive',
   'targetRetries',
+  'maxErrorRate',
   'servicePatience',
   'maxListMegabytes',
 ] as const;

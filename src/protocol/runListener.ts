@@ -1,0 +1,122 @@
+// A run hosted outside a runner (the CLI's) listening on the runner protocol, so that it can be steered and shown from
+// anywhere: `eval-runner pause` in another terminal, a window's Run Details. It serves what a runner serves a window
+// once proven (state, cancel, pause, resume, setConcurrency) and tells progress and the end; it asks nothing back.
+import { randomBytes } from 'node:crypto';
+import { chmodSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { createServer } from 'node:net';
+import type { Socket } from 'node:net';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { RefusedRun, RunSteering, RunSummary } from '../core';
+import { ownerOnlyFolder } from './ownerOnly';
+import { findRunner, newSocketPath, removeRunnerFile, writeRunnerFile } from './runnerFiles';
+import { RunnerHandshake } from './runnerHandshake';
+import { cancel, finished, hello, pause, progress, prove, resume, RUNNER_PROTOCOL_VERSION, setConcurrency, state } from './runnerProtocol';
+import type { ProgressParams, RunFinished, RunnerState, SteerResult } from './runnerTypes';
+
+/** What the run lends its listener. */
+export interface ListenedRun {
+  journalFile: string;
+  steering: RunSteering;
+  label: string;
+  key: RunnerState['key'];
+  cancel(hard: boolean): void;
+}
+
+/** The listening run: feed it progress and the end; close it when the run is over. */
+export interface RunListener {
+  progress(p: ProgressParams): void;
+  finished(result: RunSummary | RefusedRun): void;
+  close(): void;
+}
+
+/**
+ * Listens beside the journal as a runner does (an owner-only socket, the runner file with a fresh secret), unless a
+ * live runner of another process already owns that file: then this run could not take the journal's lock anyway,
+ * and the file is left to its owner. undefined: not listening.
+ */
+export async function listenForRun(run: ListenedRun): Promise<RunListener | undefined> {
+  const found = findRunner(run.journalFile);
+  const owner = found && ('runner' in found ? found.runner.pid : found.other.pid);
+  if (owner !== undefined && owner !== process.pid) return undefined;
+  ownerOnlyFolder(dirname(run.journalFile));
+  const secret = randomBytes(32).toString('hex');
+  const socket = newSocketPath();
+  const clients = new Set<MessageConnection>();
+  let last: ProgressParams | undefined;
+  let done: RunFinished | undefined;
+  const server = createServer((s) => serve(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) }));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket.path, () => resolve());
+  });
+  // Listening is not the run's business: a socket that breaks later never stops it.
+  server.on('error', () => undefined);
+  if (process.platform !== 'win32') chmodSync(socket.path, 0o600);
+  writeRunnerFile(run.journalFile, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: socket.path, secret, startedAt: Date.now() });
+  return {
+    progress(p) {
+      last = p;
+      for (const c of clients) void c.sendNotification(progress, p).catch(() => undefined);
+    },
+    finished(result) {
+      // What crosses is the summary without its error object, or a refusal's outcome and words (as a runner's).
+      done = finishedOf(result);
+      for (const c of clients) void c.sendNotification(finished, done).catch(() => undefined);
+    },
+    close() {
+      removeRunnerFile(run.journalFile);
+      for (const c of clients) c.dispose();
+      server.close();
+      socket.dispose();
+    },
+  };
+}
+
+function serve(socket: Socket, ctx: { run: ListenedRun; secret: string; clients: Set<MessageConnection>; state: () => RunnerState }): void {
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  const handshake = new RunnerHandshake(ctx.secret, () => socket.destroy());
+  const owner = () => handshake.require();
+  const steer = ctx.run.steering;
+  connection.onRequest(hello, (params) => handshake.hello(params));
+  connection.onRequest(prove, (params) => {
+    handshake.prove(params);
+    ctx.clients.add(connection);
+  });
+  connection.onRequest(state, () => {
+    owner();
+    return ctx.state();
+  });
+  connection.onRequest(cancel, ({ hard }) => {
+    owner();
+    ctx.run.cancel(hard);
+  });
+  connection.onRequest(pause, (): Promise<SteerResult> => {
+    owner();
+    return steer.pause();
+  });
+  connection.onRequest(resume, (): Promise<SteerResult> => {
+    owner();
+    return steer.resume();
+  });
+  connection.onRequest(setConcurrency, ({ concurrency }): Promise<SteerResult> => {
+    owner();
+    return steer.setConcurrency(concurrency);
+  });
+  const gone = () => ctx.clients.delete(connection);
+  socket.on('end', gone);
+  connection.onClose(() => {
+    gone();
+    connection.dispose();
+  });
+  connection.onError(() => undefined);
+  socket.on('error', () => undefined);
+  connection.listen();
+}
+
+function finishedOf(result: RunSummary | RefusedRun): RunFinished {
+  if (result.outcome === 'targetChanged') return { outcome: result.outcome, message: result.message };
+  const { error: _error, ...summary } = result;
+  return summary;
+}
