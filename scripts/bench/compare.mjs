@@ -72,7 +72,6 @@ function probe(stateDir) {
         rows = first.rows.length;
         differing = table.differing;
       }
-      await session.close?.();
       console.log(JSON.stringify({ openMs, runsMs, rows, differing, peakRssMB: process.resourceUsage().maxRSS / 1024 }));
     })().catch((e) => { console.error(e); process.exit(1); });`;
   const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 2 ** 24 });

@@ -4,6 +4,7 @@ import type { RecordLocation } from '../journal/journal';
 import type { TextSource } from '../journal/journalText';
 import { RunHistory } from './runHistory';
 import type { RunInfo } from './runHistory';
+import type { RunAnswers, RunAnswersImage } from './runAnswers';
 import { FLAG, LOCAL_STATES, RATING, STATE_CODES, TraceRows } from './traceRows';
 import type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
 import { TraceMap } from './traceMap';
@@ -32,6 +33,8 @@ export interface StoreImage {
   traces: TraceColumns;
   /** The Batch API batches the journal tells of (open ones are taken up by the next run). */
   batches: BatchInfo[];
+  /** Each run's answers: places and digests (see runAnswers.ts). */
+  answers: RunAnswersImage[];
 }
 
 /** One Batch API batch as the journal tells it. */
@@ -70,8 +73,8 @@ export class TraceStore {
   /** Batch API batches by input file id, oldest first (see the journal's batch record). */
   readonly batches = new Map<string, BatchInfo>();
 
-  constructor(columns?: TraceColumns, runs?: readonly RunInfo[]) {
-    this.history = new RunHistory(runs);
+  constructor(columns?: TraceColumns, runs?: readonly RunInfo[], answers?: readonly RunAnswersImage[]) {
+    this.history = new RunHistory(runs, answers);
     this.rows = new TraceRows(columns);
     this.traces = new TraceMap(this.rows);
     for (let i = 0; i < this.rows.n; i++) this.tally[LOCAL_STATES[this.rows.c.state[i]!]!]++;
@@ -99,12 +102,12 @@ export class TraceStore {
 
   /** The store as an image for its index (see storeIndex.ts). */
   image(): StoreImage {
-    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()] };
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()], answers: this.history.answersImage() };
   }
 
   /** A store back from its image, reading its texts from `source`. */
   static fromImage(image: StoreImage, source: TextSource): TraceStore {
-    const store = new TraceStore(image.traces, image.runs).readFrom(source);
+    const store = new TraceStore(image.traces, image.runs, image.answers).readFrom(source);
     store.listedTotal = image.listedTotal ?? undefined;
     store.promptsRecorded = image.promptsRecorded;
     for (const batch of image.batches) store.batches.set(batch.file, batch);
@@ -160,6 +163,11 @@ export class TraceStore {
     return this.history.byId(runId);
   }
 
+  /** A run's answers, places and digests (Compare Runs); undefined when it answered nothing. */
+  runAnswers(runId: string): RunAnswers | undefined {
+    return this.history.answersOf(runId);
+  }
+
   /**
    * Tells `watcher` about every trace a record changes from now on (undefined: any trace may have changed: a new
    * list, a fresh run). For views that keep rows in step without scanning 100,000 traces. Returns the way to stop.
@@ -198,6 +206,7 @@ export class TraceStore {
       this.rows.setText(i, 'a', record.a, at);
       this.rows.source.remember(at.offset, 'a', record.a);
     }
+    if (record.t === 'answer') this.history.settled(record, i, at);
     if ('p' in record && record.p !== undefined && this.rows.held(i, 'p') === record.p) this.rows.setText(i, 'p', record.p, at);
   }
 
@@ -278,7 +287,7 @@ export class TraceStore {
     rows.setNumber('answeredAt', i, record.at);
     rows.setKept('error', i, undefined);
     rows.setRun(i, record.run ?? this.currentRun?.runId);
-    this.history.answered(record);
+    this.history.answered(record, i, at);
     this.move(i, 'answered');
   }
 
