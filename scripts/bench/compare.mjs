@@ -3,7 +3,7 @@
 // same process, from asking for the comparison to the first rows as the panel sends them (the comparison, its table,
 // the first window's texts). The host's part of editorscale's "to its first rows", without the editor around it.
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { ROOT, median, say, tempDir } from './processes.mjs';
 
@@ -17,12 +17,16 @@ export async function measure() {
   const stateDir = tempDir();
   const { journalPath } = await import(join(ROOT, 'out', 'src', 'core', 'journal', 'journal.js'));
   const journal = journalPath(stateDir, KEY);
-  writeJournal(journal);
-  say(`  journal ${(statSync(journal).size / 2 ** 20).toFixed(0)} MiB`);
-  // A first process opens the evaluation and leaves its index (as the runs' ends or the first status do).
-  const first = probe(stateDir);
-  const r = probe(stateDir);
-  return { compare: { traces: TRACES, journalBytes: statSync(journal).size, firstRowsMs: median(r.runsMs), firstRowsRunsMs: r.runsMs.map(Math.round), openMs: r.openMs, firstOpenMs: first.openMs, rows: r.rows, differing: r.differing, peakRssMB: r.peakRssMB } };
+  try {
+    writeJournal(journal);
+    say(`  journal ${(statSync(journal).size / 2 ** 20).toFixed(0)} MiB`);
+    // A first process opens the evaluation and leaves its index (as the runs' ends or the first status do).
+    const first = probe(stateDir);
+    const r = probe(stateDir);
+    return { compare: { traces: TRACES, journalBytes: statSync(journal).size, firstRowsMs: median(r.runsMs), firstRowsRunsMs: r.runsMs.map(Math.round), openMs: r.openMs, firstOpenMs: first.openMs, rows: r.rows, differing: r.differing, peakRssMB: r.peakRssMB, phasesMs: r.phasesMs } };
+  } finally {
+    rmSync(stateDir, { recursive: true, force: true });
+  }
 }
 
 /** The journal as the CLI writes it for two runs, a line per record, written in pieces (never one string). */
@@ -60,19 +64,21 @@ function probe(stateDir) {
       let t = performance.now();
       await session.load();
       const openMs = performance.now() - t;
-      const runsMs = [];
+      const runsMs = [], phasesMs = [];
       let rows = 0, differing = 0;
       for (let i = 0; i < 3; i++) {
         t = performance.now();
         const compared = await session.compare('run-upper', 'run-echo');
+        const t1 = performance.now();
         const table = new CompareTable();
         table.load(compared);
         const first = table.window(0, 60, null);
         runsMs.push(performance.now() - t);
+        phasesMs.push({ compare: Math.round(t1 - t), table: Math.round(performance.now() - t1) });
         rows = first.rows.length;
         differing = table.differing;
       }
-      console.log(JSON.stringify({ openMs, runsMs, rows, differing, peakRssMB: process.resourceUsage().maxRSS / 1024 }));
+      console.log(JSON.stringify({ openMs, runsMs, phasesMs, rows, differing, peakRssMB: process.resourceUsage().maxRSS / 1024 }));
     })().catch((e) => { console.error(e); process.exit(1); });`;
   const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', maxBuffer: 2 ** 24 });
   if (r.status !== 0) throw new Error(`the compare probe failed: ${r.stderr}`);
