@@ -41,7 +41,7 @@ function writeJournal(path) {
   for (let i = 0; i < TRACES; i++) parts.push(`${JSON.stringify({ t: 'item', id: `bench-${i}`, p: prompt(i), at: 1 })}\n`);
   parts.push(`${JSON.stringify({ t: 'list', at: 1, total: TRACES, full: true })}\n`);
   flush();
-  for (const [run, at, shout] of [['run-echo', 2, false], ['run-upper', 4, true]]) {
+  for (const { run, at, shout } of [{ run: 'run-echo', at: 2, shout: false }, { run: 'run-upper', at: 4, shout: true }]) {
     parts.push(`${JSON.stringify({ t: 'run', at, run, target: shout ? 'python upper.py' : 'echo', mode: 'fresh' })}\n`);
     for (let i = 0; i < TRACES; i++) {
       const a = shout ? prompt(i).toUpperCase() : prompt(i);
