@@ -2,6 +2,7 @@
 // returns their figures (`measure`), which scripts/bench/table.mjs turns into the table's lines.
 import * as batchapi from './batchapi.mjs';
 import * as batchfn from './batchfn.mjs';
+import * as compare from './compare.mjs';
 import * as editorrun from './editorrun.mjs';
 import * as editorscale from './editorscale.mjs';
 import * as extension from './extension.mjs';
@@ -16,4 +17,4 @@ import * as scale600k from './scale600k.mjs';
 import * as throughput from './throughput.mjs';
 import * as webview from './webview.mjs';
 
-export const ROWS = [throughput, latency, ratelimit, owncode, batchfn, batchapi, scale, scale2k, scale600k, list, report, editorrun, editorscale, extension, webview];
+export const ROWS = [throughput, latency, ratelimit, owncode, batchfn, batchapi, scale, scale2k, scale600k, list, report, editorrun, editorscale, compare, extension, webview];

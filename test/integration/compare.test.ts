@@ -60,4 +60,23 @@ describe('Compare Runs of a large evaluation: the page gets windows of the rows'
     assert.equal(panel.answerOf(ref().id, b.runId, far), '(no answer in this run)');
     assert.equal(panel.differing.length, TRACES - 2);
   });
+
+  it('opens full width where a review left two groups, and Enter’s diff opens beside it, the table keeping the focus', async () => {
+    const [a, b] = session().runs;
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    // Two groups, as a review's prompt and answer leave them (the second holds none of the user's editors).
+    await vscode.commands.executeCommand('workbench.action.newGroupRight');
+    assert.equal(vscode.window.tabGroups.all.length, 2);
+    await api.compare.compare(ref(), a!, b!);
+    assert.equal(vscode.window.tabGroups.all.length, 1, 'Compare Runs has the window’s width');
+    const panel = api.compare.findRuns(ref().id, a!.runId, b!.runId)!;
+    await until('the page got its rows', () => panel.lastView !== undefined);
+    // What Enter on a row sends.
+    await panel.diff(panel.differing[0]!);
+    const [table, beside] = vscode.window.tabGroups.all;
+    assert.ok(beside?.tabs.some((t) => t.input instanceof vscode.TabInputTextDiff), 'the diff opens beside the table');
+    assert.ok(table?.activeTab?.input instanceof vscode.TabInputWebview, 'the table stays shown');
+    assert.equal(vscode.window.tabGroups.activeTabGroup, table, 'and keeps the focus: no key goes to the read-only diff');
+    assert.equal(vscode.window.activeTextEditor, undefined);
+  });
 });

@@ -1,9 +1,6 @@
-import { hash } from 'node:crypto';
-import { readJournalLines } from '../journal/journal';
-import type { RecordLocation } from '../journal/journal';
-import { parseLine } from '../journal/journalRecords';
-import type { JournalRecord } from '../journal/journalRecords';
 import type { TextSource } from '../journal/journalText';
+import { ANSWER_FLAG } from '../store/runAnswers';
+import type { RunAnswers } from '../store/runAnswers';
 import type { TraceStore } from '../store/traceStore';
 
 /** One run's answer to one trace, as journaled: the text is read from the journal when asked for. */
@@ -23,133 +20,78 @@ export interface ComparedTrace {
   differs: boolean;
 }
 
-/** An answer kept as its place and a digest of its text (whether two runs' answers differ needs no text kept). */
+/** A run's answer kept as its slot in the run's answers (a place and a digest): its text is read when asked for. */
 class PlacedAnswer implements RunAnswer {
+  readonly latencyMs: number | undefined;
+  readonly errorAnswer: boolean;
+  readonly by: 'target' | 'user';
+
   constructor(
+    private readonly answers: RunAnswers,
+    readonly slot: number,
     private readonly source: TextSource,
-    private readonly at: RecordLocation,
-    readonly digest: string,
-    readonly latencyMs: number | undefined,
-    readonly errorAnswer: boolean,
-    readonly by: 'target' | 'user',
-  ) {}
+  ) {
+    const flags = answers.flags(slot);
+    this.latencyMs = answers.latencyMs(slot);
+    this.errorAnswer = (flags & ANSWER_FLAG.err) !== 0;
+    this.by = (flags & ANSWER_FLAG.user) !== 0 ? 'user' : 'target';
+  }
 
   get answer(): string {
-    return this.source.read(this.at.offset, this.at.length, 'a');
+    return this.answers.text(this.slot, this.source);
   }
 }
 
-/** What the comparison keeps of an answer record: its trace, run, figures and a digest of its text. */
-interface AnswerFacts {
-  id: string;
-  run: string | undefined;
-  digest: string;
-  ms: number | undefined;
-  err: boolean;
-  by: 'target' | 'user';
+/**
+ * One trace of the comparison: its answers made when asked for (the table reads those of the rows it shows), so
+ * 100,000 rows cost a few fields each, not three objects with accessors (most of the time was the collector's).
+ */
+class ComparedRow implements ComparedTrace {
+  constructor(
+    readonly traceId: string,
+    private readonly store: TraceStore,
+    private readonly source: TextSource,
+    private readonly answersA: RunAnswers | undefined,
+    private readonly slotA: number,
+    private readonly answersB: RunAnswers | undefined,
+    private readonly slotB: number,
+    readonly differs: boolean,
+  ) {}
+
+  get prompt(): string | undefined {
+    return this.store.get(this.traceId)?.prompt;
+  }
+
+  get a(): RunAnswer | undefined {
+    return this.slotA >= 0 ? new PlacedAnswer(this.answersA!, this.slotA, this.source) : undefined;
+  }
+
+  get b(): RunAnswer | undefined {
+    return this.slotB >= 0 ? new PlacedAnswer(this.answersB!, this.slotB, this.source) : undefined;
+  }
 }
 
 /**
- * Every trace's answers in two runs of one evaluation, from the journal alone (it keeps every run's answers; no
- * service call), read through once: an answer belongs to the run it names, or (older records) to the run that was
- * latest when it was written; a run's last answer to a trace is its answer. Only places and digests are kept, so
- * 100,000 traces of 2 KB answers cost a few megabytes; `store` (the session's, read up to date) gives the order, the
- * prompts, and reads the answers back. Lines are read as bytes: only answer and run records are looked at, and an
- * answer's text is digested as it is written (never decoded), so 100,000 × 2 KB compare in a fraction of a second.
+ * Every trace's answers in two runs of one evaluation, in the store's order: a lookup in the answers the store keeps
+ * for each run (their places in the journal and digests, kept as they are journaled and with the index), so nothing
+ * is read from the journal until a text is shown. A run's last answer to a trace is its answer; an answer naming no
+ * run belongs to the run that was latest when it was written. `store` is the session's, read up to date.
  */
-export async function compareRuns(journalFile: string, store: TraceStore, source: TextSource, runA: string, runB: string): Promise<ComparedTrace[]> {
-  const answers = new Map<string, Map<string, PlacedAnswer>>([
-    [runA, new Map()],
-    [runB, new Map()],
-  ]);
-  let runs = 0;
-  let current: string | undefined;
-  await readJournalLines(journalFile, (bytes, from, to, at) => {
-    const type = recordType(bytes, from);
-    // Records of other types are skipped unread: the prompts, submissions, verdicts (most of the journal's bytes).
-    if (type !== undefined && type !== 'answer' && type !== 'run') return;
-    const facts = type === 'answer' ? answerFacts(bytes.subarray(from, to)) : undefined;
-    const record = facts ? undefined : parseLine(bytes.toString('utf8', from, to));
-    if (record?.t === 'run') {
-      // The same ids the store gives runs recorded without one.
-      current = record.run ?? `legacy-${++runs}`;
-      if (record.run) runs++;
-    }
-    const answer = facts ?? (record?.t === 'answer' ? factsOf(record) : undefined);
-    if (!answer) return;
-    answers.get(answer.run ?? current ?? '')?.set(answer.id, new PlacedAnswer(source, at, answer.digest, answer.ms, answer.err, answer.by));
-  });
+export function compareRuns(store: TraceStore, source: TextSource, runA: string, runB: string): ComparedTrace[] {
+  const answersA = store.runAnswers(runA);
+  const answersB = store.runAnswers(runB);
+  const n = store.traces.size;
+  const none = new Int32Array(0);
+  const slotsA = answersA?.slotsByRow(n) ?? none;
+  const slotsB = answersB?.slotsByRow(n) ?? none;
   const out: ComparedTrace[] = [];
-  for (const info of store.traces.values()) {
-    const a = answers.get(runA)!.get(info.traceId);
-    const b = answers.get(runB)!.get(info.traceId);
-    if (!a && !b) continue;
-    out.push({
-      traceId: info.traceId,
-      get prompt() {
-        return info.prompt;
-      },
-      a,
-      b,
-      differs: a?.digest !== b?.digest,
-    });
+  let row = 0;
+  for (const traceId of store.traces.keys()) {
+    const sa = slotsA[row] ?? -1;
+    const sb = slotsB[row++] ?? -1;
+    if (sa < 0 && sb < 0) continue;
+    const differs = sa < 0 || sb < 0 || !answersA!.sameText(sa, answersB!, sb);
+    out.push(new ComparedRow(traceId, store, source, answersA, sa, answersB, sb, differs));
   }
   return out;
-}
-
-const TYPE_PREFIX = Buffer.from('{"t":"');
-const ANSWER_KEY = Buffer.from('"a":"');
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-
-/** The record's type when its line starts with it, as the journal writes every record (undefined: look inside). */
-function recordType(bytes: Buffer, from: number): string | undefined {
-  if (bytes.compare(TYPE_PREFIX, 0, TYPE_PREFIX.length, from, from + TYPE_PREFIX.length) !== 0) return undefined;
-  const start = from + TYPE_PREFIX.length;
-  const end = bytes.indexOf(QUOTE, start);
-  return end > start && end - start < 32 ? bytes.toString('latin1', start, end) : undefined;
-}
-
-/**
- * An answer line's facts without decoding its text: the answer's JSON string is digested as written, and the line
- * without it (a few dozen bytes) is parsed. Undefined when the line is not as expected: it is then parsed whole.
- */
-function answerFacts(line: Buffer): AnswerFacts | undefined {
-  const key = line.indexOf(ANSWER_KEY);
-  if (key < 0) return undefined;
-  const start = key + ANSWER_KEY.length;
-  let end = line.indexOf(QUOTE, start);
-  while (end > 0 && escaped(line, end)) end = line.indexOf(QUOTE, end + 1);
-  if (end < 0) return undefined;
-  // The line without its text: a few dozen bytes, its fields checked here (a line not as expected is read whole).
-  let rest: unknown;
-  try {
-    rest = JSON.parse(`${line.toString('utf8', 0, key)}"a":""${line.toString('utf8', end + 1)}`);
-  } catch {
-    return undefined;
-  }
-  const r = rest as Partial<Record<'t' | 'id' | 'run' | 'ms' | 'err' | 'by', unknown>>;
-  if (r.t !== 'answer' || typeof r.id !== 'string' || !optional(r.run, 'string') || !optional(r.ms, 'number') || !optional(r.err, 'boolean')) return undefined;
-  const by = r.by === 'user' ? 'user' : 'target';
-  return { id: r.id, run: r.run as string | undefined, digest: digest(line.subarray(start, end)), ms: r.ms as number | undefined, err: r.err === true, by };
-}
-
-function optional(value: unknown, type: 'string' | 'number' | 'boolean'): boolean {
-  return value === undefined || typeof value === type;
-}
-
-/** Whether the quote at `at` is escaped: an odd number of backslashes before it. */
-function escaped(line: Buffer, at: number): boolean {
-  let n = 0;
-  while (at - n - 1 >= 0 && line[at - n - 1] === BACKSLASH) n++;
-  return n % 2 === 1;
-}
-
-/** A parsed answer record's facts; its text digested as the journal writes it (JSON), as answerFacts does. */
-function factsOf(record: Extract<JournalRecord, { t: 'answer' }>): AnswerFacts {
-  return { id: record.id, run: record.run, digest: digest(JSON.stringify(record.a).slice(1, -1)), ms: record.ms, err: record.err ?? false, by: record.by ?? 'target' };
-}
-
-function digest(text: string | Buffer): string {
-  return hash('sha256', text, 'base64');
 }

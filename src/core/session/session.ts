@@ -304,7 +304,7 @@ export class EvaluationSession {
     await this.load();
     // A store that holds its texts (nothing journaled) gets a reader of its own, kept with it.
     if (!this.store.textSource) this.store.readFrom(new JournalText(this.journalFile));
-    return compareRuns(this.journalFile, this.store, this.store.textSource!, runA, runB);
+    return compareRuns(this.store, this.store.textSource!, runA, runB);
   }
 
   /** Submit as Not Answered: every skipped trace, with the template's text (see reviewerWrites.submitSkipped). */

@@ -1,6 +1,9 @@
+import type { RecordLocation } from '../journal/journal';
 import type { JournalRecord } from '../journal/journalRecords';
 import { errorGroup } from './errorGroups';
 import { legacyFingerprint } from '../targets/targetSpec';
+import { ANSWER_FLAG, RunAnswers } from './runAnswers';
+import type { RunAnswersImage } from './runAnswers';
 
 /** One run as the journal tells it: who answered, when, and what came of it. */
 export interface RunInfo {
@@ -71,9 +74,22 @@ export class RunHistory {
   readonly runs: RunInfo[] = [];
   // Answers name their run: looked up once per replayed answer, so by key, not by scanning every run.
   private readonly index = new Map<string, RunInfo>();
+  /** Each run's answers: where each is in the journal and a digest of it (Compare Runs looks them up). */
+  private readonly answers = new Map<string, RunAnswers>();
 
-  constructor(runs: readonly RunInfo[] = []) {
+  constructor(runs: readonly RunInfo[] = [], answers: readonly RunAnswersImage[] = []) {
     for (const run of runs) this.add(run);
+    for (const { run, ...columns } of answers) this.answers.set(run, new RunAnswers(columns));
+  }
+
+  /** The run's answers (undefined: it answered nothing, or there is no such run). */
+  answersOf(runId: string): RunAnswers | undefined {
+    return this.answers.get(runId);
+  }
+
+  /** Every run's answers, for the index. */
+  answersImage(): RunAnswersImage[] {
+    return [...this.answers].map(([run, answers]) => ({ run, ...answers.columns() }));
   }
 
   /** The latest run: the target the journal's answers are held under now. */
@@ -151,11 +167,19 @@ export class RunHistory {
     if (steers.length < 1000) steers.push({ at: record.at, ev: record.ev, ...(record.n !== undefined ? { n: record.n } : {}) });
   }
 
-  /** An answer, counted for the run it names (the latest when it names none). */
-  answered(record: Rec<'answer'>): void {
+  /**
+   * An answer, counted for the run it names (the latest when it names none), and kept as that run's answer to the
+   * trace at `row`: at its place `at` in the journal, or held until settled() tells where it was written.
+   */
+  answered(record: Rec<'answer'>, row = -1, at?: RecordLocation): void {
     const run = record.run ? this.byId(record.run) : this.current;
     if (!run) return;
     run.answered++;
+    if (row >= 0) {
+      let answers = this.answers.get(run.runId);
+      if (!answers) this.answers.set(run.runId, (answers = new RunAnswers()));
+      answers.add(row, record.a, at, record.ms, (record.err ? ANSWER_FLAG.err : 0) | (record.by === 'user' ? ANSWER_FLAG.user : 0));
+    }
     if (record.by === 'user') return;
     run.answerTimes.push(record.at);
     if (record.err) {
@@ -171,6 +195,12 @@ export class RunHistory {
       run.completionTokens += record.tc ?? 0;
     }
     run.lastAnswerAt = record.at;
+  }
+
+  /** An answer applied before it was on disk is at `at` now. */
+  settled(record: Rec<'answer'>, row: number, at: RecordLocation): void {
+    const run = record.run ? this.byId(record.run) : this.current;
+    if (run) this.answers.get(run.runId)?.settle(row, at);
   }
 
   submitted(): void {

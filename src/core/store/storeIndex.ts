@@ -2,11 +2,15 @@ import { randomBytes } from 'node:crypto';
 import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import type { JournalPosition } from '../journal/journal';
+import { ANSWER_FLAG, HELD } from './runAnswers';
+import type { RunAnswersImage } from './runAnswers';
 import { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceStore';
 import type { StoreImage, TraceColumns } from './traceStore';
 
-// The index's own format: another version's index is rebuilt from the journal, never misread.
-const VERSION = 6;
+// The index's own format: another version's index is rebuilt from the journal, never misread. 6: verdicts by run;
+// 7: each run's answers.
+export const INDEX_VERSION = 7;
+const VERSION = INDEX_VERSION;
 const MAGIC = 'ERIX';
 
 /** The store as of a place in its journal; the journal stays the truth, the index only saves reading it whole. */
@@ -30,7 +34,7 @@ interface Header {
   key: string;
   position: JournalPosition;
   invalidLines: number;
-  image: Omit<StoreImage, 'traces'>;
+  image: Omit<StoreImage, 'traces' | 'answers'>;
   n: number;
   ids: string[];
   runNames: string[];
@@ -39,6 +43,8 @@ interface Header {
   note: TraceColumns['note'];
   /** Column name → byte offset in the file; a nullable column with no value at all is left out. */
   columns: Record<string, number>;
+  /** Each run's answers (see runAnswers.ts): its held texts in the header, its columns in the file like the traces'. */
+  answers: Array<{ run: string; n: number; held: Record<number, string>; columns: Record<string, number> }>;
 }
 
 type NumberColumn = (typeof NUMBER_COLUMNS)[number];
@@ -85,8 +91,44 @@ function decode(bytes: Buffer, key: string): StoreIndex | undefined {
     if (typeof at !== 'number' || at % 8 !== 0 || at < headerEnd || at + h.n * WIDTH[name] > bytes.length) return undefined;
     columns[name] = view(bytes, name, at, h.n) as never;
   }
-  const image: StoreImage = { ...h.image, traces: columns };
+  const answers = decodeAnswers(bytes, h, headerEnd);
+  if (!answers) return undefined;
+  const image: StoreImage = { ...h.image, traces: columns, answers };
   return isImage(image) ? { position: h.position, invalidLines: h.invalidLines, image } : undefined;
+}
+
+const ANSWER_COLUMNS = ['row', 'at', 'len', 'ms', 'flags', 'digest'] as const;
+type AnswerColumn = (typeof ANSWER_COLUMNS)[number];
+/** Bytes per answer, and the typed array each column is. */
+const ANSWER_WIDTH: Record<AnswerColumn, number> = { row: 4, at: 8, len: 4, ms: 8, flags: 1, digest: 16 };
+const ANSWER_ARRAY = { row: Int32Array, at: Float64Array, len: Uint32Array, ms: Float64Array, flags: Uint8Array, digest: Uint32Array };
+
+/** Each run's answers, checked answer by answer (a row the store has, a place or a held text); undefined: not ours. */
+function decodeAnswers(bytes: Buffer, h: Header, headerEnd: number): RunAnswersImage[] | undefined {
+  if (!Array.isArray(h.answers)) return undefined;
+  const out: RunAnswersImage[] = [];
+  for (const a of h.answers) {
+    if (!a || typeof a.run !== 'string' || !Number.isInteger(a.n) || a.n < 0 || !isTextMap(a.held)) return undefined;
+    const image = { run: a.run, n: a.n, held: { ...a.held } } as RunAnswersImage;
+    for (const name of ANSWER_COLUMNS) {
+      const at = a.columns?.[name];
+      const length = a.n * ANSWER_WIDTH[name];
+      if (typeof at !== 'number' || at % 8 !== 0 || at < headerEnd || at + length > bytes.length) return undefined;
+      const Typed = ANSWER_ARRAY[name];
+      const from = bytes.byteOffset + at;
+      // Aligned for its type, a view of the file's bytes; else a copy.
+      const aligned = from % Typed.BYTES_PER_ELEMENT === 0;
+      const source = (aligned ? bytes.buffer : bytes.buffer.slice(from, from + length)) as ArrayBuffer;
+      (image as unknown as Record<string, unknown>)[name] = new Typed(source, aligned ? from : 0, length / Typed.BYTES_PER_ELEMENT);
+    }
+    for (let i = 0; i < a.n; i++) {
+      const place = image.at[i]!;
+      const placed = Number.isInteger(place) && (place >= 0 || (place === HELD && typeof image.held[i] === 'string'));
+      if (image.row[i]! < 0 || image.row[i]! >= h.n || !placed || image.flags[i]! > (ANSWER_FLAG.err | ANSWER_FLAG.user)) return undefined;
+    }
+    out.push(image);
+  }
+  return out;
 }
 
 /** A column over the file's bytes where they are aligned for it, else a copy. */
@@ -126,17 +168,24 @@ export async function writeIndex(journalFile: string, key: string, index: StoreI
 }
 
 function encode(key: string, index: StoreIndex): Buffer[] {
-  const { traces: c, ...rest } = index.image;
+  const { traces: c, answers, ...rest } = index.image;
   const n = c.id.length;
   const present = (Object.keys(WIDTH) as NumberColumn[]).filter((name) => c[name] !== undefined);
-  const header: Header = { key, position: index.position, invalidLines: index.invalidLines, image: rest, n, ids: c.id, runNames: c.runNames, held: c.held, error: c.error, note: c.note, columns: {} };
+  const header: Header = { key, position: index.position, invalidLines: index.invalidLines, image: rest, n, ids: c.id, runNames: c.runNames, held: c.held, error: c.error, note: c.note, columns: {}, answers: [] };
+  // Every column's bytes, and where its offset goes in the header once it is known.
+  const sections: Array<{ offsets: Record<string, number>; name: string; bytes: Buffer }> = present.map((name) => ({ offsets: header.columns, name, bytes: bytesOf(c[name] as ArrayBufferView) }));
+  for (const a of answers) {
+    const entry = { run: a.run, n: a.n, held: a.held, columns: {} };
+    header.answers.push(entry);
+    for (const name of ANSWER_COLUMNS) sections.push({ offsets: entry.columns, name, bytes: bytesOf(a[name]) });
+  }
   // The header holds the columns' offsets, which depend on its own length: place them from a guess, then again.
   let text = '';
   for (let guess = 0; ; ) {
     let at = align(12 + guess);
-    for (const name of present) {
-      header.columns[name] = at;
-      at = align(at + n * WIDTH[name]);
+    for (const section of sections) {
+      section.offsets[section.name] = at;
+      at = align(at + section.bytes.length);
     }
     text = JSON.stringify(header);
     const length = Buffer.byteLength(text);
@@ -149,13 +198,11 @@ function encode(key: string, index: StoreIndex): Buffer[] {
   head.writeUInt32LE(Buffer.byteLength(text), 8);
   head.write(text, 12, 'utf8');
   const parts: Buffer[] = [head];
-  for (const name of present) {
-    const column = c[name] as ArrayBufferView;
-    const bytes = Buffer.from(column.buffer, column.byteOffset, n * WIDTH[name]);
-    parts.push(bytes, Buffer.alloc(align(bytes.length) - bytes.length));
-  }
+  for (const { bytes } of sections) parts.push(bytes, Buffer.alloc(align(bytes.length) - bytes.length));
   return parts;
 }
+
+const bytesOf = (column: ArrayBufferView) => Buffer.from(column.buffer, column.byteOffset, column.byteLength);
 
 const align = (at: number) => Math.ceil(at / 8) * 8;
 

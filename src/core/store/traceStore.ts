@@ -4,6 +4,7 @@ import type { RecordLocation } from '../journal/journal';
 import type { TextSource } from '../journal/journalText';
 import { RunHistory } from './runHistory';
 import type { RunInfo } from './runHistory';
+import type { RunAnswers, RunAnswersImage } from './runAnswers';
 import { FLAG, LOCAL_STATES, RATING, STATE_CODES, TraceRows } from './traceRows';
 import type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
 import { TraceMap } from './traceMap';
@@ -37,6 +38,8 @@ export interface StoreImage {
   batches: BatchInfo[];
   /** Every verdict by the run whose answer it judged (see runVerdicts.ts). */
   verdicts: RunVerdictImage;
+  /** Each run's answers: places and digests (see runAnswers.ts). */
+  answers: RunAnswersImage[];
 }
 
 /** One Batch API batch as the journal tells it. */
@@ -78,8 +81,8 @@ export class TraceStore {
   readonly batches = new Map<string, BatchInfo>();
   private readonly verdicts: RunVerdicts;
 
-  constructor(columns?: TraceColumns, runs?: readonly RunInfo[], verdicts?: RunVerdictImage) {
-    this.history = new RunHistory(runs);
+  constructor(columns?: TraceColumns, runs?: readonly RunInfo[], verdicts?: RunVerdictImage, answers?: readonly RunAnswersImage[]) {
+    this.history = new RunHistory(runs, answers);
     this.verdicts = new RunVerdicts(verdicts);
     this.rows = new TraceRows(columns);
     this.traces = new TraceMap(this.rows);
@@ -108,12 +111,12 @@ export class TraceStore {
 
   /** The store as an image for its index (see storeIndex.ts). */
   image(): StoreImage {
-    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()], verdicts: this.verdicts.image() };
+    return { listedTotal: this.listedTotal ?? null, promptsRecorded: this.promptsRecorded, runs: this.runs, traces: this.rows.image(), batches: [...this.batches.values()], verdicts: this.verdicts.image(), answers: this.history.answersImage() };
   }
 
   /** A store back from its image, reading its texts from `source`. */
   static fromImage(image: StoreImage, source: TextSource): TraceStore {
-    const store = new TraceStore(image.traces, image.runs, image.verdicts).readFrom(source);
+    const store = new TraceStore(image.traces, image.runs, image.verdicts, image.answers).readFrom(source);
     store.listedTotal = image.listedTotal ?? undefined;
     store.promptsRecorded = image.promptsRecorded;
     for (const batch of image.batches) store.batches.set(batch.file, batch);
@@ -174,6 +177,11 @@ export class TraceStore {
     return this.verdicts.get(runId, traceId);
   }
 
+  /** A run's answers, places and digests (Compare Runs); undefined when it answered nothing. */
+  runAnswers(runId: string): RunAnswers | undefined {
+    return this.history.answersOf(runId);
+  }
+
   /**
    * Tells `watcher` about every trace a record changes from now on (undefined: any trace may have changed: a new
    * list, a fresh run). For views that keep rows in step without scanning 100,000 traces. Returns the way to stop.
@@ -212,6 +220,7 @@ export class TraceStore {
       this.rows.setText(i, 'a', record.a, at);
       this.rows.source.remember(at.offset, 'a', record.a);
     }
+    if (record.t === 'answer') this.history.settled(record, i, at);
     if ('p' in record && record.p !== undefined && this.rows.held(i, 'p') === record.p) this.rows.setText(i, 'p', record.p, at);
   }
 
@@ -312,7 +321,7 @@ export class TraceStore {
     rows.setNumber('answeredAt', i, record.at);
     rows.setKept('error', i, undefined);
     rows.setRun(i, run);
-    this.history.answered(record);
+    this.history.answered(record, i, at);
     this.move(i, 'answered');
   }
 

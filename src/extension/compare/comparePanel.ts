@@ -36,6 +36,7 @@ export class ComparePanels extends PanelHost<CompareState, ComparePanel> impleme
 
   /** `only`: show just these traces (after Rerun Traces, the ones that ran again). */
   async compare(ref: EvaluationRef, a: RunInfo, b: RunInfo, only?: ReadonlySet<string>): Promise<void> {
+    if (!this.findRuns(ref.id, a.runId, b.runId)) await fullWidth();
     const panel = this.show(ref, { refId: ref.id, runA: a.runId, runB: b.runId, only: only ? [...only] : null });
     panel.only = only;
     await panel.load();
@@ -55,6 +56,24 @@ export class ComparePanels extends PanelHost<CompareState, ComparePanel> impleme
     }
     return '(This comparison is closed: open Compare Runs again.)';
   }
+}
+
+/** Our own editors: a trace's review documents and a run's answers (schemes evalrunner, evalrunner-run), our panels. */
+function ours(tab: vscode.Tab): boolean {
+  const input = tab.input;
+  const mine = (uri: vscode.Uri) => uri.scheme.startsWith('evalrunner');
+  if (input instanceof vscode.TabInputText) return mine(input.uri);
+  if (input instanceof vscode.TabInputTextDiff) return mine(input.original) && mine(input.modified);
+  return input instanceof vscode.TabInputWebview && input.viewType.includes('evalRunner.');
+}
+
+/**
+ * Compare Runs wants the window's width (its Actions column is last): the groups a review left (its prompt and answer
+ * side by side), holding only our editors, are joined into one first. A layout of the user's own is left as it is.
+ */
+async function fullWidth(): Promise<void> {
+  const groups = vscode.window.tabGroups.all;
+  if (groups.length > 1 && groups.every((g) => g.tabs.every(ours))) await vscode.commands.executeCommand('workbench.action.joinAllGroups');
 }
 
 export class ComparePanel extends PanelController<CompareMessage, CompareHostMessage> {
@@ -133,7 +152,9 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
         query: new URLSearchParams({ ref: this.ref.id, run, trace: traceId }).toString(),
       });
     const title = `${traceId}: ${this.a?.target ?? this.runA} ↔ ${this.b?.target ?? this.runB}`;
-    await vscode.commands.executeCommand('vscode.diff', uri(this.runA), uri(this.runB), title, { preview: true });
+    // Beside the table, which keeps the focus: the Enter that opened it goes nowhere else (in the same group the
+    // table was hidden and the read-only diff took the focus), and the next row's Enter replaces this preview.
+    await vscode.commands.executeCommand('vscode.diff', uri(this.runA), uri(this.runB), title, { preview: true, preserveFocus: true, viewColumn: vscode.ViewColumn.Beside });
   }
 
   /** Submits one run's answer to the trace: one action, journaled as that run's answer. */
