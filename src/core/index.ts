@@ -66,3 +66,8 @@ export { renderReport } from './report/renderReport';
 export { escapeHtml, pageStart } from './report/htmlPage';
 export { runCharts } from './report/reportData';
 export { writeOwnerOnly } from './report/exportResults';
+// Cost: prices (the price list's bundled snapshot, or the user's), a run's cost from its tokens, the estimate.
+export { readPriceTable, targetPrice } from './cost/prices';
+export type { RunPrice } from './cost/prices';
+export { costText, totalCost } from './cost/runCost';
+export { estimateRun, estimateText } from './cost/estimate';

@@ -116,7 +116,7 @@ export interface ProgressParams {
   };
 }
 
-export type RunOutcomeParams = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error';
+export type RunOutcomeParams = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error' | 'budget';
 
 interface HoldEventParams {
   kind: 'outage' | 'token';

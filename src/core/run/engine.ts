@@ -23,6 +23,8 @@ import type { Target } from '../targets/target';
 import { batchRunModule } from './batchLoader';
 import type { BatchRun } from './batchRun';
 import type { StateCounts, TraceInfo, TraceStore } from '../store/traceStore';
+import { runBudget } from '../cost/budget';
+import type { Budget } from '../cost/budget';
 
 // What the session and the tests import from the engine, declared where it belongs.
 export type { EngineOptions } from './engineOptions';
@@ -53,6 +55,10 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   let queue: TraceInfo[] | undefined;
   try {
     engine.plan();
+    if (options.estimateOnly) {
+      options.estimateOnly(engine.toCall);
+      return engine.finish();
+    }
     // 3. The target warmed up, then the run recorded: a run that cannot start leaves the record as it was.
     queue = await engine.begin();
   } catch (error) {
@@ -82,6 +88,7 @@ class EngineRun {
   private runPlan: RunPlan | undefined;
   private listChanges: ListChanges | undefined;
   private batchRun: BatchRun | undefined;
+  private readonly budget: Budget | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.concurrency = engineConcurrency(options);
@@ -101,6 +108,7 @@ class EngineRun {
       (client) => this.submissions.useClient(client),
     );
     this.submissions = this.submitter();
+    this.budget = runBudget(options, options.store.runs);
     this.run.onStopping(() => this.hold.release());
     // Progress is sampled on a timer, never per trace: 100,000 traces do not mean 100,000 events.
     this.ticker = options.onProgress ? setInterval(() => this.reportProgress(), options.progressIntervalMs ?? 250) : undefined;
@@ -131,6 +139,11 @@ class EngineRun {
     run.queued = plan.submitFirst.length + plan.callTarget.length;
     if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
     return [...plan.submitFirst, ...plan.callTarget];
+  }
+
+  /** The planned traces the target would be called for. */
+  get toCall(): readonly TraceInfo[] {
+    return this.runPlan?.callTarget ?? [];
   }
 
   private planOptions() {
@@ -212,7 +225,7 @@ class EngineRun {
 
   private caller(): TargetCaller {
     const o = this.options;
-    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId });
+    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId }, this.budget);
   }
 
   private submitter(): Submitter {
@@ -280,6 +293,7 @@ class EngineRun {
       ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}),
       ...(limited.length ? { limited: [...limited] } : {}),
       ...(this.hold.events.length ? { holds: this.hold.events.slice(0, 1000) } : {}),
+      ...(outcome === 'budget' && this.budget ? { budget: this.budget.state } : {}),
     };
     await commit(journal, store, record).catch(() => undefined);
   }

@@ -2,7 +2,7 @@ import { StorageError } from '../journal/storage';
 import type { HoldState } from './serviceHold';
 import type { TraceStore } from '../store/traceStore';
 
-export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error';
+export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error' | 'budget';
 
 export interface StopReason {
   outcome: RunOutcome;
