@@ -111,3 +111,10 @@ function originOf(url: string): string | undefined {
     return undefined;
   }
 }
+
+/** What the Batch API saved on these tokens: the discount off the price list's live price; none when the model has no price. */
+export function batchSaving(model: string, promptTokens: number, completionTokens: number): number | undefined {
+  const price = listPrice(model);
+  if (!price) return undefined;
+  return ((promptTokens * price.in + completionTokens * price.out) / 1_000_000) * (1 - BATCH_DISCOUNT);
+}
