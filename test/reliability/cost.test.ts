@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
 import { calcPrice } from '@pydantic/genai-prices';
 import { seedPrompts } from '../../src/sandbox/seed';
 import { startSandbox } from '../../src/sandbox/server';
@@ -75,6 +77,11 @@ describe('cost from usage, the estimate and the budget (CLI, on loopback)', func
     assert.deepEqual({ ...s.cost, usd: cents(s.cost.usd!) }, { usd: cents(expected), inputTokens: 100_000 * TRACES, outputTokens: 20_000 * TRACES, cachedTokens: 30_000 * TRACES, source: '@pydantic/genai-prices 0.1.8' });
     assert.equal(cents(s.runs[0]!.cost.usd!), cents(expected));
     const text = await cli(['status', ...t.run.slice(0, 8)], t.env);
+    const html = join(tempDir(), 'report.html');
+    const report = await cli(['report', ...t.run.slice(0, 8), '--out', html], t.env);
+    assert.equal(report.code, 0, report.stderr);
+    const data = JSON.parse(/<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(readFileSync(html, 'utf8'))![1]!) as { runs: Array<{ cost: CostJson }> };
+    assert.equal(cents(data.runs[0]!.cost.usd!), cents(expected), 'the report holds the run\'s cost');
     assert.match(text.stdout, /cost: \$0\.\d{4} \(3,000,000 in \(900,000 cached\), 600,000 out; prices: @pydantic\/genai-prices 0\.1\.8\)/);
   });
 
