@@ -88,9 +88,11 @@ describe('cost from usage, the estimate and the budget (CLI, on loopback)', func
   it('a streamed run (stream_options.include_usage) is priced from the stream\'s usage; --price-in/--price-out override the list, said as "override"', async () => {
     sandbox = await startSandbox({ port: 0, benchmarkTraces: TRACES, evaluationSeconds: 0 });
     const t = setUp(sandbox);
-    const r = await cli(['run', ...t.run, '--stream', '--price-in', '2', '--price-out', '8'], t.env);
+    const r = await cli(['run', ...t.run, '--stream', '--price-in', '2', '--price-out', '8', '--json'], t.env);
     assert.equal(r.code, 0, r.stderr.slice(-2000));
     const words = seedPrompts('benchmark', TRACES).reduce((a, p) => a + wordCount(p.content), 0);
+    const progress = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as { type: string; cost?: CostJson }).filter((e) => e.type === 'progress');
+    assert.deepEqual(progress.at(-1)?.cost, { usd: (words * 2 + words * 8) / 1_000_000, inputTokens: words, outputTokens: words, cachedTokens: 0, source: 'override' }, 'the progress carries the cost');
     const s = await t.status();
     assert.equal(s.cost.source, 'override');
     assert.equal(s.cost.inputTokens, words);

@@ -24,6 +24,7 @@ import { batchRunModule } from './batchLoader';
 import type { BatchRun } from './batchRun';
 import type { StateCounts, TraceInfo, TraceStore } from '../store/traceStore';
 import { runBudget } from '../cost/budget';
+import { runCost } from '../cost/runCost';
 import type { Budget } from '../cost/budget';
 
 // What the session and the tests import from the engine, declared where it belongs.
@@ -241,6 +242,8 @@ class EngineRun {
     // A fresh run sets the old answers aside when its record is written, after the list and the warm-up: until then
     // its progress counts the traces as the run will, not as the last run left them.
     if (this.options.runRecord?.mode === 'fresh' && !this.recorded) progress.counts = setAside(progress.counts);
+    const info = this.options.store.runById(this.recorded);
+    if (info) progress.cost = runCost(info);
     this.options.onProgress?.(progress);
   }
 

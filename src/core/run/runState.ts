@@ -1,5 +1,6 @@
 import { StorageError } from '../journal/storage';
 import type { HoldState } from './serviceHold';
+import type { Cost } from '../cost/runCost';
 import type { TraceStore } from '../store/traceStore';
 
 export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error' | 'budget';
@@ -34,6 +35,8 @@ export interface RunProgress {
   serviceRateLimit?: number;
   /** The Batch API's batches this run follows (the openai target with batch: true). */
   batch?: BatchProgress;
+  /** What the run has cost so far (src/core/cost/runCost.ts); absent before the run is recorded. */
+  cost?: Cost;
 }
 
 /** What a run following Batch API batches shows: the least advanced batch's state, the requests done of all. */
