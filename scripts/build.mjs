@@ -46,6 +46,16 @@ const jsonPathAside = {
   },
 };
 
+// The price list's snapshot and the tokenizer (src/core/cost/prices.ts, tokens.ts): only the CLI and the runner price
+// or estimate a run, so the extension's bundle leaves them out; its code never reaches the lazy require.
+/** @type {import('esbuild').Plugin} */
+const costDataAside = {
+  name: 'cost-data-aside',
+  setup(b) {
+    b.onResolve({ filter: /^(@pydantic\/genai-prices|gpt-tokenizer)$/ }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
 // The sandbox (Try the Local Sandbox) likewise: dist/sandbox.js, required when it first starts
 // (src/extension/evaluations/sandboxController.ts).
 /** @type {import('esbuild').Plugin} */
@@ -132,7 +142,7 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside] }),
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
   build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listParser.js' }),
   build({ ...common, entryPoints: ['src/core/run/batchRun.ts'], outfile: 'dist/batchRun.js' }),

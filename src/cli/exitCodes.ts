@@ -7,6 +7,8 @@ export const EXIT = {
   unreachable: 4,
   /** The state folder could not be written (a full disk, a read-only or forbidden folder): nothing was lost. */
   storage: 5,
+  /** The run's budget (--budget) is reached: answers so far are saved; a larger budget goes on. */
+  budget: 6,
   interrupted: 130,
 } as const;
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

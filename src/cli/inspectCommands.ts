@@ -1,4 +1,4 @@
-import { describeStats, EvaluationSession, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, runStats, skippedNote, STATE_LABELS, windowsText } from '../core';
+import { costText, describeStats, EvaluationSession, totalCost, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, runStats, skippedNote, STATE_LABELS, windowsText } from '../core';
 import type { RunInfo, WindowEvents } from '../core';
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -165,7 +165,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
       ...(r.holds?.length ? { holds: r.holds.map((h) => ({ ...h, from: new Date(h.from).toISOString(), to: new Date(h.to).toISOString() })) } : {}),
       ...(r.windows ? { windows: windowsJson(r.windows) } : {}),
     }));
-    out.write(`${safeJson(JSON.stringify({ ...status, runs }))}\n`);
+    out.write(`${safeJson(JSON.stringify({ ...status, runs, cost: totalCost(status.runs) }))}\n`);
     return EXIT.ok;
   }
   const { counts } = status;
@@ -183,6 +183,7 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
   if (skipped) out.write(`${skipped}\n`);
   for (const f of status.failed.slice(0, 20)) out.write(`${safeText(`  failed: ${JSON.stringify(f.traceId)}: ${f.reason}`)}\n`);
   if (status.runs.length) out.write(`${safeText(runsTable(status.runs, status.interrupted))}\n`);
+  if (status.runs.length) out.write(`${safeText(`cost: ${costText(totalCost(status.runs))}`)}\n`);
   for (const r of status.runs) {
     const stats = runStats(r);
     const said = describeStats(stats);

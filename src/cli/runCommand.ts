@@ -13,6 +13,8 @@ import type { ExitCode } from './exitCodes';
 import { progressReporter } from './progressLine';
 import { TARGET_HELP, allowedTargetPlan, targetFromPlan } from './targetOptions';
 import { RUN_FLAGS, runOptionsOf, shardOption } from './runFlags';
+import { COST_HELP, costChoices, estimateWords } from './costFlags';
+import type { CostChoices } from './costFlags';
 import { allowTokenOrigin, ownValues } from './tokenOrigin';
 import type { ConfigFlags } from './configFile';
 import { safeJson, safeText } from './terminalText';
@@ -64,12 +66,14 @@ ${CONFIG_HELP}
   --encoding urlencoded|multipart  form encoding of submissions (default urlencoded)
   --no-journal                keep nothing on disk (for measuring the journal's cost; no resume)
   --json                      JSON lines on stdout: progress events and one final summary
+${COST_HELP}
 ${TARGET_HELP}
 
 ${TOKEN_HELP}
 Exit codes: 0 all submitted (or the --limit asked for) · 1 failed traces · 2 usage/configuration, or the
 journal's answers came from another target · 3 token rejected · 4 service unavailable past --service-patience,
 or prompts not ready · 5 the state folder could not be written (disk full, read-only, no permission: nothing was lost) ·
+6 budget reached (--budget: answers so far are saved; a larger budget goes on) ·
 130 interrupted (Ctrl-C once drains, twice aborts).
 `;
 
@@ -96,6 +100,8 @@ export interface CliRunRequest extends RunOptions {
   shard?: Shard;
   /** After the run, submit skipped traces with this text ({reason} filled in) (--submit-skipped). */
   submitSkipped?: string;
+  /** Prices, budget and --estimate (costFlags.ts). */
+  cost?: CostChoices;
 }
 
 export interface RunIo {
@@ -115,6 +121,7 @@ const OUTCOME_EXIT: Record<RunOutcome | 'targetChanged', ExitCode> = {
   unreachable: EXIT.unreachable,
   notReady: EXIT.unreachable,
   storage: EXIT.storage,
+  budget: EXIT.budget,
   targetChanged: EXIT.usage,
 };
 
@@ -129,6 +136,7 @@ export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summa
     ...(req.only ? { subset: req.only } : {}),
     // Steerable from anywhere (eval-runner pause, a window's Run Details): it listens as a runner does.
     ...(req.journal ? { listen: (steering) => listenForRun({ journalFile: session.journalFile, steering, label: req.label, key: session.key, cancel: (hard) => session.cancel(hard) }) } : {}),
+    ...costOptions(req, session, io),
   };
   try {
     return await hostRun(session, request, async (ran) => {
@@ -140,12 +148,25 @@ export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summa
       }
       reporter?.end();
       if (ran.result.outcome === 'targetChanged') return refused(ran.result, req, io);
+      if (req.cost?.estimate && ran.result.outcome === 'completed') return { summary: undefined, code: EXIT.ok };
       return told(session, client, ran.result, note, req, io);
     });
   } catch (error) {
     if (error instanceof JournalLockedError) throw new UsageError(error.message);
     throw error;
   }
+}
+
+/** The run's prices and budget; with --estimate, the words of the estimate instead of any call. */
+function costOptions(req: CliRunRequest, session: EvaluationSession, io: RunIo): Pick<HostRunRequest, 'price' | 'budgetUsd' | 'estimateOnly'> {
+  const cost = req.cost;
+  if (!cost) return {};
+  const pastRuns = session.store.runs;
+  return {
+    ...(cost.price ? { price: cost.price } : {}),
+    ...(cost.budgetUsd !== undefined ? { budgetUsd: cost.budgetUsd } : {}),
+    ...(cost.estimate ? { estimateOnly: (traces) => io.stdout.write(estimateWords(traces, cost.spec, cost.price, pastRuns)) } : {}),
+  };
 }
 
 /** The run's summary told: its exit code, the notes it calls for, on stdout (or stderr for a run that stopped). */
@@ -372,6 +393,7 @@ export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, 
   await allowTokenOrigin(args.baseUrl, v, own, config);
   const plan = await allowedTargetPlan(v, own, config?.file);
   const { target, batch, identity, timeoutMs, warnings } = targetFromPlan(plan, v, request.concurrency, workerLog);
+  request.cost = costChoices(v, plan.parts.spec);
   for (const warning of warnings) process.stderr.write(`warning: ${warning}\n`);
   const signals = interruptSignals(process.stderr);
   try {

@@ -5,6 +5,7 @@ import { choiceOption, intOption } from './args';
 import { SERVICE_OPTIONS } from './common';
 import { UsageError } from './exitCodes';
 import { TARGET_OPTIONS } from './targetOptions';
+import { COST_FLAGS } from './costFlags';
 
 export const RUN_FLAGS = {
   ...SERVICE_OPTIONS,
@@ -28,6 +29,7 @@ export const RUN_FLAGS = {
   shard: { type: 'string' },
   'submit-skipped': { type: 'boolean' },
   'skipped-answer': { type: 'string' },
+  ...COST_FLAGS,
 } as const;
 
 /** The run's options from its flags: the defaults and ranges are the core's, the editor's too (RUN_OPTIONS). */

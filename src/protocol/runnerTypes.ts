@@ -120,9 +120,11 @@ export interface ProgressParams {
     completionTokens: number;
     savedUsd?: number;
   };
+  /** What the run has cost so far (its reported tokens at its journaled prices); usd null: no usage or no price. */
+  cost?: { usd: number | null; inputTokens: number; outputTokens: number; cachedTokens: number; source: string | null; why?: string };
 }
 
-export type RunOutcomeParams = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error';
+export type RunOutcomeParams = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error' | 'budget';
 
 interface HoldEventParams {
   kind: 'outage' | 'token';

@@ -11,7 +11,7 @@ const ROOT = join(__dirname, '..', '..', '..');
 const SRC = join(ROOT, 'src');
 
 /** The core's folders, lowest first. A target kind's folder counts as targets/. */
-const CORE_ORDER = ['journal', 'targets', 'store', 'options', 'run', 'report', 'session'] as const;
+const CORE_ORDER = ['journal', 'targets', 'store', 'options', 'cost', 'run', 'report', 'session'] as const;
 
 /** Which other feature folders each extension feature folder may import (its root, the plumbing, always). */
 const EXTENSION_FEATURES: Record<string, readonly string[]> = {

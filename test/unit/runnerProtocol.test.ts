@@ -45,7 +45,7 @@ const runnerSends: Array<true> = [
 // adds to what it sends is seen below, where assignability alone would let it cross unseen.
 const PROGRESS_FIELDS = {
   phase: true, total: true, counts: true, ratePerSecond: true, etaSeconds: true, elapsedMs: true, targetConcurrency: true, lastError: true,
-  waitingReason: true, paused: true, hold: true, waitingFor: true, targetRateLimit: true, serviceRateLimit: true, batch: true, thisRun: true,
+  waitingReason: true, paused: true, hold: true, waitingFor: true, targetRateLimit: true, serviceRateLimit: true, batch: true, thisRun: true, cost: true,
 } satisfies Record<keyof ProgressParams, true>;
 const SUMMARY_FIELDS = {
   outcome: true, message: true, total: true, counts: true, submittedNow: true, targetCalls: true, rateLimitedCalls: true, failed: true,

@@ -34,6 +34,10 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     evaluationId: z.optional(z.number()),
     /** The run's shard, "K/N" (run --shard). */
     shard: z.optional(z.string()),
+    /** Its prices in USD per million tokens and where they came from (src/core/cost/prices.ts); none: no price known. */
+    price: z.optional(z.object({ src: z.string(), in: z.number(), out: z.number(), cached: z.optional(z.number()), batch: z.optional(z.boolean()) })),
+    /** Its budget in USD (--budget), spent across the evaluation's runs. */
+    budget: z.optional(z.number()),
   }),
   /**
    * The end of a run; the traces the list gained or lost while it ran (see listAgain in the engine); when the target
@@ -49,6 +53,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     limited: z.optional(z.array(z.number())),
     /** When submissions were held: the service down (outage), or the token refused until a new one came (token). */
     holds: z.optional(z.array(z.object({ kind: z.enum(['outage', 'token']), from: at, to: at, cause: z.string() }))),
+    /** A run stopped by its budget: the budget, the spend so far (all runs) and what is left, in USD. */
+    budget: z.optional(z.object({ usd: z.number(), spent: z.number(), left: z.number() })),
   }),
   /**
    * A window of the editor attached to the run in its runner process (after a reload, an update, or in a window
@@ -85,6 +91,8 @@ export const journalRecordSchema = z.discriminatedUnion('t', [
     ft: z.optional(z.number()),
     tp: z.optional(z.number()),
     tc: z.optional(z.number()),
+    /** Of `tp`, the tokens read from the provider's cache. */
+    tk: z.optional(z.number()),
     err: z.optional(z.boolean()),
     na: z.optional(z.boolean()),
     by: z.optional(z.enum(['target', 'user'])),
@@ -149,7 +157,7 @@ export function isPlainAnswer(v: unknown): v is Extract<JournalRecord, { t: 'ans
   const r = v as Loose;
   return (
     typeof v === 'object' && v !== null && r.t === 'answer' && typeof r.id === 'string' && r.id !== '' && typeof r.a === 'string' &&
-    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.qw, 'number') && optional(r.bs, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
+    typeof r.at === 'number' && optional(r.p, 'string') && optional(r.ms, 'number') && optional(r.qw, 'number') && optional(r.bs, 'number') && optional(r.ft, 'number') && optional(r.tp, 'number') && optional(r.tc, 'number') && optional(r.tk, 'number') && optional(r.err, 'boolean') && optional(r.na, 'boolean') &&
     optional(r.run, 'string') && (r.by === undefined || r.by === 'target' || r.by === 'user')
   );
 }

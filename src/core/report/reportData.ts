@@ -49,6 +49,7 @@ function reportRun(run: RunInfo): ReportRun {
     queueWaitMs: stats.queueWaitMs ?? null,
     ttftMs: stats.ttftMs ?? null,
     tokens: stats.tokens ?? null,
+    cost: stats.cost,
     errors: stats.errors,
     ...runCharts(run, stats.latencyMs?.max ?? 0),
   };

@@ -1,6 +1,7 @@
 // What a report holds: the data the CLI's `report` embeds in the HTML file for the page's script
 // (src/webview/app/report.ts) to read.
 import type { Verdict } from '../journal/journalRecords';
+import type { Cost } from '../cost/runCost';
 
 /** One trace of the report's table: [traceId, state, prompt, answer, latencyMs, error, verdict, note, runId]. */
 export type ReportRow = [
@@ -31,6 +32,8 @@ export interface ReportRun {
   queueWaitMs: { p50: number; p95: number; max: number } | null;
   ttftMs: { p50: number; p95: number } | null;
   tokens: { prompt: number; completion: number } | null;
+  /** What the run cost (usd null: no usage or no price, and `why`), as status --json gives it. */
+  cost: Cost;
   errors: Record<string, number>;
   /** Latencies in equal bins from 0 to the run's max: counts[i] answers took between edges[i] and edges[i+1]. */
   histogram: { edges: number[]; counts: number[] };

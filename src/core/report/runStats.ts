@@ -1,4 +1,6 @@
 import type { RunInfo } from '../store/traceStore';
+import { costText, runCost } from '../cost/runCost';
+import type { Cost } from '../cost/runCost';
 
 /** What a run cost and how it went, summarised from its journaled answers and failures. */
 export interface RunStats {
@@ -15,6 +17,8 @@ export interface RunStats {
   ttftMs?: { p50: number; p95: number };
   /** Token totals; absent when the target reported none. */
   tokens?: { prompt: number; completion: number };
+  /** What the run cost, from the tokens its target reported and its journaled prices (usd null: none, and why). */
+  cost: Cost;
   /** Failures and submitted target errors, by reason. */
   errors: Record<string, number>;
   /** Answers per second between the run's start and its last answer. */
@@ -29,7 +33,7 @@ export function percentile(sorted: ArrayLike<number>, q: number): number {
 }
 
 export function runStats(run: RunInfo): RunStats {
-  const stats: RunStats = { errors: { ...run.errors } };
+  const stats: RunStats = { cost: runCost(run), errors: { ...run.errors } };
   if (run.latencies.length > 0) stats.latencyMs = spread(run.latencies);
   if (run.queueWaits.length > 0) stats.queueWaitMs = spread(run.queueWaits);
   if (run.batchSizes.length > 0) stats.batches = batchFigures(run.batchSizes);
@@ -76,6 +80,7 @@ export function describeStats(stats: RunStats): string {
   if (stats.batches) parts.push(`batches: mean ${stats.batches.mean}, max ${stats.batches.max}`);
   if (stats.ttftMs) parts.push(`first token p50 ${ms(stats.ttftMs.p50)} · p95 ${ms(stats.ttftMs.p95)}`);
   if (stats.tokens) parts.push(`tokens ${stats.tokens.prompt.toLocaleString('en-US')} prompt + ${stats.tokens.completion.toLocaleString('en-US')} completion`);
+  if (stats.cost.usd !== null || stats.tokens) parts.push(`cost ${costText(stats.cost)}`);
   if (stats.tracesPerSecond !== undefined) parts.push(`${stats.tracesPerSecond} answered/s`);
   const errors = Object.values(stats.errors).reduce((a, b) => a + b, 0);
   if (errors) parts.push(`${errors} error(s)`);

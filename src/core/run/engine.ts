@@ -25,6 +25,9 @@ import type { Target } from '../targets/target';
 import { batchRunModule } from './batchLoader';
 import type { BatchRun } from './batchRun';
 import type { StateCounts, TraceInfo, TraceStore } from '../store/traceStore';
+import { runBudget } from '../cost/budget';
+import { runCost } from '../cost/runCost';
+import type { Budget } from '../cost/budget';
 
 // What the session and the tests import from the engine, declared where it belongs.
 export type { EngineOptions } from './engineOptions';
@@ -55,6 +58,10 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   let queue: TraceInfo[] | undefined;
   try {
     engine.plan();
+    if (options.estimateOnly) {
+      options.estimateOnly(engine.toCall);
+      return engine.finish();
+    }
     // 3. The target warmed up, then the run recorded: a run that cannot start leaves the record as it was.
     queue = await engine.begin();
   } catch (error) {
@@ -86,6 +93,7 @@ class EngineRun {
   private batchRun: BatchRun | undefined;
   /** Adds loops to the queue being drained, when the concurrency is raised mid-run. */
   private widen: ((n: number) => void) | undefined;
+  private readonly budget: Budget | undefined;
 
   constructor(private readonly options: EngineOptions) {
     this.concurrency = engineConcurrency(options);
@@ -105,6 +113,7 @@ class EngineRun {
       (client) => this.submissions.useClient(client),
     );
     this.submissions = this.submitter();
+    this.budget = runBudget(options, options.store.runs);
     this.run.onStopping(() => this.hold.release());
     // A paused run that is cancelled ends as an unpaused one does: the traces waiting for a start are let go.
     this.run.onStopping(() => this.targetPace.resume());
@@ -138,6 +147,11 @@ class EngineRun {
     run.queued = plan.submitFirst.length + plan.callTarget.length;
     if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
     return [...plan.submitFirst, ...plan.callTarget];
+  }
+
+  /** The planned traces the target would be called for. */
+  get toCall(): readonly TraceInfo[] {
+    return this.runPlan?.callTarget ?? [];
   }
 
   private planOptions() {
@@ -226,7 +240,7 @@ class EngineRun {
   private caller(): TargetCaller {
     const o = this.options;
     const limit = o.maxErrorRate === 'off' ? undefined : (o.maxErrorRate ?? DEFAULT_MAX_ERROR_RATE);
-    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId }, limit && new ErrorRateGuard(limit));
+    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId }, limit && new ErrorRateGuard(limit), this.budget);
   }
 
   private submitter(): Submitter {
@@ -243,6 +257,8 @@ class EngineRun {
     // its progress counts the traces as the run will, not as the last run left them.
     if (this.options.runRecord?.mode === 'fresh' && !this.recorded) progress.counts = setAside(progress.counts);
     if (this.targetPace.isPaused) progress.paused = true;
+    const info = this.options.store.runById(this.recorded);
+    if (info) progress.cost = runCost(info);
     this.options.onProgress?.(progress);
   }
 
@@ -296,6 +312,7 @@ class EngineRun {
       ...(changes ? { appeared: changes.appeared.slice(0, 1000), vanished: changes.vanished.slice(0, 1000) } : {}),
       ...(limited.length ? { limited: [...limited] } : {}),
       ...(this.hold.events.length ? { holds: this.hold.events.slice(0, 1000) } : {}),
+      ...(outcome === 'budget' && this.budget ? { budget: this.budget.state } : {}),
     };
     await commit(journal, store, record).catch(() => undefined);
   }

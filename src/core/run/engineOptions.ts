@@ -14,6 +14,7 @@ import type { Target } from '../targets/target';
 import type { BatchTarget } from '../targets/openai/openaiBatch';
 import type { TraceInfo, TraceStore } from '../store/traceStore';
 import type { RunSteering } from './runSteering';
+import type { RunPrice } from '../cost/prices';
 
 /**
  * What one run of the engine is given (runEvaluation); an option left unset takes the engine's default below. The
@@ -75,6 +76,12 @@ export interface EngineOptions extends Partial<RunOptions> {
    * target, for --batch-fallback live.
    */
   batch?: BatchTarget;
+  /** The run's prices (journaled with its record), for its budget; none: no price known. */
+  price?: RunPrice;
+  /** Stop before the evaluation's spend could pass this many USD (needs `price`; see src/core/cost/budget.ts). */
+  budgetUsd?: number;
+  /** run --estimate: told the traces the run would send to the target, then the run ends; nothing is called or submitted. */
+  estimateOnly?: (traces: readonly TraceInfo[]) => void;
 }
 
 // Answers journaled ahead of a service that is down before the target waits too: the journal holds them, so this

@@ -1,8 +1,9 @@
 import { StorageError } from '../journal/storage';
 import type { HoldState } from './serviceHold';
+import type { Cost } from '../cost/runCost';
 import type { TraceStore } from '../store/traceStore';
 
-export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error';
+export type RunOutcome = 'completed' | 'failedTraces' | 'cancelled' | 'auth' | 'unreachable' | 'notReady' | 'quota' | 'storage' | 'error' | 'budget';
 
 export interface StopReason {
   outcome: RunOutcome;
@@ -38,6 +39,8 @@ export interface RunProgress {
   paused?: boolean;
   /** The Batch API's batches this run follows (the openai target with batch: true). */
   batch?: BatchProgress;
+  /** What the run has cost so far (src/core/cost/runCost.ts); absent before the run is recorded. */
+  cost?: Cost;
 }
 
 /** What a run following Batch API batches shows: the least advanced batch's state, the requests done of all. */

@@ -8,6 +8,8 @@ import { TargetError } from '../targets/target';
 import type { Target, TargetUsage } from '../targets/target';
 import type { TraceInfo } from '../store/traceStore';
 import type { ErrorRateGuard } from './errorRate';
+import { budgetText } from '../cost/budget';
+import type { Budget } from '../cost/budget';
 
 
 export interface TargetCallPolicy {
@@ -59,6 +61,8 @@ export class TargetCaller {
     private readonly evaluation?: { kind: string; evaluationId: number },
     /** Halts the run when the target mostly fails (errorRate.ts); none: --max-error-rate off. */
     private readonly errors?: ErrorRateGuard,
+    /** No call starts that could pass it (counting the calls in flight); the run stops with outcome "budget". */
+    private readonly budget?: Budget,
   ) {
     this.pace = target.gathersBatches ? undefined : scheduler;
   }
@@ -68,6 +72,15 @@ export class TargetCaller {
     let rateLimits = 0;
     for (;;) {
       if (this.run.halted) return 'stopped';
+      const held = await this.budget?.admit(info.prompt!, signal);
+      if (this.budget && held === undefined) {
+        this.run.halt('budget', budgetText(this.budget.state));
+        return 'stopped';
+      }
+      if (held !== undefined && this.run.halted) {
+        this.budget!.release(held);
+        return 'stopped';
+      }
       await this.pace?.acquire(signal);
       const t0 = Date.now();
       let rateInfo: RateInfo | undefined;
@@ -84,6 +97,7 @@ export class TargetCaller {
         this.run.targetCalls++;
         const context = { traceId: info.traceId, ...this.evaluation };
         const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, onQueued, onBatch, context });
+        if (held !== undefined) this.budget!.settle(held, info.prompt!, usage ?? undefined);
         const total = Date.now() - t0;
         this.pace?.release(true, total, rateInfo);
         this.quotaStrikes = 0;
@@ -93,6 +107,8 @@ export class TargetCaller {
         return { answer, ...own, errorAnswer: false, ...extras };
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
+        // A refused (rate-limited) call costs nothing; any other failure may have, and spends its estimate.
+        if (held !== undefined) this.budget!.settle(held, info.prompt!, limited ? { promptTokens: 0, completionTokens: 0 } : undefined);
         this.pace?.release(!limited, Date.now() - t0, rateInfo);
         if (signal.aborted) throw error;
         const te = error instanceof TargetError ? error : new TargetError(`The target failed: ${(error as Error).message}`, 'failed');

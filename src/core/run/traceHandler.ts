@@ -92,6 +92,7 @@ export class TraceHandler {
       ...(result.batchSize !== undefined ? { bs: result.batchSize } : {}),
       ...(result.usage?.promptTokens !== undefined ? { tp: result.usage.promptTokens } : {}),
       ...(result.usage?.completionTokens !== undefined ? { tc: result.usage.completionTokens } : {}),
+      ...(result.usage?.cachedTokens ? { tk: result.usage.cachedTokens } : {}),
       ...(result.ttftMs !== undefined ? { ft: result.ttftMs } : {}),
       ...(result.errorAnswer ? { err: true } : {}),
       ...(this.runId ? { run: this.runId } : {}),

@@ -89,6 +89,8 @@ export async function runOrRefuse(
       kind: key.kind,
       evaluationId: key.evaluationId,
       ...(rest.shard ? { shard: formatShard(rest.shard) } : {}),
+      ...(rest.price ? { price: rest.price } : {}),
+      ...(rest.budgetUsd !== undefined ? { budget: rest.budgetUsd } : {}),
     },
     onProgress,
   });

@@ -41,6 +41,12 @@ export interface RunInfo {
   rateLimitTimes: number[];
   promptTokens: number;
   completionTokens: number;
+  /** Of promptTokens, those read from the provider's cache. */
+  cachedTokens: number;
+  /** The run's journaled prices (its record's), for its cost (src/core/cost/runCost.ts). */
+  price?: Rec<'run'>['price'];
+  /** The run's budget stop, as journaled with its end. */
+  budget?: Rec<'end'>['budget'];
   /** Answers whose target reported tokens. */
   usageReported: number;
   /** Failures and submitted target errors, by reason group. */
@@ -131,6 +137,8 @@ export class RunHistory {
       targetFailTimes: [],
       promptTokens: 0,
       completionTokens: 0,
+      cachedTokens: 0,
+      ...(record.price ? { price: record.price } : {}),
       usageReported: 0,
       errors: {},
       lastAnswerAt: undefined,
@@ -144,6 +152,7 @@ export class RunHistory {
     run.outcome = record.outcome;
     if (record.limited) run.rateLimitTimes = record.limited;
     if (record.holds?.length) run.holds = record.holds;
+    if (record.budget) run.budget = record.budget;
     if (record.appeared?.length || record.vanished?.length) run.listChanges = { appeared: record.appeared ?? [], vanished: record.vanished ?? [] };
   }
 
@@ -193,6 +202,7 @@ export class RunHistory {
       run.usageReported++;
       run.promptTokens += record.tp ?? 0;
       run.completionTokens += record.tc ?? 0;
+      run.cachedTokens += record.tk ?? 0;
     }
     run.lastAnswerAt = record.at;
   }

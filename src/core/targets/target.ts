@@ -48,6 +48,8 @@ export interface TargetCallOptions {
 export interface TargetUsage {
   promptTokens?: number;
   completionTokens?: number;
+  /** Of the prompt's tokens, those read from the provider's cache (billed at the cached rate). */
+  cachedTokens?: number;
 }
 
 const MAX_TOKENS_REPORTED = 100_000_000;
@@ -64,7 +66,15 @@ export function readUsage(value: unknown): TargetUsage | undefined {
   const promptTokens = count(v.prompt_tokens) ?? count(v.input_tokens) ?? count(v.promptTokens);
   const completionTokens = count(v.completion_tokens) ?? count(v.output_tokens) ?? count(v.completionTokens);
   if (promptTokens === undefined && completionTokens === undefined) return undefined;
-  return { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}) };
+  // OpenAI's prompt_tokens_details.cached_tokens, Anthropic-style cache_read_input_tokens, the worker's cachedTokens.
+  const details = v.prompt_tokens_details as Record<string, unknown> | null | undefined;
+  const cached = count(typeof details === 'object' && details !== null ? details.cached_tokens : undefined) ?? count(v.cache_read_input_tokens) ?? count(v.cachedTokens);
+  const cachedTokens = cached !== undefined && promptTokens !== undefined ? Math.min(cached, promptTokens) : undefined;
+  return {
+    ...(promptTokens !== undefined ? { promptTokens } : {}),
+    ...(completionTokens !== undefined ? { completionTokens } : {}),
+    ...(cachedTokens ? { cachedTokens } : {}),
+  };
 }
 
 export type TargetErrorKind = 'rateLimited' | 'timeout' | 'failed' | 'refused';

@@ -11,12 +11,20 @@ import type { Column } from './grid';
 const data = JSON.parse(document.getElementById('report-data')!.textContent ?? '{}') as ReportData;
 const ms = (v: number) => `${v.toLocaleString('en-US')} ms`;
 
+/** The run's cost and its prices' source, or why it has none (never a guess). */
+function costWords(run: ReportRun): string {
+  const { usd, source, why } = run.cost;
+  if (usd === null) return `no cost: ${why ?? 'no usage reported'}`;
+  return `cost $${usd.toFixed(usd >= 1 ? 2 : usd >= 0.01 ? 4 : 6)} (prices: ${source ?? 'none'})`;
+}
+
 function runFigures(run: ReportRun): string {
   const parts = [`${run.answered.toLocaleString('en-US')} answered · ${run.submitted.toLocaleString('en-US')} submitted · ${run.failed.toLocaleString('en-US')} failed`];
   if (run.latencyMs) parts.push(`latency p50 ${ms(run.latencyMs.p50)} · p95 ${ms(run.latencyMs.p95)} · max ${ms(run.latencyMs.max)}`);
   if (run.queueWaitMs) parts.push(`worker wait p50 ${ms(run.queueWaitMs.p50)} · p95 ${ms(run.queueWaitMs.p95)} · max ${ms(run.queueWaitMs.max)}`);
   if (run.ttftMs) parts.push(`first token p50 ${ms(run.ttftMs.p50)} · p95 ${ms(run.ttftMs.p95)}`);
   if (run.tokens) parts.push(`tokens ${run.tokens.prompt.toLocaleString('en-US')} prompt + ${run.tokens.completion.toLocaleString('en-US')} completion`);
+  parts.push(costWords(run));
   return parts.join(' · ');
 }
 
@@ -51,6 +59,7 @@ function comparison(oldestFirst: readonly ReportRun[]): HTMLElement {
     ['latency p95', (r) => (r.latencyMs ? ms(r.latencyMs.p95) : '–')],
     ['latency max', (r) => (r.latencyMs ? ms(r.latencyMs.max) : '–')],
     ['tokens', (r) => (r.tokens ? `${r.tokens.prompt.toLocaleString('en-US')} + ${r.tokens.completion.toLocaleString('en-US')}` : '–')],
+    ['cost', costWords],
   ];
   // Apart from the latency, and only where a target measured it (a worker pool).
   if (runs.some((r) => r.queueWaitMs)) rows.splice(6, 0, ['worker wait p50', (r) => (r.queueWaitMs ? ms(r.queueWaitMs.p50) : '–')]);

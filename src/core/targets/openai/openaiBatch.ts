@@ -259,20 +259,3 @@ export function createOpenAiBatch(parts: BatchApiParts, options: BatchTargetOpti
     close: () => parts.agent.close(),
   };
 }
-
-// Live prices per million tokens (input, output) in US dollars, from OpenAI's pricing page (2025); the Batch API
-// charges half. A model not listed has its saving said in tokens.
-const LIVE_PRICES: ReadonlyArray<[RegExp, number, number]> = [
-  [/^gpt-4o-mini(-|$)/, 0.15, 0.6],
-  [/^gpt-4o(-|$)/, 2.5, 10],
-  [/^gpt-4\.1-nano(-|$)/, 0.1, 0.4],
-  [/^gpt-4\.1-mini(-|$)/, 0.4, 1.6],
-  [/^gpt-4\.1(-|$)/, 2, 8],
-  [/^gpt-3\.5-turbo(-|$)/, 0.5, 1.5],
-];
-
-/** Half the live price of these tokens, where the model's price is known. */
-export function batchSaving(model: string, promptTokens: number, completionTokens: number): number | undefined {
-  const price = LIVE_PRICES.find(([pattern]) => pattern.test(model));
-  return price ? (promptTokens * price[1] + completionTokens * price[2]) / 2 / 1_000_000 : undefined;
-}

@@ -1,0 +1,61 @@
+// The run command's cost flags: prices of its own (--price-in, --price-out), a budget, an estimate instead of a run.
+import { estimateRun, estimateText, readPriceTable, targetPrice } from '../core';
+import type { RunInfo, RunPrice, TargetSpec, TraceInfo } from '../core';
+import { UsageError } from './exitCodes';
+
+export const COST_FLAGS = {
+  'price-in': { type: 'string' },
+  'price-out': { type: 'string' },
+  budget: { type: 'string' },
+  estimate: { type: 'boolean' },
+} as const;
+
+export const COST_HELP = `  --price-in USD --price-out USD  the model's prices per million input and output tokens, over the price
+                              list's (${'@pydantic/genai-prices'}, its bundled snapshot); both or neither
+  --budget USD                stop before the evaluation's spend (all its runs, from the tokens the target
+                              reports) could pass USD, counting the calls in flight: exit 6; a larger budget goes on
+  --estimate                  call no target and submit nothing: print the traces to call, the tokens and the cost`;
+
+/** A price or budget in USD as typed: a finite number, not negative, within reason. */
+function usd(value: string | boolean | undefined, flag: string): number | undefined {
+  if (typeof value !== 'string') return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1_000_000) throw new UsageError(`--${flag} takes an amount in USD, 0 to 1000000 (got "${value}").`);
+  return n;
+}
+
+export interface CostChoices {
+  spec: TargetSpec;
+  price: RunPrice | undefined;
+  budgetUsd?: number;
+  estimate: boolean;
+}
+
+/** The cost flags read against the target: its price (the override's, the list's or none), checked with the budget. */
+export function costChoices(v: Record<string, string | boolean | Array<string | boolean> | undefined>, spec: TargetSpec, pricesSetting?: unknown): CostChoices {
+  const input = usd(v['price-in'] as string | undefined, 'price-in');
+  const output = usd(v['price-out'] as string | undefined, 'price-out');
+  if ((input === undefined) !== (output === undefined)) throw new UsageError('Give --price-in and --price-out together (USD per million tokens).');
+  const override = input !== undefined && output !== undefined ? { input, output } : undefined;
+  const price = targetPrice(spec, { override, perModel: readPriceTable(pricesSetting) });
+  const budgetUsd = usd(v.budget as string | undefined, 'budget');
+  if (budgetUsd !== undefined && !price) {
+    const why = spec.type === 'openai' ? `no price is known for the model "${spec.model}"` : `the ${spec.type} target reports no token usage to price`;
+    throw new UsageError(`--budget needs a price, and ${why}: give --price-in and --price-out${spec.type === 'http' ? ' with --usage-path' : ''}, or leave out --budget.`);
+  }
+  return { spec, price, ...(budgetUsd !== undefined ? { budgetUsd } : {}), estimate: v.estimate === true };
+}
+
+/** run --estimate's words: the traces the run would call, their tokens and cost. */
+export function estimateWords(traces: readonly TraceInfo[], spec: TargetSpec, price: RunPrice | undefined, pastRuns: readonly RunInfo[]): string {
+  const model = spec.type === 'openai' ? spec.model : undefined;
+  const estimate = estimateRun({
+    prompts: traces.map((t) => t.prompt ?? ''),
+    model,
+    systemPrompt: spec.type === 'openai' ? spec.systemPrompt : undefined,
+    price,
+    pastRuns,
+    maxAnswerTokens: spec.type === 'openai' ? spec.maxTokens : undefined,
+  });
+  return `Estimate (nothing was called or submitted):\n${estimateText(estimate)}\n`;
+}
