@@ -37,7 +37,7 @@ export class Ctx extends Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     super();
     this.tokens = new TokenStore(extension.secrets, extension.globalState);
-    this.sandbox = new SandboxController(extension.globalState, extension.workspaceState);
+    this.sandbox = new SandboxController(extension.globalState, extension.workspaceState, () => this.settings['sandbox.port']);
     this.registry = new EvaluationRegistry(() => this.settings, this.sandbox, this.moveOldJournals());
     // Disposed newest first: the listeners, then the registry (cancelling runs), the sandbox, the log.
     for (const d of [this.log, this.sandbox, this.registry]) this._register(d);

@@ -37,6 +37,8 @@ export class SandboxController extends Disposable {
   constructor(
     private readonly global: vscode.Memento,
     private readonly workspace: vscode.Memento,
+    /** evalRunner.sandbox.port: 0 lets the sandbox take its last port. */
+    private readonly chosenPort: () => number,
   ) {
     super();
     this._register(
@@ -73,8 +75,7 @@ export class SandboxController extends Disposable {
   }
 
   private async listen(): Promise<Sandbox> {
-    const chosen = vscode.workspace.getConfiguration('evalRunner').get<number>('sandbox.port', 0);
-    const port = chosen || this.global.get<number>(LAST_PORT, 0);
+    const port = this.chosenPort() || this.global.get<number>(LAST_PORT, 0);
     const sandbox = await sandboxModule().startSandbox({ port, anyPortIfTaken: true, generationSeconds: 5, evaluationSeconds: 1 });
     if (this.isDisposed) {
       await sandbox.close();
