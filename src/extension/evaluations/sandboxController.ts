@@ -60,7 +60,7 @@ export class SandboxController extends Disposable {
 
   /** Starts the sandbox this window left running (a reload, a restart); undefined when it left none. */
   resume(): Promise<Sandbox> | undefined {
-    return this.workspace.get<SandboxPlace>(PLACE) ? this.start() : undefined;
+    return this.workspace.get<SandboxPlace>(PLACE) ? this.start(true) : undefined;
   }
 
   /** The sandbox's own token, once it listens (started if need be; undefined: it could not start). */
@@ -68,15 +68,16 @@ export class SandboxController extends Disposable {
     return (await this.start().catch(() => undefined))?.token;
   }
 
-  start(): Promise<Sandbox> {
+  /** `again`: the sandbox of before a reload, whose robustness prompts were generated already (a runner may submit at once). */
+  start(again = false): Promise<Sandbox> {
     if (this.current) return Promise.resolve(this.current);
-    this.starting ??= this.listen().finally(() => (this.starting = undefined));
+    this.starting ??= this.listen(again).finally(() => (this.starting = undefined));
     return this.starting;
   }
 
-  private async listen(): Promise<Sandbox> {
+  private async listen(again: boolean): Promise<Sandbox> {
     const port = this.chosenPort() || this.global.get<number>(LAST_PORT, 0);
-    const sandbox = await sandboxModule().startSandbox({ port, anyPortIfTaken: true, generationSeconds: 5, evaluationSeconds: 1 });
+    const sandbox = await sandboxModule().startSandbox({ port, anyPortIfTaken: true, generationSeconds: again ? 0 : 5, evaluationSeconds: 1 });
     if (this.isDisposed) {
       await sandbox.close();
       throw new Error('The window closed while the sandbox started.');
