@@ -5,13 +5,18 @@ import { withClient } from '../withClient';
 import { BUTTON } from '../buttons';
 import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS, writeOwnerOnly } from '../../core';
 import type { renderReport } from '../../core';
+import type * as AddEvaluation from './addEvaluation';
 import type { Ctx } from '../ctx';
 import type { Features } from '../features';
 import { pickEvaluation } from '../pick';
 import { writeEvaluations } from '../settings/settings';
 import { processDetailsUrl, runConfigFor } from '../settings/settingsModel';
 
-export { addEvaluation } from './addEvaluation';
+/** Add Evaluation's questions: dist/addEvaluation.js, built apart (scripts/build.mjs) and loaded when asked, not at activation. */
+export function addEvaluation(ctx: Ctx): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./addEvaluation.js') as typeof AddEvaluation).addEvaluation(ctx);
+}
 
 export async function removeEvaluation(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
   const ref = await pickEvaluation(ctx, arg, ctx.registry.refs.filter((r) => r.source === 'configured'));
