@@ -131,6 +131,15 @@ const curlPickAside = {
   },
 };
 
+// Add Evaluation's questions (src/extension/evaluations/addEvaluation.ts) likewise: dist/addEvaluation.js, required when asked.
+/** @type {import('esbuild').Plugin} */
+const addEvaluationAside = {
+  name: 'add-evaluation-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/addEvaluation\.js$/ }, () => ({ path: './addEvaluation.js', external: true }));
+  },
+};
+
 // The runner process (src/runner/, dist/runner.js) hosts the core for the editor's runs; the window's client of it,
 // with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs/runs.ts), not at activation.
 /** @type {import('esbuild').Plugin} */
@@ -142,8 +151,9 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside] }),
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
+  build({ ...common, entryPoints: ['src/extension/evaluations/addEvaluation.ts'], outfile: 'dist/addEvaluation.js', external: ['vscode'] }),
   build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listParser.js' }),
   build({ ...common, entryPoints: ['src/core/run/batchRun.ts'], outfile: 'dist/batchRun.js' }),
   build({ ...common, entryPoints: ['src/core/run/engine.ts'], outfile: 'dist/engine.js' }),

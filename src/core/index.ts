@@ -4,6 +4,7 @@
 export type { ComparedTrace } from './report/compareRuns';
 export type { RunSummary } from './run/runSummary';
 export { journalPath } from './journal/journal';
+export type { JournalKey } from './journal/journal';
 export { JournalLockedError, isAlive, isOwnProcess, journalHeld, journalLockPid } from './journal/journalLock';
 export { VERDICTS } from './journal/journalRecords';
 export type { Verdict } from './journal/journalRecords';
@@ -22,7 +23,7 @@ export { describeStats, runStats } from './report/runStats';
 export { EvaluationSession, MAX_NOTE_LENGTH, sessionId } from './session/session';
 export type { RefusedRun, SessionRunOptions } from './session/session';
 export { skippedNote } from './run/skipped';
-export { defaultStateDir, listJournals, migrateJournals } from './journal/stateDir';
+export { SANDBOX_ORIGIN, defaultStateDir, listJournals, migrateJournals } from './journal/stateDir';
 export type { JournalEntry } from './journal/stateDir';
 export type { EvaluationStatus } from './session/sessionStatus';
 export { StorageError } from './journal/storage';

@@ -28,7 +28,7 @@ export interface TargetPlan {
 export class Ctx extends Disposable {
   readonly log = createLog();
   readonly tokens: TokenStore;
-  readonly sandbox = new SandboxController();
+  readonly sandbox: SandboxController;
   readonly registry: EvaluationRegistry;
   private settingsCache: Settings | undefined;
   /** What the sidebar has selected (set once the tree view exists): a keybinding acts on it. */
@@ -37,6 +37,7 @@ export class Ctx extends Disposable {
   constructor(readonly extension: vscode.ExtensionContext) {
     super();
     this.tokens = new TokenStore(extension.secrets, extension.globalState);
+    this.sandbox = new SandboxController(extension.globalState, extension.workspaceState, () => this.settings['sandbox.port']);
     this.registry = new EvaluationRegistry(() => this.settings, this.sandbox, this.moveOldJournals());
     // Disposed newest first: the listeners, then the registry (cancelling runs), the sandbox, the log.
     for (const d of [this.log, this.sandbox, this.registry]) this._register(d);
@@ -48,6 +49,8 @@ export class Ctx extends Disposable {
     );
     this._register(this.sandbox.onDidChange(() => this.registry.refresh()));
     this.registry.refresh();
+    // The sandbox this window left running (a reload): its evaluations are listed already, and it listens again.
+    this.sandbox.resume()?.catch((error: unknown) => this.log.error(`The local sandbox could not start again: ${errorText(error)}`));
   }
 
   /**
@@ -87,6 +90,8 @@ export class Ctx extends Disposable {
       if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
       return undefined;
     }
+    // The sandbox knows its own token: never asked for, never stored.
+    if (ref.source === 'sandbox') return this.sandbox.token();
     let token = await this.tokens.get(ref.origin);
     if (!token) {
       token = await askToken(ref.origin);

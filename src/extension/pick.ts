@@ -69,7 +69,9 @@ export async function pickTrace(
 export async function pickOrigin(ctx: Ctx, arg: unknown): Promise<string | undefined> {
   const ref = isNode(arg) || typeof arg === 'string' ? await pickEvaluation(ctx, arg) : undefined;
   if (ref) return ref.origin;
-  const origins = [...new Set([...ctx.registry.refs.map((r) => r.origin), safeOrigin(ctx.settings.baseUrl)])].filter(
+  // The sandbox's token is its own: never offered here.
+  const services = ctx.registry.refs.filter((r) => r.source !== 'sandbox');
+  const origins = [...new Set([...services.map((r) => r.origin), safeOrigin(ctx.settings.baseUrl)])].filter(
     (o): o is string => !!o && o !== 'unset' && o !== 'invalid',
   );
   if (origins.length === 1) return origins[0];

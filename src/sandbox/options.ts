@@ -5,6 +5,8 @@ export interface SandboxOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
+  /** When `port` is in use, listen on a free one instead of failing (the editor's sandbox prefers its last port). */
+  anyPortIfTaken?: boolean;
   token?: string;
   benchmarkTraces?: number;
   robustnessTraces?: number;

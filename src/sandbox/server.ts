@@ -107,14 +107,25 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const served = serve(options);
   const server = createServer((req, res) => void route(served, req, res));
   server.keepAliveTimeout = 30_000;
-  await new Promise<void>((resolve, reject) => {
+  const port = options.port ?? SANDBOX_DEFAULTS.port;
+  try {
+    await listen(server, port, host);
+  } catch (error) {
+    // Another window's sandbox, or a parallel test, holds the port: the caller said any free one will do.
+    if (!options.anyPortIfTaken || port === 0 || (error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+    await listen(server, 0, host);
+  }
+  return handleOf(served, server, options.token ?? SANDBOX_DEFAULTS.token);
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? SANDBOX_DEFAULTS.port, host, () => {
+    server.listen(port, host, () => {
       server.off('error', reject);
       resolve();
     });
   });
-  return handleOf(served, server, options.token ?? SANDBOX_DEFAULTS.token);
 }
 
 /** The seeded evaluations (benchmark 1 at once; robustness 2 after its generation time) and the API over them. */

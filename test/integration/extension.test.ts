@@ -66,7 +66,8 @@ describe('the extension against the sandbox, in the real extension host', () => 
     await api.ctx.tokens.clear(origin);
     assert.equal(await api.ctx.tokens.get(origin), undefined);
     const sandboxOrigin = sandboxRefs()[0]!.origin;
-    assert.equal(await api.ctx.tokens.get(sandboxOrigin), 'sandbox-token', 'the sandbox stored its token');
+    assert.equal(await api.ctx.tokenFor(sandboxRefs()[0]!), 'sandbox-token', 'the sandbox gives its own token');
+    assert.equal(await api.ctx.tokens.get(sandboxOrigin), undefined, 'and stores none');
   });
 
   it('runs both evaluations with the echo target to all-submitted', async () => {
@@ -80,6 +81,18 @@ describe('the extension against the sandbox, in the real extension host', () => 
     }
     const groups = api.tree.getChildren({ kind: 'evaluation', ref: sandboxRefs()[0]! });
     assert.deepEqual(groups.map((g) => api.tree.getTreeItem(g).label), ['Submitted (25)']);
+  });
+
+  it('after a reload the sandbox is the same place: its evaluations listed at once, with their history, and it listens again', async () => {
+    const before = sandboxRefs().map((r) => r.id);
+    api = api.restart();
+    assert.deepEqual(sandboxRefs().map((r) => r.id), before, 'listed before the sandbox listens, under the same ids');
+    const sandbox = await api.ctx.sandbox.start();
+    assert.equal(sandboxRefs()[0]!.baseUrl, sandbox.baseUrl, 'its runs go where it listens now');
+    const session = api.ctx.registry.session(sandboxRefs()[0]!);
+    await session.load();
+    assert.equal(session.store.counts.submitted, 25, 'the runs before the reload are its history');
+    assert.ok(session.runs.length >= 1);
   });
 
   it('reviews before submitting: answers wait as Responded; an edited answer is what gets submitted', async () => {

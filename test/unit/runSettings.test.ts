@@ -26,7 +26,7 @@ const declared = (): Record<string, Declared> => {
 const SHAPED = ['baseUrl', 'evaluations', 'target'];
 
 /** The settings the editor alone uses: Copy as CLI Command leaves them out. */
-const EDITOR_ONLY = ['keepRunsAlive', 'processDetailsUrl'];
+const EDITOR_ONLY = ['keepRunsAlive', 'processDetailsUrl', 'sandbox.port'];
 /** Every other setting, and the CLI flag that reads it (as the CLI's own help says). */
 const CLI_READS: Record<string, string> = {
   concurrency: 'concurrency',

@@ -113,6 +113,29 @@ describe('sandbox service', () => {
   });
 });
 
+describe('sandbox port', () => {
+  it('prefers its port and, when another sandbox holds it, serves on a free one', async () => {
+    const first = await startSandbox({ port: 0 });
+    const port = Number(new URL(first.baseUrl).port);
+    try {
+      await assert.rejects(startSandbox({ port }), /EADDRINUSE/);
+      const second = await startSandbox({ port, anyPortIfTaken: true });
+      try {
+        assert.notEqual(second.baseUrl, first.baseUrl);
+        assert.equal((await raw(second, '/api/evaluation/promptsAll?evaluationId=1')).status, 200);
+      } finally {
+        await second.close();
+      }
+    } finally {
+      await first.close();
+    }
+    // Free again: the preferred port is the one taken.
+    const again = await startSandbox({ port, anyPortIfTaken: true });
+    await again.close();
+    assert.equal(new URL(again.baseUrl).port, String(port));
+  });
+});
+
 describe('sandbox seed', () => {
   it('seeds distinct trace ids and distinct prompts, at any size', () => {
     for (const kind of EVALUATION_KINDS) {

@@ -61,6 +61,13 @@ async function journalFiles(dir: string): Promise<string[]> {
   return entries.filter((e) => e.isFile() && e.name.endsWith('.jsonl')).map((e) => join(e.parentPath ?? e.path, e.name));
 }
 
+/**
+ * The editor's local sandbox, named in its journals' key where a service's origin is: it listens on whichever
+ * port is free, and its runs, verdicts and comparisons stay one history whatever the port (the URL it is reached
+ * at is the run's base URL, never part of the key).
+ */
+export const SANDBOX_ORIGIN = 'sandbox';
+
 /** A journal found in a state folder: whose evaluation it is, and where. */
 export interface JournalEntry {
   kind: EvaluationKind;
@@ -94,7 +101,7 @@ export async function listJournals(stateDir: string): Promise<JournalEntry[]> {
 function originFromFolder(path: string, key: Omit<JournalEntry, 'origin' | 'path'>): string | undefined {
   const readable = basename(dirname(path)).replace(/-[0-9a-f]{8}$/, '');
   const hosts = [readable, readable.replace(/_(\d+)$/, ':$1')];
-  const candidates = hosts.flatMap((host) => [`http://${host}`, `https://${host}`]);
+  const candidates = [SANDBOX_ORIGIN, ...hosts.flatMap((host) => [`http://${host}`, `https://${host}`])];
   return candidates.find((origin) => journalPath(dirname(dirname(path)), { ...key, origin }) === path);
 }
 

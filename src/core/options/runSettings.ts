@@ -79,6 +79,8 @@ export const RUN_SETTINGS = {
   processDetailsUrl: { type: 'text', default: DEFAULT_PROCESS_DETAILS_URL },
   /** Closing the editor leaves its runs going on in their runner processes (off: closing ends them as Ctrl-C does). */
   keepRunsAlive: { type: 'boolean', default: true },
+  /** The port Try the Local Sandbox prefers; 0: its last one, or any free one. */
+  'sandbox.port': { type: 'integer', default: 0, min: 0, max: 65_535 },
 } as const satisfies Record<string, RunSetting>;
 
 export type RunSettingName = keyof typeof RUN_SETTINGS;

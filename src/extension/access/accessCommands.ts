@@ -4,9 +4,14 @@ import { BUTTON } from '../buttons';
 import { askToken } from '../ctx';
 import type { Ctx } from '../ctx';
 import type { Features } from '../features';
-import { pickOrigin } from '../pick';
+import { isNode, pickOrigin } from '../pick';
 
 export async function setToken(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {
+  const ref = isNode(arg) ? arg.ref : typeof arg === 'string' ? ctx.registry.find(arg) : undefined;
+  if (ref?.source === 'sandbox') {
+    void vscode.window.showInformationMessage(vscode.l10n.t('The local sandbox sets its own token: there is none to enter.'));
+    return;
+  }
   const origin = await pickOrigin(ctx, arg);
   if (!origin) return;
   const token = await askToken(origin);
@@ -43,7 +48,6 @@ export async function clearModelKey(ctx: Ctx): Promise<void> {
 
 export async function startSandbox(ctx: Ctx, f: Features): Promise<void> {
   const sandbox = await ctx.sandbox.start();
-  await ctx.tokens.set(new URL(sandbox.baseUrl).origin, sandbox.token);
   ctx.log.info(`Local sandbox on ${sandbox.baseUrl} (evaluations ${sandbox.evaluations.map((e) => `${e.evaluationId} ${e.kind}`).join(', ')}).`);
   await vscode.commands.executeCommand('evalRunner.evaluations.focus');
   void vscode.window
@@ -58,6 +62,5 @@ export async function startSandbox(ctx: Ctx, f: Features): Promise<void> {
 
 export async function stopSandbox(ctx: Ctx): Promise<void> {
   for (const ref of ctx.registry.refs.filter((r) => r.source === 'sandbox')) ctx.registry.session(ref).cancel(true);
-  const origin = await ctx.sandbox.stop();
-  if (origin) await ctx.tokens.clear(origin);
+  await ctx.sandbox.stop();
 }

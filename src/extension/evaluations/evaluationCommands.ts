@@ -3,44 +3,19 @@
 import * as vscode from 'vscode';
 import { withClient } from '../withClient';
 import { BUTTON } from '../buttons';
-import { EVALUATION_KINDS, isEvaluationId } from '../../api/evaluationKinds';
-import type { EvaluationKind } from '../../api/evaluationKinds';
 import { configSecrets, LOCAL_STATES, runCommandLine, STATE_LABELS, writeOwnerOnly } from '../../core';
 import type { renderReport } from '../../core';
+import type * as AddEvaluation from './addEvaluation';
 import type { Ctx } from '../ctx';
 import type { Features } from '../features';
 import { pickEvaluation } from '../pick';
 import { writeEvaluations } from '../settings/settings';
 import { processDetailsUrl, runConfigFor } from '../settings/settingsModel';
 
-/** Add Evaluation's pick of a kind: one per evaluation kind (a new kind does not compile until it has one). */
-const KIND_PICKS: Readonly<Record<EvaluationKind, { label: string; description: string }>> = {
-  benchmark: { label: 'Benchmark', description: 'prompts from promptsAll, answers as llmResponse' },
-  robustness: { label: 'Robustness', description: 'adversarial prompts, answers as advResponse' },
-};
-
-export async function addEvaluation(ctx: Ctx): Promise<void> {
-  const idText = await vscode.window.showInputBox({
-    title: vscode.l10n.t('Add Evaluation (1/3): evaluation id'),
-    prompt: vscode.l10n.t('The numeric id of the evaluation in the service'),
-    validateInput: (v) => (/^\d{1,15}$/.test(v.trim()) ? undefined : 'The evaluation id is a whole number.'),
-  });
-  if (!idText) return;
-  const kindPick = await vscode.window.showQuickPick(
-    EVALUATION_KINDS.map((evaluationKind) => ({ ...KIND_PICKS[evaluationKind], evaluationKind })),
-    { title: vscode.l10n.t('Add Evaluation (2/3): kind') },
-  );
-  if (!kindPick) return;
-  const label = await vscode.window.showInputBox({ title: vscode.l10n.t('Add Evaluation (3/3): label (optional)'), prompt: vscode.l10n.t('Shown in the sidebar') });
-  if (label === undefined) return;
-  const evaluationId = Number(idText.trim());
-  if (!isEvaluationId(evaluationId)) return;
-  const current = ctx.settings.evaluations.filter((e) => !(e.evaluationId === evaluationId && e.kind === kindPick.evaluationKind));
-  await writeEvaluations([...current, { evaluationId, kind: kindPick.evaluationKind, ...(label.trim() ? { label: label.trim() } : {}) }]);
-  if (!ctx.settings.baseUrl) {
-    const choice = await vscode.window.showWarningMessage(vscode.l10n.t('Evaluation added. Set the service base URL to use it.'), BUTTON.openSettings);
-    if (choice) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.baseUrl');
-  }
+/** Add Evaluation's questions: dist/addEvaluation.js, built apart (scripts/build.mjs) and loaded when asked, not at activation. */
+export function addEvaluation(ctx: Ctx): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./addEvaluation.js') as typeof AddEvaluation).addEvaluation(ctx);
 }
 
 export async function removeEvaluation(ctx: Ctx, _f: Features, arg: unknown): Promise<void> {

@@ -1,22 +1,13 @@
 import { stat } from 'node:fs/promises';
 import { Disposable, toDisposable } from '../lifecycle';
 import * as vscode from 'vscode';
-import { parseBaseUrl } from '../../api/client';
-import type { EvaluationKind } from '../../api/evaluationKinds';
-import { EvaluationSession, journalPath, sessionId } from '../../core';
+import { EvaluationSession, journalPath } from '../../core';
+import { makeRef } from './evaluationRef';
+import type { EvaluationRef } from './evaluationRef';
 import type { SandboxController } from './sandboxController';
 import type { Settings } from '../settings/settingsModel';
 
-export interface EvaluationRef {
-  /** Stable across reloads: origin, kind and id. */
-  readonly id: string;
-  readonly baseUrl: string;
-  readonly origin: string;
-  readonly evaluationId: number;
-  readonly kind: EvaluationKind;
-  readonly label: string;
-  readonly source: 'configured' | 'sandbox';
-}
+export type { EvaluationRef } from './evaluationRef';
 
 /** The evaluations shown in this window (configured ones and the sandbox's) and their sessions. */
 export class EvaluationRegistry extends Disposable {
@@ -62,7 +53,7 @@ export class EvaluationRegistry extends Disposable {
       this.forgetSessions();
     }
     const refs: EvaluationRef[] = [];
-    const sandbox = this.sandbox.sandbox;
+    const sandbox = this.sandbox.place;
     if (sandbox) {
       for (const e of sandbox.evaluations) {
         refs.push(makeRef(sandbox.baseUrl, e.evaluationId, e.kind, `Sandbox ${e.kind} ${e.evaluationId}`, 'sandbox'));
@@ -78,13 +69,13 @@ export class EvaluationRegistry extends Disposable {
 
   /** Where an evaluation's journal is, without opening a session for it. */
   journalFileOf(ref: EvaluationRef): string {
-    return journalPath(this.stateDir, { origin: ref.origin, kind: ref.kind, evaluationId: ref.evaluationId });
+    return journalPath(this.stateDir, ref.key);
   }
 
   session(ref: EvaluationRef): EvaluationSession {
     const existing = this.sessions.get(ref.id);
     if (existing) return existing;
-    const session = new EvaluationSession({ origin: ref.origin, kind: ref.kind, evaluationId: ref.evaluationId }, this.stateDir);
+    const session = new EvaluationSession(ref.key, this.stateDir);
     this.sessions.set(ref.id, session);
     const off = session.onDidChange(() => this.sessionEmitter.fire(ref));
     const unwatch = watchJournal(session);
@@ -136,17 +127,6 @@ function watchJournal(session: EvaluationSession): () => void {
   const timer = setInterval(look, 1000);
   timer.unref();
   return () => clearInterval(timer);
-}
-
-function makeRef(baseUrl: string, evaluationId: number, kind: EvaluationKind, label: string, source: EvaluationRef['source']): EvaluationRef {
-  let origin = 'unset';
-  try {
-    // The API module's own check: a base URL it would refuse (e.g. a path with //) is invalid here too.
-    origin = baseUrl ? parseBaseUrl(baseUrl).origin : 'unset';
-  } catch {
-    origin = 'invalid';
-  }
-  return { id: sessionId({ origin, kind, evaluationId }), baseUrl, origin, evaluationId, kind, label, source };
 }
 
 function capitalise(text: string): string {

@@ -19,9 +19,20 @@ export function readSettings(): Settings {
   );
 }
 
-export async function writeEvaluations(evaluations: ConfiguredEvaluation[]): Promise<void> {
-  const target = vscode.workspace.workspaceFolders?.length ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
+/** Writes the sidebar's evaluations where they are read from (the workspace's list, when it has one), or where told. */
+export async function writeEvaluations(evaluations: ConfiguredEvaluation[], where: 'user' | 'workspace' = evaluationsScope()): Promise<void> {
+  const target = where === 'workspace' ? vscode.ConfigurationTarget.Workspace : vscode.ConfigurationTarget.Global;
   await vscode.workspace.getConfiguration(SECTION).update('evaluations', evaluations, target);
+}
+
+/** Where the sidebar's evaluations come from: the workspace's own list hides the user's. */
+export function evaluationsScope(): 'user' | 'workspace' {
+  return vscode.workspace.getConfiguration(SECTION).inspect('evaluations')?.workspaceValue !== undefined ? 'workspace' : 'user';
+}
+
+/** The service's base URL, in user settings always: a workspace's value is ignored in an untrusted workspace. */
+export async function writeBaseUrl(baseUrl: string): Promise<void> {
+  await vscode.workspace.getConfiguration(SECTION).update('baseUrl', baseUrl, vscode.ConfigurationTarget.Global);
 }
 
 export async function writeTarget(target: TargetSettings): Promise<void> {

@@ -50,6 +50,8 @@ export const RESTRICTED_SETTINGS = [
   'maxErrorRate',
   'servicePatience',
   'maxListMegabytes',
+  // Which local port the sandbox takes: a workspace's value could point it at another local service's.
+  'sandbox.port',
 ] as const;
 
 /** What settings.ts reads from VS Code: the effective value, and the user's own (global) value. */
@@ -74,7 +76,7 @@ export function resolveSettings(values: SettingValues, trusted: boolean, default
   };
 }
 
-function readEvaluations(value: unknown): ConfiguredEvaluation[] {
+export function readEvaluations(value: unknown): ConfiguredEvaluation[] {
   if (!Array.isArray(value)) return [];
   const out: ConfiguredEvaluation[] = [];
   for (const v of value as Array<Record<string, unknown>>) {
