@@ -33,6 +33,30 @@ const portableHttpParser = {
 // Performance marks around the extension bundle's own evaluation: `npm run bench` splits activation into the
 // host's work and ours with them (marks are the shared timeline's, no global of our own).
 // The banner precedes esbuild's own "use strict", so it repeats the directive to keep the bundle strict.
+// undici's HTTP/2 client is reached only when ALPN picks h2, which needs `allowH2` (off by default, never set here).
+// The extension bundle leaves it out (10 KB of activation); the CLI and the runner keep it.
+/** @type {import('esbuild').Plugin} */
+const noHttp2 = {
+  name: 'no-http2',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/client-h2\.js$/ }, () => ({ path: 'client-h2', namespace: 'no-http2' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-http2' }, () => ({
+      contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not used by Eval Runner in the editor'); };",
+      loader: 'js',
+    }));
+  },
+};
+
+// The python and worker targets' processes run in the runner or the CLI, never in the extension host: the kinds'
+// descriptors load them on their first target (src/core/targets/python/workerLoader.ts).
+/** @type {import('esbuild').Plugin} */
+const workerTargetAside = {
+  name: 'worker-target-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/workerTarget$/ }, (args) => (args.kind === 'require-call' ? { path: './workerTarget.js', external: true } : undefined));
+  },
+};
+
 const BUNDLE_START_MARK = '"use strict";performance.mark("evalRunner:bundleStart");';
 const BUNDLE_END_MARK = 'performance.mark("evalRunner:bundleEnd");';
 
@@ -151,9 +175,10 @@ const runnerClientAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside] }),
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
   build({ ...common, entryPoints: ['src/extension/evaluations/addEvaluation.ts'], outfile: 'dist/addEvaluation.js', external: ['vscode'] }),
+  build({ ...common, entryPoints: ['src/core/targets/python/workerTarget.ts'], outfile: 'dist/workerTarget.js' }),
   build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listParser.js' }),
   build({ ...common, entryPoints: ['src/core/run/batchRun.ts'], outfile: 'dist/batchRun.js' }),
   build({ ...common, entryPoints: ['src/core/run/engine.ts'], outfile: 'dist/engine.js' }),

@@ -5,7 +5,7 @@ import { commandEnv } from '../command/commandTarget';
 import { splitCommandLine } from '../processes';
 import { DEFAULT_PYTHON_FUNCTION, MAX_BATCH_SIZE, MAX_BATCH_WAIT_MS, createPythonTarget, defaultPython, defaultWorkers, describePython, pythonFileHash, pythonFilePath } from './pythonTarget';
 import { DEFAULT_BATCH_WAIT_MS } from './workerBatches';
-import { createWorkerTarget } from './workerTarget';
+import { workerTargets } from './workerLoader';
 import type { KindKey } from '../kinds/kind';
 import { TargetConfigError, defineKind } from '../kinds/kind';
 
@@ -91,7 +91,7 @@ export const workerKind = defineKind({
   create(spec, _secrets, options) {
     const [program, ...args] = splitCommandLine(spec.command);
     if (!program) throw new TypeError('The worker command is empty.');
-    return createWorkerTarget({
+    return workerTargets().createWorkerTarget({
       what: 'The worker',
       description: `worker: ${spec.command}`,
       program,

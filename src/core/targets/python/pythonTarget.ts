@@ -5,7 +5,7 @@ import { basename, isAbsolute, join, resolve } from 'node:path';
 import { commandEnv } from '../command/commandTarget';
 import { DEFAULT_BATCH_WAIT_MS } from './workerBatches';
 import type { BatchOptions } from './workerBatches';
-import { createWorkerTarget } from './workerTarget';
+import { workerTargets } from './workerLoader';
 import type { WorkerTarget, WorkerTargetOptions } from './workerTarget';
 
 export interface PythonTargetSpec {
@@ -99,7 +99,7 @@ export function createPythonTarget(spec: PythonTargetSpec, options: PythonTarget
     // The run never has more prompts out at once than its concurrency: a batch cannot hold more.
     options.onLog?.('warn', `Batches of ${batch.size} with a concurrency of ${options.concurrency}: a batch holds at most ${options.concurrency} prompts; raise the concurrency to fill them.`);
   }
-  return createWorkerTarget({
+  return workerTargets().createWorkerTarget({
     what: `The Python function ${basename(file)}:${fn}`,
     description: describePython(spec, options.cwd),
     program: spec.python || defaultPython(),
