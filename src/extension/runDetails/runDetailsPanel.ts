@@ -16,6 +16,8 @@ import type { HostMessage, RunDetailsState, RunLine, WebviewMessage } from '../.
 /** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
 export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
+/** The commands Run Details' Pause, Resume and Concurrency… buttons run (the palette's, src/extension/runs/steerCommands.ts). */
+const STEER_COMMANDS = { pause: 'evalRunner.pauseRun', resume: 'evalRunner.resumeRun', concurrency: 'evalRunner.setRunConcurrency' } as const;
 /** The local panel's name, apart from the service's Process Details page. */
 export const RUN_DETAILS = 'Run Details';
 
@@ -109,6 +111,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
         return run('evalRunner.rerunTraces', undefined, message.shown ? this.shownIds() : undefined);
       case 'cancel':
         return this.session.cancel();
+      case 'steer':
+        return run(STEER_COMMANDS[message.action]);
       case 'rendered':
         return this.ctx.log.debug(`Run Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
       case 'verdict':
@@ -222,6 +226,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       notice: s.isRunning ? null : skippedNote(s.store.counts.skipped) ?? null,
       // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
+      paused: p?.paused === true,
+      concurrency: p?.targetConcurrency ?? null,
       run: this.runLine(),
       debuggable: debuggable(this.ctx.settings.target),
     });
