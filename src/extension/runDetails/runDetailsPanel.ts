@@ -11,7 +11,7 @@ import { TraceTable } from './traceTable';
 import { toDisposable } from '../lifecycle';
 import { PanelController, PanelHost } from '../panels/panelHost';
 import { runDetailsStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
-import type { HostMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
+import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
 
 /** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
 export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
@@ -52,6 +52,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private unwatch: (() => void) | undefined;
   private readonly dirty = new Set<string>();
   private allDirty = false;
+  /** The progress last posted to the page (for the tests). */
+  lastProgress: ProgressMessage | undefined;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -215,7 +217,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private postProgress(): void {
     const s = this.session;
     const p = s.isRunning ? s.lastProgress : undefined;
-    this.post({
+    this.post((this.lastProgress = {
       type: 'progress',
       counts: s.store.snapshotCounts(),
       total: s.store.total,
@@ -230,7 +232,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       concurrency: p?.targetConcurrency ?? null,
       run: this.runLine(),
       debuggable: debuggable(this.ctx.settings.target),
-    });
+    }));
   }
 
   // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
