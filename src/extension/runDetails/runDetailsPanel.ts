@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, windowsText } from '../../core';
+import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, steersText, windowsText } from '../../core';
 import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -240,13 +240,14 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
     if (!run) return null;
-    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}|${run.windows?.attached ?? 0}|${run.windows?.detached ?? 0}`;
+    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}|${run.windows?.attached ?? 0}|${run.windows?.detached ?? 0}|${run.steers?.length ?? 0}`;
     const cached = this.statsLine;
     // While the run goes on, its figures and charts are redrawn once a second, not on every update.
     if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
     const stats = runStats(run);
-    // The run's history says what happened to it: the service down, a pause for a token, windows that reattached.
-    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText), windowsText(run.windows)].filter(Boolean).join(' · ');
+    // The run's history says what happened to it: the service down, a pause for a token, windows that reattached,
+    // pauses and concurrency set from outside.
+    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText), windowsText(run.windows), steersText(run.steers)].filter(Boolean).join(' · ');
     const line = { runId: run.runId, target: run.target, stats: history, charts: runCharts(run, stats.latencyMs?.max) };
     this.statsLine = { key, at: Date.now(), line };
     return line;
