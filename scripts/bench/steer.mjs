@@ -20,8 +20,9 @@ export async function measure() {
     const run = (extra) => cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', tempDir()]), { ...env, ...extra });
     for (let i = 0; i < ROUNDS; i++) {
       // Alternating which goes first, so a drift in the machine's load falls on both.
-      const pair = i % 2 === 0 ? [[listening, {}], [deaf, { EVAL_RUNNER_BENCH_NO_LISTEN: '1' }]] : [[deaf, { EVAL_RUNNER_BENCH_NO_LISTEN: '1' }], [listening, {}]];
-      for (const [into, extra] of pair) into.push(await run(extra));
+      const first = i % 2 === 0;
+      (first ? listening : deaf).push(await run(first ? {} : { EVAL_RUNNER_BENCH_NO_LISTEN: '1' }));
+      (first ? deaf : listening).push(await run(first ? { EVAL_RUNNER_BENCH_NO_LISTEN: '1' } : {}));
     }
   } finally {
     await sb.stop();
