@@ -14,7 +14,8 @@ import * as report from './report.mjs';
 import * as scale from './scale.mjs';
 import * as scale2k from './scale2k.mjs';
 import * as scale600k from './scale600k.mjs';
+import * as steer from './steer.mjs';
 import * as throughput from './throughput.mjs';
 import * as webview from './webview.mjs';
 
-export const ROWS = [throughput, latency, ratelimit, owncode, batchfn, batchapi, scale, scale2k, scale600k, list, report, editorrun, editorscale, compare, extension, webview];
+export const ROWS = [throughput, latency, ratelimit, owncode, batchfn, batchapi, scale, scale2k, scale600k, steer, list, report, editorrun, editorscale, compare, extension, webview];

@@ -1,4 +1,4 @@
-import { costText, describeStats, EvaluationSession, totalCost, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, runStats, skippedNote, STATE_LABELS, windowsText } from '../core';
+import { costText, describeStats, EvaluationSession, totalCost, holdText, journalPath, JournalLockedError, listJournals, LOCAL_STATES, runStats, skippedNote, STATE_LABELS, steersJson, steersText, windowsText } from '../core';
 import type { RunInfo, WindowEvents } from '../core';
 import { statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -164,6 +164,8 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
       // The run's history: the service down, a pause for a token, windows of the editor that came and went.
       ...(r.holds?.length ? { holds: r.holds.map((h) => ({ ...h, from: new Date(h.from).toISOString(), to: new Date(h.to).toISOString() })) } : {}),
       ...(r.windows ? { windows: windowsJson(r.windows) } : {}),
+      // Paused, resumed, concurrency set from outside (eval-runner pause, Run Details).
+      ...(r.steers?.length ? { steers: steersJson(r.steers) } : {}),
     }));
     out.write(`${safeJson(JSON.stringify({ ...status, runs, cost: totalCost(status.runs) }))}\n`);
     return EXIT.ok;
@@ -192,6 +194,8 @@ export async function statusCommand(argv: string[], out: NodeJS.WritableStream):
     for (const h of r.holds ?? []) out.write(`${safeText(`  ${r.runId}: ${holdText(h)}`)}\n`);
     const windows = windowsText(r.windows);
     if (windows) out.write(`${safeText(`  ${r.runId}: ${windows}`)}\n`);
+    const steered = steersText(r.steers);
+    if (steered) out.write(`${safeText(`  ${r.runId}: ${steered}`)}\n`);
   }
   if (status.invalidLines) out.write(`${invalidLinesNote(status.invalidLines, status.journal)}\n`);
   if (status.journals) {

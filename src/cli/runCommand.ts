@@ -134,8 +134,9 @@ export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summa
     ...sessionOptions(req, io, client, reporter),
     targets: () => ({ target: req.target, batch: req.batch }),
     ...(req.only ? { subset: req.only } : {}),
-    // Steerable from anywhere (eval-runner pause, a window's Run Details): it listens as a runner does.
-    ...(req.journal ? { listen: (steering) => listenForRun({ journalFile: session.journalFile, steering, label: req.label, key: session.key, cancel: (hard) => session.cancel(hard) }) } : {}),
+    // Steerable from anywhere (eval-runner pause, a window's Run Details): it listens as a runner does. (Not
+    // listening is for the bench's steer row only, which measures what listening costs.)
+    ...(req.journal && process.env.EVAL_RUNNER_BENCH_NO_LISTEN !== '1' ? { listen: (steering) => listenForRun({ journalFile: session.journalFile, steering, label: req.label, key: session.key, cancel: (hard) => session.cancel(hard) }) } : {}),
     ...costOptions(req, session, io),
   };
   try {

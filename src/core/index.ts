@@ -9,6 +9,7 @@ export { JournalLockedError, isAlive, isOwnProcess, journalHeld, journalLockPid 
 export { VERDICTS } from './journal/journalRecords';
 export type { Verdict } from './journal/journalRecords';
 export { heldBack, holdProgressText, holdText, progressText, summaryText, WAITING_FOR_WINDOW, windowsText } from './run/progressText';
+export { steersJson, steersText } from './run/steerText';
 export { boundHeapGrowth } from './run/heapGrowth';
 export { hostRun } from './session/hostRun';
 export type { HostRunRequest } from './session/hostRun';

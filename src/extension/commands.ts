@@ -7,6 +7,7 @@ import { cancelRun, compareRuns, runEvaluation, runTrace, skipTrace, submitRespo
 import { debugTrace } from './targets/debugTrace';
 import { rerunTraces } from './runs/rerunTraces';
 import { pauseRun, resumeRun, setRunConcurrency } from './runs/steerCommands';
+import { runActions } from './runs/runMenu';
 import { selectTarget } from './targets/targetPicks';
 import type { Ctx } from './ctx';
 import type { Features } from './features';
@@ -30,6 +31,7 @@ export const COMMANDS = {
   'evalRunner.pauseRun': pauseRun,
   'evalRunner.resumeRun': resumeRun,
   'evalRunner.setRunConcurrency': setRunConcurrency,
+  'evalRunner.runActions': runActions,
   'evalRunner.showProgress': showProgress,
   'evalRunner.openTrace': openTrace,
   'evalRunner.exportResults': exportResults,

@@ -32,6 +32,8 @@ export const webviewMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('openProcessDetails') }),
   z.object({ type: z.literal('run') }),
   z.object({ type: z.literal('cancel') }),
+  /** Pause, Resume or Concurrency… on the run going on, whoever started it (the host asks for the number). */
+  z.object({ type: z.literal('steer'), action: z.enum(['pause', 'resume', 'concurrency']) }),
   /** Rerun Traces; `shown`: the traces the table shows (a filter or search narrowed it), else a choice to make. */
   z.object({ type: z.literal('rerun'), shown: z.boolean() }),
   z.object({ type: z.literal('rendered'), rows: z.int().check(z.nonnegative()), ms: z.number().check(z.nonnegative()) }),

@@ -60,6 +60,10 @@ export interface ProgressMessage {
   /** What is left to do that the user should know (skipped traces keep the service from completing). */
   notice: string | null;
   waiting: string | null;
+  /** The run going on is paused (Pause): calls in flight finish, none starts until Resume. */
+  paused: boolean;
+  /** Target calls in flight at most, as the run now keeps it (null: no run going on). */
+  concurrency: number | null;
   run: RunLine | null;
   /** The target is the user's own code (python, worker): rows offer Debug Trace. */
   debuggable: boolean;

@@ -107,6 +107,11 @@ describe('a run you can steer: pause, resume and concurrency from another termin
       const steers = readFileSync(journalPath(stateDir, { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark', evaluationId: 1 }), 'utf8')
         .split('\n').filter((l) => l.includes('"t":"steer"')).map((l) => (JSON.parse(l) as { ev: string }).ev);
       assert.deepEqual(steers, ['pause', 'resume']);
+      // status says them, in words and in --json.
+      const status = await cli(['status', ...which]);
+      assert.match(status.stdout, /: paused \d\d:\d\d:\d\d–\d\d:\d\d:\d\d\n/);
+      const json = JSON.parse((await cli(['status', ...which, '--json'])).stdout) as { runs: Array<{ steers?: Array<{ ev: string }> }> };
+      assert.deepEqual(json.runs[0]!.steers?.map((x) => x.ev), ['pause', 'resume']);
     } finally {
       await model.close();
       await sandbox.close();

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, windowsText } from '../../core';
+import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, steersText, windowsText } from '../../core';
 import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -11,11 +11,13 @@ import { TraceTable } from './traceTable';
 import { toDisposable } from '../lifecycle';
 import { PanelController, PanelHost } from '../panels/panelHost';
 import { runDetailsStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
-import type { HostMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
+import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
 
 /** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
 export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
+/** The commands Run Details' Pause, Resume and Concurrency… buttons run (the palette's, src/extension/runs/steerCommands.ts). */
+const STEER_COMMANDS = { pause: 'evalRunner.pauseRun', resume: 'evalRunner.resumeRun', concurrency: 'evalRunner.setRunConcurrency' } as const;
 /** The local panel's name, apart from the service's Process Details page. */
 export const RUN_DETAILS = 'Run Details';
 
@@ -50,6 +52,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private unwatch: (() => void) | undefined;
   private readonly dirty = new Set<string>();
   private allDirty = false;
+  /** The progress last posted to the page (for the tests). */
+  lastProgress: ProgressMessage | undefined;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -109,6 +113,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
         return run('evalRunner.rerunTraces', undefined, message.shown ? this.shownIds() : undefined);
       case 'cancel':
         return this.session.cancel();
+      case 'steer':
+        return run(STEER_COMMANDS[message.action]);
       case 'rendered':
         return this.ctx.log.debug(`Run Details rendered ${message.rows} rows in ${message.ms.toFixed(1)} ms.`);
       case 'verdict':
@@ -211,7 +217,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private postProgress(): void {
     const s = this.session;
     const p = s.isRunning ? s.lastProgress : undefined;
-    this.post({
+    this.post((this.lastProgress = {
       type: 'progress',
       counts: s.store.snapshotCounts(),
       total: s.store.total,
@@ -222,9 +228,11 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       notice: s.isRunning ? null : skippedNote(s.store.counts.skipped) ?? null,
       // What holds the run back: the adversarial prompts' generation, or a rate limit (the model's or the service's).
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
+      paused: p?.paused === true,
+      concurrency: p?.targetConcurrency ?? null,
       run: this.runLine(),
       debuggable: debuggable(this.ctx.settings.target),
-    });
+    }));
   }
 
   // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
@@ -232,13 +240,14 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
     if (!run) return null;
-    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}|${run.windows?.attached ?? 0}|${run.windows?.detached ?? 0}`;
+    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}|${run.windows?.attached ?? 0}|${run.windows?.detached ?? 0}|${run.steers?.length ?? 0}`;
     const cached = this.statsLine;
     // While the run goes on, its figures and charts are redrawn once a second, not on every update.
     if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
     const stats = runStats(run);
-    // The run's history says what happened to it: the service down, a pause for a token, windows that reattached.
-    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText), windowsText(run.windows)].filter(Boolean).join(' · ');
+    // The run's history says what happened to it: the service down, a pause for a token, windows that reattached,
+    // pauses and concurrency set from outside.
+    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText), windowsText(run.windows), steersText(run.steers)].filter(Boolean).join(' · ');
     const line = { runId: run.runId, target: run.target, stats: history, charts: runCharts(run, stats.latencyMs?.max) };
     this.statsLine = { key, at: Date.now(), line };
     return line;

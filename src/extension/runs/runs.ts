@@ -106,6 +106,10 @@ export class RunController extends Disposable {
     };
     this._register({ dispose: () => clearTimeout(this.lookTimer) });
     look(true);
+    // A run started later elsewhere (eval-runner run, another window) is followed, and so steerable here, once its
+    // journal changes: its runner file is beside it by then.
+    // (Only a run not followed looks: a followed one changes the session with each progress.)
+    this._register(this.ctx.registry.onDidChangeSession((ref) => !this.status.has(ref.id) && findRunner(this.ctx.registry.journalFileOf(ref)) && this.lookFor(ref, false)));
   }
 
   /** What the toast and the status bar last drew of an evaluation's run (for the tests). */

@@ -15,7 +15,8 @@ export class RunStatus extends Disposable {
   constructor() {
     super();
     this.status.name = 'Eval Runner';
-    this.status.command = 'evalRunner.showProgress';
+    // A menu: Open Run Details, Pause or Resume, Set Concurrency…, Cancel (runMenu.ts).
+    this.status.command = 'evalRunner.runActions';
   }
 
   /** Whether this window follows a run of the evaluation. */
@@ -67,7 +68,7 @@ export class RunStatus extends Disposable {
       return;
     }
     const runs = [...this.active.values()];
-    const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}` : `${ref.kind} ${ref.evaluationId}…`));
+    const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}${progress.paused ? ' paused' : ''}` : `${ref.kind} ${ref.evaluationId}…`));
     // A run held by the service (down, or refusing the token) says so: its answers wait, nothing is wrong locally.
     // A vscode-lm run with no window to serve its chat model (this window is attaching) says so too.
     const held = runs.flatMap(({ ref, progress: p }) =>
@@ -75,7 +76,7 @@ export class RunStatus extends Disposable {
     );
     // A still icon: the counts change every second, and a spinning one keeps the whole window drawing frames.
     this.status.text = `${held.length ? '$(debug-pause)' : '$(beaker)'} Eval Runner ${parts.join(' · ')}${held.length === 1 && runs.length === 1 ? ` · ${held[0]!.slice(runs[0]!.ref.label.length + 2)}` : ''}`;
-    this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click to show progress';
+    this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click for Run Details, Pause, Concurrency or Cancel';
     this.status.show();
   }
 }

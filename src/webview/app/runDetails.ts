@@ -106,7 +106,7 @@ class ProgressPage {
           this.grid.changed();
         }
         this.summary.show(m);
-        this.header.showRunning(m.running);
+        this.header.showRunning(m.running, m.paused);
         document.body.dataset.complete = m.total > 0 && m.counts.submitted === m.total ? 'true' : 'false';
         return;
     }
@@ -206,6 +206,9 @@ class ProgressPage {
   private wireButtons(): void {
     this.header.run.addEventListener('click', () => vscode.postMessage({ type: 'run' }));
     this.header.cancel.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
+    this.header.pause.addEventListener('click', () => vscode.postMessage({ type: 'steer', action: 'pause' }));
+    this.header.resume.addEventListener('click', () => vscode.postMessage({ type: 'steer', action: 'resume' }));
+    this.header.concurrency.addEventListener('click', () => vscode.postMessage({ type: 'steer', action: 'concurrency' }));
     // The rows a filter or a search narrowed the table to are a choice of traces too (all rows: no choice).
     this.header.rerun.addEventListener('click', () => vscode.postMessage({ type: 'rerun', shown: this.table.length < this.table.total }));
     this.header.serviceLink.addEventListener('click', () => vscode.postMessage({ type: 'openProcessDetails' }));

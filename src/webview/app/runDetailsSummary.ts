@@ -20,20 +20,31 @@ export class Header {
   readonly run = iconButton('play', 'Run');
   readonly rerun = iconButton('debug-rerun', 'Rerun…', 'button secondary');
   readonly cancel = iconButton('debug-stop', 'Cancel', 'button secondary');
+  readonly pause = iconButton('debug-pause', 'Pause', 'button secondary');
+  readonly resume = iconButton('debug-continue', 'Resume', 'button secondary');
+  readonly concurrency = iconButton('settings-gear', 'Concurrency…', 'button secondary');
   readonly serviceLink = iconButton('link-external', "Service's Process Details", 'button secondary');
 
   constructor() {
     this.rerun.title = 'Rerun traces: the failed, those marked bad or noted, or the rows shown here';
+    this.pause.title = 'Pause the run: the calls in flight finish, no new one starts until Resume';
+    this.concurrency.title = 'Set how many target calls the run keeps in flight at most, from now on';
     const actions = el('div', 'actions');
-    actions.append(this.run, this.rerun, this.cancel, this.serviceLink);
+    actions.append(this.run, this.rerun, this.pause, this.resume, this.concurrency, this.cancel, this.serviceLink);
     this.element.append(this.title, this.subtitle, actions);
   }
 
-  /** Run and Rerun while idle, Cancel while running. */
-  showRunning(running: boolean): void {
+  /** Run and Rerun while idle; Pause (or Resume while paused), Concurrency… and Cancel while running. */
+  showRunning(running: boolean, paused: boolean): void {
+    // The button pressed gives way to its other half: keep the keyboard's place on it.
+    const refocus = (document.activeElement === this.pause && paused) || (document.activeElement === this.resume && !paused);
     this.run.hidden = running;
     this.rerun.hidden = running;
     this.cancel.hidden = !running;
+    this.pause.hidden = !running || paused;
+    this.resume.hidden = !running || !paused;
+    this.concurrency.hidden = !running;
+    if (refocus && running) (paused ? this.resume : this.pause).focus();
   }
 }
 
@@ -97,7 +108,9 @@ export class Summary {
 
 function statsLine(m: ProgressMessage): string {
   const parts = [`${m.counts.submitted.toLocaleString()} / ${m.total.toLocaleString()} submitted`];
-  if (m.running) parts.push(`${m.ratePerSecond.toFixed(1)} traces/s`, m.etaSeconds === null ? 'ETA –' : `ETA ${Math.ceil(m.etaSeconds)} s`);
+  if (m.running && m.paused) parts.push('Paused: the calls in flight finish, no new one starts until Resume');
+  else if (m.running) parts.push(`${m.ratePerSecond.toFixed(1)} traces/s`, m.etaSeconds === null ? 'ETA –' : `ETA ${Math.ceil(m.etaSeconds)} s`);
+  if (m.running && m.concurrency !== null) parts.push(`at most ${m.concurrency} in flight`);
   if (m.waiting) parts.push(m.waiting);
   return parts.join(' · ');
 }
