@@ -129,8 +129,10 @@ describe('review and insight in the editor', () => {
     assert.equal(panel.lastView!.total, 12);
     assert.equal(panel.lastView!.rows[0]![CompareRow.AnswerB], preview(session().store.get(expected[0]!)!.prompt!.toUpperCase(), 300));
     await panel.diff(expected[0]!);
-    await until('the diff editor shows both runs', () => vscode.window.tabGroups.activeTabGroup.activeTab?.input instanceof vscode.TabInputTextDiff);
-    const input = vscode.window.tabGroups.activeTabGroup.activeTab!.input as vscode.TabInputTextDiff;
+    // The diff opens beside the table, which keeps the focus: it is the active tab of another group.
+    const diffTab = () => vscode.window.tabGroups.all.map((g) => g.activeTab?.input).find((i) => i instanceof vscode.TabInputTextDiff);
+    await until('the diff editor shows both runs', () => diffTab() !== undefined);
+    const input = diffTab() as vscode.TabInputTextDiff;
     const left = await vscode.workspace.openTextDocument(input.original);
     const right = await vscode.workspace.openTextDocument(input.modified);
     const prompt = session().store.get(expected[0]!)!.prompt!;
