@@ -59,4 +59,27 @@ describe('the prompt list in the journal', () => {
     assert.equal(store.get('t5')!.prompt, items(6)[5]!.content);
     await journal.close();
   });
+
+  it('reads the item lines after a prompt ahead, in one read, when prompts are read in list order', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const list = items(200);
+    const batch = journal.placeAll([
+      ...list.slice(0, 100).map(({ traceId, content }): JournalRecord => ({ t: 'item', id: traceId, p: content, at: 1 })),
+      { t: 'answer', id: 't0', a: 'an answer between item lines', at: 2 },
+      ...list.slice(100).map(({ traceId, content }): JournalRecord => ({ t: 'item', id: traceId, p: content, at: 3 })),
+    ]);
+    await batch.durable;
+    await journal.close();
+    const places = batch.at.map((a) => a!);
+    const text = new JournalText(path);
+    assert.equal(text.read(places[0]!.offset, places[0]!.length, 'p'), list[0]!.content);
+    assert.equal(text.read(places[1]!.offset, places[1]!.length, 'p'), list[1]!.content);
+    // The second read, walking forward, took the item lines after it: they no longer need the file.
+    truncateSync(path, 0);
+    for (let i = 2; i < 100; i++) assert.equal(text.read(places[i]!.offset, places[i]!.length, 'p'), list[i]!.content);
+    // Not past a line that is not an item.
+    assert.throws(() => text.read(places[101]!.offset, places[101]!.length, 'p'), /changed under Eval Runner/);
+    text.close();
+  });
 });

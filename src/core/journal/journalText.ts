@@ -10,6 +10,13 @@ export interface TextSource {
 
 // Texts read last, kept: a view asks for the same rows again as it scrolls and redraws.
 const CACHED = 512;
+// A prompt read from the list's item lines brings the item lines after it (a run asks for prompts in list order):
+// one pread and decode of a block instead of one per trace. At most this many bytes and lines, well inside the cache.
+const AHEAD_BYTES = 64 * 1024;
+const AHEAD_LINES = 256;
+// How an item line begins (JSON.stringify writes `t` first); only such lines are read ahead.
+const ITEM_HEAD = Buffer.from('{"t":"item",');
+const NEWLINE = 0x0a;
 
 /**
  * Reads a prompt or an answer back from its record's line in the journal. The journal is append-only and a line,
@@ -24,6 +31,8 @@ export class JournalText implements TextSource {
    */
   private recent = new Map<number, string>();
   private older = new Map<number, string>();
+  /** Where the last prompt not kept was read (none yet: a first read reads its line only). */
+  private lastMiss = -Infinity;
 
   constructor(private readonly path: string) {}
 
@@ -34,18 +43,46 @@ export class JournalText implements TextSource {
       this.keep(key, hit);
       return hit;
     }
+    // Ahead only when misses walk forward (a run's, a view scrolled down), not for a view's scattered rows.
+    const ahead = field === 'p' && length < AHEAD_BYTES && offset > this.lastMiss && offset - this.lastMiss <= 4 * AHEAD_BYTES;
+    if (field === 'p') this.lastMiss = offset;
+    const block = this.readAt(offset, ahead ? AHEAD_BYTES : length);
+    const text = block.length >= length ? textOf(block.toString('utf8', 0, length), field) : undefined;
+    if (text === undefined) throw new Error(`The journal ${this.path} changed under Eval Runner (a record is no longer where it was written); reopen the evaluation.`);
+    this.keep(key, text);
+    if (ahead && block[length] === NEWLINE) this.keepItemsAhead(block, offset, length + 1);
+    return text;
+  }
+
+  /** Up to `size` bytes of the file from `offset` (fewer at its end). */
+  private readAt(offset: number, size: number): Buffer {
     this.fd ??= openSync(this.path, 'r');
-    const line = Buffer.allocUnsafe(length);
+    const block = Buffer.allocUnsafe(size);
     let got = 0;
-    while (got < length) {
-      const n = readSync(this.fd, line, got, length - got, offset + got);
+    while (got < size) {
+      const n = readSync(this.fd, block, got, size - got, offset + got);
       if (n === 0) break;
       got += n;
     }
-    const text = got === length ? textOf(line.toString('utf8'), field) : undefined;
-    if (text === undefined) throw new Error(`The journal ${this.path} changed under Eval Runner (a record is no longer where it was written); reopen the evaluation.`);
-    this.keep(key, text);
-    return text;
+    return got === size ? block : block.subarray(0, got);
+  }
+
+  /**
+   * The prompts of the whole item lines that follow in `block` (read from `offset`), kept: the next traces' reads
+   * find them. Stops at the first line that is not an item or not whole; a line that does not parse is left to read().
+   */
+  private keepItemsAhead(block: Buffer, offset: number, from: number): void {
+    for (let start = from, lines = 0; lines < AHEAD_LINES; lines++) {
+      const end = block.indexOf(NEWLINE, start);
+      if (end === -1 || end - start < ITEM_HEAD.length || block.compare(ITEM_HEAD, 0, ITEM_HEAD.length, start, start + ITEM_HEAD.length) !== 0) return;
+      const key = cacheKey(offset + start, 'p');
+      if (!this.recent.has(key) && !this.older.has(key)) {
+        const text = textOf(block.toString('utf8', start, end), 'p');
+        if (text === undefined) return;
+        this.keep(key, text);
+      }
+      start = end + 1;
+    }
   }
 
   remember(offset: number, field: 'p' | 'a', text: string): void {
