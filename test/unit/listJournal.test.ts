@@ -10,7 +10,7 @@ import { TraceStore } from '../../src/core/store/traceStore';
 import { faultyFs } from './helpers/faultyFs';
 import { tempDir } from './helpers/runs';
 
-const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ traceId: `t${from + i}`, content: `prompt ${from + i} ü "quoted" \\ 🌍` }));
+const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ traceId: `t${from + i}`, content: `prompt ${from + i} ü "quoted" \\ ${'🌍'.repeat(40)}` }));
 
 describe('the prompt list in the journal', () => {
   it('places a batch of records as one write, each where its line is, in order with single records', async () => {
@@ -19,7 +19,7 @@ describe('the prompt list in the journal', () => {
     const { journal } = await openJournal(path, { fs });
     const first = journal.place({ t: 'run', at: 1, run: 'r1' });
     const batch = journal.placeAll(items(300).map(({ traceId, content }) => ({ t: 'item', id: traceId, p: content, at: 2 })));
-    const last = journal.place({ t: 'list', at: 3, total: 300, full: true });
+    const last = journal.place({ t: 'item', id: 'last', p: '🌍'.repeat(40), at: 3 });
     await Promise.all([first.durable, batch.durable, last.durable]);
     await journal.close();
     assert.ok(state.writes <= 3, `${state.writes} writes`);
@@ -27,6 +27,8 @@ describe('the prompt list in the journal', () => {
     await readJournal(path, undefined, () => (_record: JournalRecord, at: RecordLocation) => void seen.push(at));
     assert.deepEqual(seen, [first.at, ...batch.at, last.at]);
     const file = readFileSync(path);
+    assert.deepEqual(journal.lastWritten, file.subarray(-64), 'the last bytes a reader goes on from');
+    assert.equal(journal.bytesWritten, file.length);
     assert.deepEqual(JSON.parse(file.subarray(batch.at[299]!.offset, batch.at[299]!.offset + batch.at[299]!.length).toString()), { t: 'item', id: 't299', p: items(300)[299]!.content, at: 2 });
   });
 

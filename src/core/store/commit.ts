@@ -11,7 +11,8 @@ import type { TraceStore } from './traceStore';
 export function commit(journal: Journal, store: TraceStore, record: JournalRecord): Promise<void> {
   const { durable, at } = journal.place(record);
   store.apply(record);
-  if (!at || !('id' in record)) return durable;
+  // Only a record with a text has one to settle: a submission's (one per trace) needs no second step.
+  if (!at || !('id' in record) || !('a' in record || 'p' in record)) return durable;
   return durable.then(() => store.settle(record, at));
 }
 
