@@ -50,6 +50,9 @@ const TRACE_ID = 9;
 const CONTENT = 10;
 
 const MAX_KEY_BYTES = 64 * 1024;
+const CLOSE_BRACE = 0x7d;
+/** Closing braces tried as an item's end before it is read token by token (a `}` in a string fails the parse). */
+const WHOLE_TRIES = 4;
 const MAX_ENVELOPE_FIELD_BYTES = 1024 * 1024;
 /** Not read: a string field of an item given as another type. */
 const WRONG_TYPE = Symbol('wrongType');
@@ -116,6 +119,37 @@ export class ListParser extends ListScanner {
     }
     if (parent === ITEM && s === O_VALUE) this.wrongItemField();
     return SKIP;
+  }
+
+  /**
+   * An item read whole: the bytes up to one of the next closing braces given to JSON.parse, which accepts them only
+   * when that brace closes the item (a brace in a string or a nested object leaves them unfinished). Taken only for a
+   * plain item (a string traceId and content, no nested value) within the size cap; anything else is read token by
+   * token, which says what is wrong in its own words. The same items either way, at native speed: a 20,000-item list
+   * cost a run 4× JSON.parse's CPU read token by token.
+   */
+  protected override wholeObject(buf: Buffer, i: number): number {
+    const s = this.states[this.depth];
+    if (this.roles[this.depth] !== DATA || this.envelope.dataIssue !== undefined || (s !== A_VALUE && s !== A_VALUE_OR_END)) return -1;
+    const limit = Math.min(buf.length, i + this.options.maxItemBytes);
+    let end = buf.indexOf(CLOSE_BRACE, i + 1);
+    for (let tries = 0; end !== -1 && end < limit && tries < WHOLE_TRIES; tries++) {
+      let value: unknown;
+      try {
+        value = JSON.parse(buf.toString('utf8', i, end + 1));
+      } catch {
+        end = buf.indexOf(CLOSE_BRACE, end + 1);
+        continue;
+      }
+      if (!isPlainItem(value)) return -1;
+      this.itemIndex++;
+      this.traceId = value.traceId;
+      this.content = value.content;
+      this.finishItem();
+      this.valueDone();
+      return end + 1;
+    }
+    return -1;
   }
 
   protected opened(role: number): void {
@@ -260,4 +294,12 @@ export class ListParser extends ListScanner {
     this.batch = [];
     this.batchChars = 0;
   }
+}
+
+/** An item whose fields are all strings, numbers, booleans or null, with a non-empty traceId and a content. */
+function isPlainItem(value: unknown): value is { traceId: string; content: string } {
+  const item = value as Record<string, unknown>;
+  if (typeof item.traceId !== 'string' || item.traceId === '' || typeof item.content !== 'string') return false;
+  for (const key in item) if (typeof item[key] === 'object' && item[key] !== null) return false;
+  return true;
 }

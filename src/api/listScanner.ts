@@ -93,6 +93,13 @@ export abstract class ListScanner {
   protected abstract tooLarge(role: number): ListLimitError;
   protected abstract assignString(role: number, value: string, bytes: number): void;
   protected abstract assignLiteral(role: number, value: unknown): void;
+  /**
+   * An object starting at `buf[i]`, read whole by the subclass where it can (JSON.parse of its bytes): the index
+   * after it, having called valueDone(); -1 to read it here, token by token.
+   */
+  protected wholeObject(_buf: Buffer, _i: number): number {
+    return -1;
+  }
 
   /** Reads one piece of the body. Throws ListSyntaxError or ListLimitError. */
   write(chunk: Buffer): void {
@@ -124,9 +131,13 @@ export abstract class ListScanner {
     if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) return i + 1;
     this.started = true;
     switch (c) {
-      case 0x7b: // {
+      case 0x7b: {
+        // {
+        const after = this.wholeObject(buf, i);
+        if (after >= 0) return after;
         this.open(OBJ, i);
         return i + 1;
+      }
       case 0x5b: // [
         this.open(ARR, i);
         return i + 1;
@@ -200,7 +211,7 @@ export abstract class ListScanner {
   }
 
   /** A value (or key) has ended: its container moves on. */
-  private valueDone(): void {
+  protected valueDone(): void {
     const s = this.states[this.depth];
     if (s === DOC_VALUE) this.states[this.depth] = DOC_DONE;
     else if (s === O_VALUE) this.states[this.depth] = O_COMMA_OR_END;

@@ -28,6 +28,11 @@ export interface Journal {
    * that keeps nothing gives no place. The store keeps the place instead of the text once `durable` resolves.
    */
   place(record: JournalRecord): { durable: Promise<void>; at: RecordLocation | undefined };
+  /**
+   * place for several records at once: their lines go in one write, in order, and one promise says they are on disk
+   * (a list of 600,000 prompts costs one promise per batch, not one per prompt).
+   */
+  placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: Array<RecordLocation | undefined> };
   /** Records appended and not yet on disk. */
   readonly backlog: number;
   /** Bytes this journal wrote to its file (a reader that had the file up to where it opened goes on from there). */
@@ -101,7 +106,7 @@ async function openForAppend(fs: JournalFs, path: string, from: JournalPosition 
  * fsync (at most maxBatch of them). The first failure (a full disk) is kept: every later append fails with it.
  */
 class GroupCommitJournal implements Journal {
-  private queue: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
+  private queue: Array<{ line: string; bytes: number; resolve: () => void; reject: (e: unknown) => void }> = [];
   private writing = 0;
   private flushing: Promise<void> | undefined;
   private timer: NodeJS.Immediate | undefined;
@@ -144,13 +149,33 @@ class GroupCommitJournal implements Journal {
     const at = { offset: this.nextOffset, length };
     // A failed journal writes nothing more: nothing is placed after its failure either.
     if (!this.firstFailure) this.nextOffset += length + 1;
-    const durable = new Promise<void>((resolve, reject) => {
-      this.queue.push({ line, resolve, reject });
+    return { durable: this.enqueue(line, length + 1), at };
+  }
+
+  placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: RecordLocation[] } {
+    const at: RecordLocation[] = [];
+    let lines = '';
+    let offset = this.nextOffset;
+    for (const record of records) {
+      const line = JSON.stringify(record);
+      const length = Buffer.byteLength(line);
+      at.push({ offset, length });
+      offset += length + 1;
+      lines += `${line}\n`;
+    }
+    const bytes = offset - this.nextOffset;
+    if (!this.firstFailure) this.nextOffset = offset;
+    return { durable: this.enqueue(lines, bytes), at };
+  }
+
+  /** Queues whole lines (`bytes` long in UTF-8) for the next flush; resolves once they are on disk. */
+  private enqueue(line: string, bytes: number): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ line, bytes, resolve, reject });
       // Records of the same turn of the event loop share a flush; a busy flusher picks them up when it ends.
       if (this.queue.length >= this.maxBatch) this.kick();
       else this.timer ??= setImmediate(() => this.kick());
     });
-    return { durable, at };
   }
 
   async flush(): Promise<void> {
@@ -188,9 +213,10 @@ class GroupCommitJournal implements Journal {
         if (this.firstFailure) throw this.firstFailure;
         const text = batch.map((b) => b.line).join('');
         await this.handle.write(text);
-        const bytes = Buffer.from(text);
-        this.written += bytes.length;
-        this.tail = Buffer.concat([this.tail, bytes.subarray(Math.max(0, bytes.length - CHECKED))]).subarray(-CHECKED);
+        for (const b of batch) this.written += b.bytes;
+        // The last bytes from the last characters (CHECKED of them are at least CHECKED bytes; one more in case the
+        // first is half a surrogate pair): the batch is not encoded twice, 8 MB of buffers in a 20,000-trace run.
+        this.tail = Buffer.concat([this.tail, Buffer.from(text.slice(-CHECKED - 1))]).subarray(-CHECKED);
         if (DSYNC === undefined) await this.handle.datasync();
         for (const b of batch) b.resolve();
       } catch (error) {
@@ -212,6 +238,7 @@ export function nullJournal(): Journal {
     failure: undefined,
     append: () => Promise.resolve(),
     place: () => ({ durable: Promise.resolve(), at: undefined }),
+    placeAll: (records) => ({ durable: Promise.resolve(), at: records.map(() => undefined) }),
     flush: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

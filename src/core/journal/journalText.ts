@@ -8,8 +8,45 @@ export interface TextSource {
   close(): void;
 }
 
-// Texts read last, kept: a view asks for the same rows again as it scrolls and redraws.
+// Texts read last, kept (of each field): a view asks for the same rows again as it scrolls and redraws.
 const CACHED = 512;
+// A prompt read from the list's item lines brings the item lines after it (a run asks for prompts in list order):
+// one pread and decode of a block instead of one per trace. At most this many bytes and lines, well inside the cache.
+const AHEAD_BYTES = 64 * 1024;
+const AHEAD_LINES = 256;
+// How an item line begins (JSON.stringify writes `t` first); only such lines are read ahead.
+const ITEM_HEAD = Buffer.from('{"t":"item",');
+const NEWLINE = 0x0a;
+
+/**
+ * Texts by their line's offset: the last CACHED kept, and up to as many before them. Two generations rather than one
+ * Map kept in order: evicting a Map's oldest entry (keys().next()) walks over the holes earlier deletions left at its
+ * front, which cost a 20,000-trace run more CPU than the reads themselves.
+ */
+class KeptTexts {
+  private recent = new Map<number, string>();
+  private older = new Map<number, string>();
+
+  get(offset: number): string | undefined {
+    return this.recent.get(offset) ?? this.older.get(offset);
+  }
+
+  has(offset: number): boolean {
+    return this.recent.has(offset) || this.older.has(offset);
+  }
+
+  keep(offset: number, text: string): void {
+    this.recent.set(offset, text);
+    if (this.recent.size < CACHED) return;
+    this.older = this.recent;
+    this.recent = new Map();
+  }
+
+  clear(): void {
+    this.recent.clear();
+    this.older.clear();
+  }
+}
 
 /**
  * Reads a prompt or an answer back from its record's line in the journal. The journal is append-only and a line,
@@ -19,58 +56,74 @@ const CACHED = 512;
 export class JournalText implements TextSource {
   private fd: number | undefined;
   /**
-   * Two generations rather than one Map kept in order: evicting a Map's oldest entry (keys().next()) walks over the
-   * holes earlier deletions left at its front, which cost a 20,000-trace run more CPU than the reads themselves.
+   * Prompts and answers kept apart: a run reads prompts ahead, 256 at a time, and would otherwise push out the answers
+   * it remembered before their submissions (up to 256 behind) read them, half of them in a 20,000-trace run.
    */
-  private recent = new Map<number, string>();
-  private older = new Map<number, string>();
+  private readonly kept = { p: new KeptTexts(), a: new KeptTexts() };
+  /** Where the last prompt not kept was read (none yet: a first read reads its line only). */
+  private lastMiss = -Infinity;
 
   constructor(private readonly path: string) {}
 
   read(offset: number, length: number, field: 'p' | 'a'): string {
-    const key = cacheKey(offset, field);
-    const hit = this.recent.get(key) ?? this.older.get(key);
+    const kept = this.kept[field];
+    const hit = kept.get(offset);
     if (hit !== undefined) {
-      this.keep(key, hit);
+      kept.keep(offset, hit);
       return hit;
     }
-    this.fd ??= openSync(this.path, 'r');
-    const line = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(this.fd, line, got, length - got, offset + got);
-      if (n === 0) break;
-      got += n;
-    }
-    const text = got === length ? textOf(line.toString('utf8'), field) : undefined;
+    // Ahead only when misses walk forward (a run's, a view scrolled down), not for a view's scattered rows.
+    const ahead = field === 'p' && length < AHEAD_BYTES && offset > this.lastMiss && offset - this.lastMiss <= 4 * AHEAD_BYTES;
+    if (field === 'p') this.lastMiss = offset;
+    const block = this.readAt(offset, ahead ? AHEAD_BYTES : length);
+    const text = block.length >= length ? textOf(block.toString('utf8', 0, length), field) : undefined;
     if (text === undefined) throw new Error(`The journal ${this.path} changed under Eval Runner (a record is no longer where it was written); reopen the evaluation.`);
-    this.keep(key, text);
+    kept.keep(offset, text);
+    if (ahead && block[length] === NEWLINE) this.keepItemsAhead(block, offset, length + 1);
     return text;
   }
 
-  remember(offset: number, field: 'p' | 'a', text: string): void {
-    this.keep(cacheKey(offset, field), text);
+  /** Up to `size` bytes of the file from `offset` (fewer at its end). */
+  private readAt(offset: number, size: number): Buffer {
+    this.fd ??= openSync(this.path, 'r');
+    const block = Buffer.allocUnsafe(size);
+    let got = 0;
+    while (got < size) {
+      const n = readSync(this.fd, block, got, size - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return got === size ? block : block.subarray(0, got);
   }
 
-  /** The last CACHED texts read or written are kept, and up to as many before them. */
-  private keep(key: number, text: string): void {
-    this.recent.set(key, text);
-    if (this.recent.size < CACHED) return;
-    this.older = this.recent;
-    this.recent = new Map();
+  /**
+   * The prompts of the whole item lines that follow in `block` (read from `offset`), kept: the next traces' reads
+   * find them. Stops at the first line that is not an item or not whole; a line that does not parse is left to read().
+   */
+  private keepItemsAhead(block: Buffer, offset: number, from: number): void {
+    const kept = this.kept.p;
+    for (let start = from, lines = 0; lines < AHEAD_LINES; lines++) {
+      const end = block.indexOf(NEWLINE, start);
+      if (end === -1 || end - start < ITEM_HEAD.length || block.compare(ITEM_HEAD, 0, ITEM_HEAD.length, start, start + ITEM_HEAD.length) !== 0) return;
+      if (!kept.has(offset + start)) {
+        const text = textOf(block.toString('utf8', start, end), 'p');
+        if (text === undefined) return;
+        kept.keep(offset + start, text);
+      }
+      start = end + 1;
+    }
+  }
+
+  remember(offset: number, field: 'p' | 'a', text: string): void {
+    this.kept[field].keep(offset, text);
   }
 
   close(): void {
     if (this.fd !== undefined) closeSync(this.fd);
     this.fd = undefined;
-    this.recent.clear();
-    this.older.clear();
+    this.kept.p.clear();
+    this.kept.a.clear();
   }
-}
-
-// A line holds at most one prompt and one answer: the offset and the field name the text.
-function cacheKey(offset: number, field: 'p' | 'a'): number {
-  return field === 'p' ? -offset - 1 : offset;
 }
 
 function textOf(line: string, field: 'p' | 'a'): string | undefined {

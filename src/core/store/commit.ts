@@ -11,6 +11,16 @@ import type { TraceStore } from './traceStore';
 export function commit(journal: Journal, store: TraceStore, record: JournalRecord): Promise<void> {
   const { durable, at } = journal.place(record);
   store.apply(record);
-  if (!at || !('id' in record)) return durable;
+  // Only a record with a text has one to settle: a submission's (one per trace) needs no second step.
+  if (!at || !('id' in record) || !('a' in record || 'p' in record)) return durable;
   return durable.then(() => store.settle(record, at));
+}
+
+/** commit for several records, as one write to the journal (a batch of the prompt list). */
+export function commitAll(journal: Journal, store: TraceStore, records: readonly JournalRecord[]): Promise<void> {
+  const { durable, at } = journal.placeAll(records);
+  for (const record of records) store.apply(record);
+  return durable.then(() => {
+    for (let i = 0; i < records.length; i++) store.settle(records[i]!, at[i]);
+  });
 }

@@ -1,0 +1,87 @@
+import assert from 'node:assert/strict';
+import { readFileSync, truncateSync } from 'node:fs';
+import { join } from 'node:path';
+import { openJournal, readJournal } from '../../src/core/journal/journal';
+import type { RecordLocation } from '../../src/core/journal/journal';
+import type { JournalRecord } from '../../src/core/journal/journalRecords';
+import { JournalText } from '../../src/core/journal/journalText';
+import { JournalWriteError, ListWriter } from '../../src/core/store/listWriter';
+import { TraceStore } from '../../src/core/store/traceStore';
+import { faultyFs } from './helpers/faultyFs';
+import { tempDir } from './helpers/runs';
+
+const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ traceId: `t${from + i}`, content: `prompt ${from + i} ü "quoted" \\ ${'🌍'.repeat(40)}` }));
+
+describe('the prompt list in the journal', () => {
+  it('places a batch of records as one write, each where its line is, in order with single records', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { fs, state } = faultyFs(() => false);
+    const { journal } = await openJournal(path, { fs });
+    const first = journal.place({ t: 'run', at: 1, run: 'r1' });
+    const batch = journal.placeAll(items(300).map(({ traceId, content }) => ({ t: 'item', id: traceId, p: content, at: 2 })));
+    const last = journal.place({ t: 'item', id: 'last', p: '🌍'.repeat(40), at: 3 });
+    await Promise.all([first.durable, batch.durable, last.durable]);
+    await journal.close();
+    assert.ok(state.writes <= 3, `${state.writes} writes`);
+    const seen: RecordLocation[] = [];
+    await readJournal(path, undefined, () => (_record: JournalRecord, at: RecordLocation) => void seen.push(at));
+    assert.deepEqual(seen, [first.at, ...batch.at, last.at]);
+    const file = readFileSync(path);
+    assert.deepEqual(journal.lastWritten, file.subarray(-64), 'the last bytes a reader goes on from');
+    assert.equal(journal.bytesWritten, file.length);
+    assert.deepEqual(JSON.parse(file.subarray(batch.at[299]!.offset, batch.at[299]!.offset + batch.at[299]!.length).toString()), { t: 'item', id: 't299', p: items(300)[299]!.content, at: 2 });
+  });
+
+  it('a batch cut short by a kill keeps its whole lines, and the list is not whole until listed again', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const store = new TraceStore().readFrom(new JournalText(path));
+    const list = new ListWriter(store, journal, () => undefined);
+    await list.add(items(100));
+    await journal.close();
+    // A kill in the middle of the batch's write leaves a torn line: the 41 lines before it stand.
+    const located: RecordLocation[] = [];
+    await readJournal(path, undefined, () => (_r: JournalRecord, place: RecordLocation) => void located.push(place));
+    truncateSync(path, located[41]!.offset + 10);
+    const { journal: reopened, replay } = await openJournal(path);
+    assert.equal(replay.tornTail, true);
+    const again = TraceStore.fromRecords(replay.records);
+    assert.equal(again.traces.size, 41);
+    assert.equal(again.promptsRecorded, false, 'no list record: the next run lists the prompts again');
+    await reopened.close();
+  });
+
+  it('a batch that cannot be written fails the list, its prompts still held by the store', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { fs } = faultyFs((kind, text) => kind === 'journal' && text.includes('"t":"item"'));
+    const { journal } = await openJournal(path, { fs });
+    const store = new TraceStore().readFrom(new JournalText(path));
+    const list = new ListWriter(store, journal, () => undefined);
+    await assert.rejects(list.add(items(600)), JournalWriteError);
+    assert.equal(store.get('t5')!.prompt, items(6)[5]!.content);
+    await journal.close();
+  });
+
+  it('reads the item lines after a prompt ahead, in one read, when prompts are read in list order', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const list = items(200);
+    const batch = journal.placeAll([
+      ...list.slice(0, 100).map(({ traceId, content }): JournalRecord => ({ t: 'item', id: traceId, p: content, at: 1 })),
+      { t: 'answer', id: 't0', a: 'an answer between item lines', at: 2 },
+      ...list.slice(100).map(({ traceId, content }): JournalRecord => ({ t: 'item', id: traceId, p: content, at: 3 })),
+    ]);
+    await batch.durable;
+    await journal.close();
+    const places = batch.at.map((a) => a!);
+    const text = new JournalText(path);
+    assert.equal(text.read(places[0]!.offset, places[0]!.length, 'p'), list[0]!.content);
+    assert.equal(text.read(places[1]!.offset, places[1]!.length, 'p'), list[1]!.content);
+    // The second read, walking forward, took the item lines after it: they no longer need the file.
+    truncateSync(path, 0);
+    for (let i = 2; i < 100; i++) assert.equal(text.read(places[i]!.offset, places[i]!.length, 'p'), list[i]!.content);
+    // Not past a line that is not an item.
+    assert.throws(() => text.read(places[101]!.offset, places[101]!.length, 'p'), /changed under Eval Runner/);
+    text.close();
+  });
+});
