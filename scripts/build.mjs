@@ -70,13 +70,16 @@ const jsonPathAside = {
   },
 };
 
-// The price list's snapshot and the tokenizer (src/core/cost/prices.ts, tokens.ts): only the CLI and the runner price
-// or estimate a run, so the extension's bundle leaves them out; its code never reaches the lazy require.
+// The price list's snapshot and the tokenizer (src/core/cost/prices.ts, tokens.ts) are files of their own
+// (dist/prices.js, dist/tokenizer.js; the tokenizer's encodings are 3 MB), required when a run is priced or
+// estimated: the extension never reaches them, and the CLI does not parse them on every command.
 /** @type {import('esbuild').Plugin} */
 const costDataAside = {
   name: 'cost-data-aside',
   setup(b) {
-    b.onResolve({ filter: /^(@pydantic\/genai-prices|gpt-tokenizer)$/ }, (args) => ({ path: args.path, external: true }));
+    b.onResolve({ filter: /^(@pydantic\/genai-prices|gpt-tokenizer)$/ }, (args) =>
+      args.kind === 'require-call' ? { path: args.path === 'gpt-tokenizer' ? './tokenizer.js' : './prices.js', external: true } : undefined,
+    );
   },
 };
 
@@ -179,17 +182,19 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
   build({ ...common, entryPoints: ['src/extension/evaluations/addEvaluation.ts'], outfile: 'dist/addEvaluation.js', external: ['vscode'] }),
   build({ ...common, entryPoints: ['src/core/targets/python/workerTarget.ts'], outfile: 'dist/workerTarget.js' }),
+  build({ ...common, entryPoints: ['gpt-tokenizer'], outfile: 'dist/tokenizer.js' }),
+  build({ ...common, entryPoints: ['@pydantic/genai-prices'], outfile: 'dist/prices.js' }),
   build({ ...common, entryPoints: ['src/api/listParser.ts'], outfile: 'dist/listParser.js' }),
-  build({ ...common, entryPoints: ['src/core/run/batchRun.ts'], outfile: 'dist/batchRun.js' }),
-  build({ ...common, entryPoints: ['src/core/run/engine.ts'], outfile: 'dist/engine.js' }),
+  build({ ...common, entryPoints: ['src/core/run/batchRun.ts'], plugins: [costDataAside], outfile: 'dist/batchRun.js' }),
+  build({ ...common, entryPoints: ['src/core/run/engine.ts'], plugins: [costDataAside], outfile: 'dist/engine.js' }),
   build({ ...common, entryPoints: ['src/core/targets/http/curlRequest.ts'], outfile: 'dist/curlRequest.js' }),
   build({ ...common, entryPoints: ['src/extension/runs/runnerClient.ts'], outfile: 'dist/runnerClient.js' }),
-  build({ ...common, entryPoints: ['src/runner/main.ts'], outfile: 'dist/runner.js' }),
+  build({ ...common, entryPoints: ['src/runner/main.ts'], plugins: [costDataAside], outfile: 'dist/runner.js' }),
   build({ ...common, entryPoints: ['src/core/targets/python/debugWorker.ts'], outfile: 'dist/debugWorker.js' }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/renderReport.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
-  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], plugins: [costDataAside], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the
   // protocol, so nothing of the host's (zod included) is in them. Built into media/ (the webviews' resource root).
   build({
