@@ -1,12 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo, Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { journalPath } from '../../src/core';
+import { journalPath, RunSteering } from '../../src/core';
+import { listenForRun } from '../../src/protocol/runListener';
 import { liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
 import { steerRun } from '../../src/protocol/steerClient';
 import { startSandbox } from '../../src/sandbox/server';
@@ -142,6 +143,28 @@ describe("a CLI run's listener: only its owner steers or reads it, and it leaves
       assert.ok(!existsSync(folder), 'the socket folder is left behind');
     } finally {
       await model.close();
+    }
+  });
+
+  it("a runner file linked from a folder another user controls is not followed: the user's other run is not steered", async function () {
+    if (process.platform === 'win32' || process.getuid?.() !== 0) return this.skip(); // another user's folder needs root
+    const stateDir = tempDir();
+    const mine = join(stateDir, 'mine', 'benchmark-1.jsonl');
+    mkdirSync(dirname(mine), { recursive: true, mode: 0o700 });
+    const steering = new RunSteering();
+    const key = { origin: 'http://127.0.0.1:9', kind: 'benchmark' as const, evaluationId: 1 };
+    const listener = (await listenForRun({ journalFile: mine, steering, label: 'mine', key, cancel: () => undefined }))!;
+    try {
+      // A shared state folder: another user's folder for an evaluation, whose runner file links to this user's run's.
+      const theirs = join(stateDir, 'theirs');
+      mkdirSync(theirs, { mode: 0o755 });
+      chownSync(theirs, NOBODY, NOBODY);
+      const journal = join(theirs, 'benchmark-1.jsonl');
+      symlinkSync(runnerFilePath(mine), runnerFilePath(journal));
+      await assert.rejects(steerRun(journal, { action: 'pause' }), /belongs to uid 65534/);
+      assert.equal(steering.state.paused, false, "the user's other run was paused");
+    } finally {
+      listener.close();
     }
   });
 });
