@@ -77,7 +77,15 @@ export class Ctx extends Disposable {
   /** An API client for the evaluation's service; asks for the token when none is stored (undefined: the user declined). */
   async clientFor(ref: EvaluationRef): Promise<ApiClient | undefined> {
     const token = await this.tokenFor(ref);
-    return token === undefined ? undefined : this.clientWith(ref, token);
+    return token === undefined ? undefined : this.clientWith(this.current(ref), token);
+  }
+
+  /**
+   * The evaluation as listed now: after a reload the sandbox is listed where it was before it listens, and may then
+   * listen on another port (the old one taken); its token and answers must go where it listens, never the old port.
+   */
+  current(ref: EvaluationRef): EvaluationRef {
+    return this.registry.find(ref.id) ?? ref;
   }
 
   /** The stored token of the evaluation's service; asked for when none is (undefined: no base URL, or the user declined). */

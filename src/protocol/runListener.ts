@@ -44,9 +44,14 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
   const secret = randomBytes(32).toString('hex');
   const socket = newSocketPath();
   const clients = new Set<MessageConnection>();
+  // Every connection, proven or not: a run that ends closes them all, or one left open would keep the CLI from exiting.
+  const sockets = new Set<Socket>();
   let last: ProgressParams | undefined;
   let done: RunFinished | undefined;
-  const server = createServer((s) => serve(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) }));
+  const server = createServer((s) => {
+    sockets.add(s.once('close', () => sockets.delete(s)));
+    serve(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(socket.path, () => resolve());
@@ -68,6 +73,8 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
     close() {
       removeRunnerFile(run.journalFile);
       for (const c of clients) c.dispose();
+      // What was written (the end) goes out first; a peer that keeps its side open does not hold the process.
+      for (const s of sockets) s.end(() => s.destroy());
       server.close();
       socket.dispose();
     },

@@ -2,7 +2,9 @@
 // file, connect, run a window's handshake, send the one request, close. Whoever started the run: the editor's runner
 // or a CLI run, both listen the same way.
 import { connect } from 'node:net';
+import { dirname } from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import { folderProblem } from './ownerOnly';
 import { findRunner, socketProblem } from './runnerFiles';
 import { otherVersionText, RunnerVersionError, windowHandshake } from './runnerHandshake';
 import { pause, prove, resume, setConcurrency } from './runnerProtocol';
@@ -27,6 +29,9 @@ const STEER_TIMEOUT_MS = 15_000;
 
 /** Steers the run of this journal; resolves with the run's acknowledgement (where its steering stands now). */
 export async function steerRun(journalFile: string, steer: Steer, timeoutMs = STEER_TIMEOUT_MS): Promise<SteerResult> {
+  // A run keeps its journal's folder the user's own (0700): a runner file in another's folder may be a link to another run's.
+  const folder = folderProblem(dirname(journalFile));
+  if (folder && process.platform !== 'win32') throw new SteerError(`the runner file of this evaluation is in a folder not this user's alone, and was not read: ${folder}`, 'failed');
   const found = findRunner(journalFile);
   if (!found) throw new SteerError('no run of this evaluation is going on (no live runner file beside its journal)', 'noRun');
   if ('other' in found) throw new SteerError(otherVersionText(found.other.pid, found.other.version), 'otherVersion');

@@ -21,6 +21,8 @@ export interface BudgetState {
 export class Budget {
   private spent: number;
   private held = 0;
+  // The calls holding an estimate: none means nothing is held, whatever floating point left of `held` (3e-21 once).
+  private holds = 0;
   private tokensPerChar = 0.25;
   private answers = 0;
   private readonly waiting: Array<() => void> = [];
@@ -44,8 +46,13 @@ export class Budget {
   async admit(prompt: string, signal: AbortSignal): Promise<number | undefined> {
     for (;;) {
       const held = this.reserve(prompt);
-      if (held !== undefined || this.held <= 0 || signal.aborted) return held;
-      await new Promise<void>((resolve) => this.waiting.push(resolve));
+      if (held !== undefined || this.holds === 0 || signal.aborted) return held;
+      // Woken by a call that ends, or by the run's cancel (a Ctrl-C must not wait for room that never comes).
+      await new Promise<void>((resolve) => {
+        const wake = () => (signal.removeEventListener('abort', wake), resolve());
+        this.waiting.push(wake);
+        signal.addEventListener('abort', wake, { once: true });
+      });
     }
   }
 
@@ -58,12 +65,14 @@ export class Budget {
     const usd = usdOf({ inputTokens: input, outputTokens: output }, this.price);
     if (this.spent + this.held + usd > this.usd) return undefined;
     this.held += usd;
+    this.holds++;
     return usd;
   }
 
   /** A call held for that never started: its estimate let go, nothing spent. */
   release(held: number): void {
-    this.held = Math.max(0, this.held - held);
+    this.holds = Math.max(0, this.holds - 1);
+    this.held = this.holds === 0 ? 0 : Math.max(0, this.held - held);
     for (const wake of this.waiting.splice(0)) wake();
   }
 

@@ -73,13 +73,15 @@ export class RunController extends Disposable {
     }
   }
 
-  private async start(ref: EvaluationRef, session: EvaluationSession, request: RunRequest): Promise<RunSummary | undefined> {
+  private async start(listed: EvaluationRef, session: EvaluationSession, request: RunRequest): Promise<RunSummary | undefined> {
     if (this.ctx.settings.target.type === 'manual') {
       void vscode.window.showInformationMessage(vscode.l10n.t('The manual target has no model to call: fetch the prompts, open each trace and write its answer.'));
       return undefined;
     }
-    const token = await this.ctx.tokenFor(ref);
+    const token = await this.ctx.tokenFor(listed);
     if (token === undefined) return undefined;
+    // Taken once the token is: the sandbox, started for it, may listen elsewhere than where it was listed.
+    const ref = this.ctx.current(listed);
     const plan = await this.ctx.targetPlan();
     if (!plan) return undefined;
     let mode: RunMode = request.mode ?? 'continue';
