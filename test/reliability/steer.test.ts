@@ -10,7 +10,7 @@ import { cli } from '../unit/helpers/cli';
 import { tempDir } from '../unit/helpers/runs';
 
 /** A model on loopback that fails `failing(n)` calls (HTTP 400), counting calls and how many were in flight at most. */
-export async function startCountingModel(options: { failing?: (n: number) => boolean; latencyMs?: number } = {}) {
+export async function startCountingModel(options: { failing?: (n: number) => boolean; latencyMs?: number; gate?: { open: boolean } } = {}) {
   const stats = { calls: 0, inFlight: 0, maxInFlight: 0, callTimes: [] as number[] };
   const server = createServer((req, res) => {
     let body = '';
@@ -20,7 +20,9 @@ export async function startCountingModel(options: { failing?: (n: number) => boo
       stats.callTimes.push(Date.now());
       stats.inFlight++;
       stats.maxInFlight = Math.max(stats.maxInFlight, stats.inFlight);
-      setTimeout(() => {
+      // A closed gate holds every answer until the test opens it (the run cannot end before it is steered).
+      const answer = () => {
+        if (options.gate && !options.gate.open) return void setTimeout(answer, 10);
         stats.inFlight--;
         if (options.failing?.(n)) {
           res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"bad request"}');
@@ -28,7 +30,8 @@ export async function startCountingModel(options: { failing?: (n: number) => boo
         }
         const prompt = (JSON.parse(body) as { prompt: string }).prompt;
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ answer: `re: ${prompt}` }));
-      }, options.latencyMs ?? 5);
+      };
+      setTimeout(answer, options.latencyMs ?? 5);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -121,13 +124,16 @@ describe('a run you can steer: pause, resume and concurrency from another termin
   it('after set --concurrency 1 takes effect, at most one call is in flight at the target', async () => {
     const traces = 150;
     const sandbox = await startSandbox({ port: 0, benchmarkTraces: traces, evaluationSeconds: 0 });
-    const model = await startCountingModel({ latencyMs: 20 });
+    // The first calls are held until the change is made, so a loaded machine cannot finish the run before it.
+    const gate = { open: false };
+    const model = await startCountingModel({ latencyMs: 20, gate });
     const which = ['--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', tempDir()];
     try {
       const run = cli(['run', ...which, '--concurrency', '8', '--target', 'http', '--http-url', model.url, '--answer-path', 'answer'], { EVAL_RUNNER_TOKEN: sandbox.token });
-      await until(() => model.stats.calls >= 20);
+      await until(() => model.stats.inFlight >= 8);
       assert.ok(model.stats.maxInFlight > 1, 'calls overlapped before');
       const set = await cli(['set', '--concurrency', '1', ...which]);
+      gate.open = true;
       assert.equal(set.code, 0, set.stderr);
       assert.match(set.stdout, /at most 1 target call/);
       // Those in flight when it took effect finish; from then on one at a time.
@@ -154,7 +160,8 @@ describe('a run you can steer: pause, resume and concurrency from another termin
     // Runner files naming a live process of this user's (this test's): taken for runs going on.
     const runnerFile = (dir: string, version: number) => {
       const journal = journalPath(dir, key);
-      mkdirSync(dirname(journal), { recursive: true });
+      // Owner-only, as a state folder's evaluation folders are (a looser one is refused before its file is read).
+      mkdirSync(dirname(journal), { recursive: true, mode: 0o700 });
       writeFileSync(`${journal}.runner.json`, JSON.stringify({ version, pid: process.pid, socket: join(dir, 's'), secret: '00'.repeat(32), startedAt: Date.now() }), { mode: 0o600 });
       return dir;
     };
