@@ -24,7 +24,6 @@ export { EvaluationSession, MAX_NOTE_LENGTH, sessionId } from './session/session
 export type { RefusedRun, SessionKey, SessionRunOptions } from './session/session';
 export { skippedNote } from './run/skipped';
 export { SANDBOX_ORIGIN, defaultStateDir, listJournals, migrateJournals } from './journal/stateDir';
-export type { JournalEntry } from './journal/stateDir';
 export type { EvaluationStatus } from './session/sessionStatus';
 export { lastRunOf, listEvaluations } from './session/evaluationList';
 export type { ListedEvaluation } from './session/evaluationList';
