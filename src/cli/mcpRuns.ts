@@ -3,7 +3,7 @@
 // the agent's. A run goes to a detached runner process, as an editor's does, so it outlives the agent's session.
 import { join } from 'node:path';
 import { proxyFromEnv } from '../api/proxy';
-import { EvaluationSession, hostRun, TOOL_VERSION } from '../core';
+import { EvaluationSession, flagSecretVariables, hostRun, TOOL_VERSION } from '../core';
 import type { Estimate, RerunSubset, RunOptions, RunPrice, SessionKey, TargetSpec, TraceInfo } from '../core';
 import type { StartParams } from '../protocol/runnerProtocol';
 import { startDetachedRun } from '../protocol/runnerStart';
@@ -39,10 +39,19 @@ export function mcpRunStarter(setup: McpRunSetup, runnerScript = join(__dirname,
     target: identity.description,
     start: async (key, request) => {
       const session = new EvaluationSession(key, setup.stateDir);
-      return startDetachedRun(runnerScript, session.journalFile, startParams(setup, key, request, { spec, secrets, authHint, cwd, identity }));
+      return startDetachedRun(runnerScript, session.journalFile, startParams(setup, key, request, { spec, secrets, authHint, cwd, identity }), runnerEnv(setup));
     },
     estimate: (key, subset) => estimateOf(setup, key, subset),
   };
+}
+
+/**
+ * The runner's environment: this one less the token and every variable the run reads a secret from (as `run` withholds
+ * them from the target's own processes); those cross the runner's socket in the start message only.
+ */
+function runnerEnv(setup: McpRunSetup): NodeJS.ProcessEnv {
+  const withheld = new Set(['EVAL_RUNNER_TOKEN', ...flagSecretVariables(setup.flags), ...setup.plan.uses.map((u) => u.variable)]);
+  return Object.fromEntries(Object.entries(process.env).filter(([name]) => !withheld.has(name)));
 }
 
 function startParams(setup: McpRunSetup, key: SessionKey, request: StartRequest, target: { spec: TargetSpec; secrets: StartParams['target']['secrets']; authHint: string | undefined; cwd: string | undefined; identity: StartParams['identity'] }): StartParams {

@@ -18,10 +18,11 @@ const REQUEST_MS = 15_000;
 
 /**
  * Starts a runner for this journal (`runnerScript`: dist/runner.js, run by this Node), sends it the run and lets go:
- * the run's state as the runner tells it right after the start. No secret is in the runner's argv or environment.
+ * the run's state as the runner tells it right after the start. No secret is in the runner's argv; `env` is the
+ * caller's environment less the token and the variables the run reads secrets from (its target's own code gets the rest).
  */
-export async function startDetachedRun(runnerScript: string, journalFile: string, params: StartParams, env: NodeJS.ProcessEnv = process.env): Promise<{ pid: number; state: RunnerState }> {
-  const child = spawn(process.execPath, [runnerScript, journalFile], { detached: true, stdio: 'ignore', windowsHide: true, env: withoutSecrets(env) });
+export async function startDetachedRun(runnerScript: string, journalFile: string, params: StartParams, env: NodeJS.ProcessEnv): Promise<{ pid: number; state: RunnerState }> {
+  const child = spawn(process.execPath, [runnerScript, journalFile], { detached: true, stdio: 'ignore', windowsHide: true, env });
   child.unref();
   const exited = new Promise<never>((_resolve, reject) => {
     child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`)));
@@ -42,11 +43,6 @@ export async function cancelRun(journalFile: string, hard: boolean): Promise<voi
   if (!found) throw new Error('no run of this evaluation is going on (no live runner file beside its journal)');
   if ('other' in found) throw new Error(otherVersionText(found.other.pid, found.other.version));
   await withRunner(found.runner, (connection) => connection.sendRequest(cancel, { hard }));
-}
-
-/** The caller's environment less the token and every key: the runner gets its secrets in the start message only. */
-function withoutSecrets(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
-  return Object.fromEntries(Object.entries(env).filter(([name]) => !/TOKEN|KEY|SECRET|PASSWORD|AUTH/i.test(name)));
 }
 
 /** Connects, runs a window's handshake (the runner proves itself first), does `act`, and closes. */

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -100,6 +101,9 @@ describe('eval-runner mcp: the agents\' tools over stdio (issue 39)', function (
       const started = await call(client, 'start_run');
       assert.ok(!started.isError, textOf(started));
       assert.equal(started.structuredContent!.started, true);
+      // The runner got its token over its socket: not in its argv, not in its environment.
+      const runner = started.structuredContent!.pid as number;
+      for (const part of ['cmdline', 'environ']) if (existsSync(`/proc/${runner}/${part}`)) assert.ok(!readFileSync(`/proc/${runner}/${part}`, 'utf8').includes(TOKEN), `no token in the runner's ${part}`);
       const status = await untilDone(client);
       const counts = status.counts as Record<string, number>;
       assert.ok(counts.failed! > 0, `some traces failed: ${JSON.stringify(counts)}`);
