@@ -11,7 +11,7 @@ import { REQUEST_ENCODINGS, TOOL_VERSION } from '../core';
 import { AGENT_TOOLS, callTool, inputJsonSchema } from '../tools/toolTable';
 import type { ToolContext } from '../tools/toolTable';
 import { choiceOption, intOption, parseCommandArgs } from './args';
-import { CONFIG_HELP, SERVICE_HELP, serviceArgs, stateDirOf } from './common';
+import { CONFIG_HELP, explain, SERVICE_HELP, serviceArgs, stateDirOf } from './common';
 import type { ConfigFlags } from './configFile';
 import { costChoices } from './costFlags';
 import { EXIT, UsageError } from './exitCodes';
@@ -45,6 +45,17 @@ the agent's configuration); without it the tools still read journals, and start_
 const NOT_FOR_MCP = ['no-journal', 'json', 'limit', 'shard', 'only', 'estimate', 'submit-skipped', 'skipped-answer', 'fresh', 'reuse-answers', 'budget'] as const;
 
 export async function mcpCommand(argv: string[], stdout: NodeJS.WritableStream, config?: ConfigFlags): Promise<number> {
+  try {
+    return await serveCommand(argv, stdout, config);
+  } catch (error) {
+    // Told here, not by main.ts: this bundle (dist/mcp.js) has its own error classes, which main's instanceof would not know.
+    const { message, code } = explain(error);
+    process.stderr.write(`${safeText(`eval-runner mcp: ${message}${code === EXIT.usage ? '\nRun "eval-runner mcp --help" for usage.' : ''}`)}\n`);
+    return code;
+  }
+}
+
+async function serveCommand(argv: string[], stdout: NodeJS.WritableStream, config: ConfigFlags | undefined): Promise<number> {
   const v = parseCommandArgs(argv, RUN_FLAGS);
   if (v.help) {
     stdout.write(MCP_HELP);

@@ -7,7 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EvaluationSession } from '../../src/core';
 import { startSandbox } from '../../src/sandbox/server';
-import { CLI } from '../unit/helpers/cli';
+import { CLI, cli } from '../unit/helpers/cli';
 import { tempDir } from '../unit/helpers/runs';
 
 // Issue 39: `eval-runner mcp` driven by the SDK's own client over stdio, as an agent's would, against the sandbox.
@@ -151,6 +151,13 @@ describe('eval-runner mcp: the agents\' tools over stdio (issue 39)', function (
       await model.close();
       await sandbox.close();
     }
+  });
+
+  it('refuses a flag whose choice is the tools\' (exit 2, in words), from its own bundle', async () => {
+    const r = await cli(['mcp', '--fresh']);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /mcp does not take --fresh: the agent's tools choose what each run does/);
+    assert.equal(r.stdout, '', 'stdout is the protocol');
   });
 
   it("a run started by start_run finishes after the agent's client (and the server) are gone", async () => {
