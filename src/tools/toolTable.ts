@@ -58,3 +58,33 @@ export function inputJsonSchema(tool: AgentTool): Record<string, unknown> {
   const { $schema: _schema, ...schema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
   return schema;
 }
+
+/** One entry of package.json's contributes.languageModelTools, as VS Code 1.100 reads it. */
+export interface LanguageModelToolContribution {
+  name: string;
+  displayName: string;
+  modelDescription: string;
+  userDescription: string;
+  /** The reads only: a user can attach them with `#` in chat. */
+  toolReferenceName?: string;
+  canBeReferencedInPrompt: boolean;
+  icon: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/**
+ * The editor's language-model tools as package.json contributes them, derived from the table (issue 39, part 4: the
+ * extension's adapter registers `evalRunner_<tool>` with vscode.lm.registerTool; a unit test compares package.json).
+ */
+export function languageModelTools(): LanguageModelToolContribution[] {
+  return AGENT_TOOLS.map((t) => ({
+    name: `evalRunner_${t.name}`,
+    displayName: `Eval Runner: ${t.title}`,
+    modelDescription: t.description,
+    userDescription: t.description.split('. ')[0]!.replace(/\.?$/, '.'),
+    ...(t.hints.readOnlyHint ? { toolReferenceName: `evalRunner_${t.name}` } : {}),
+    canBeReferencedInPrompt: t.hints.readOnlyHint,
+    icon: '$(beaker)',
+    inputSchema: inputJsonSchema(t),
+  }));
+}

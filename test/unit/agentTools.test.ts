@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { AGENT_TOOLS, callTool, inputJsonSchema } from '../../src/tools/toolTable';
+import { AGENT_TOOLS, callTool, inputJsonSchema, languageModelTools } from '../../src/tools/toolTable';
 import type { ToolContext } from '../../src/tools/toolTable';
 import { tempDir } from './helpers/runs';
 
@@ -39,5 +39,14 @@ describe("the agents' tool table", () => {
     assert.match((await callTool(tool('get_trace'), { evaluationId: -1, kind: 'benchmark', traceId: 'x', origin: 'file:///etc/passwd' }, context)).text, /evaluationId must be at least 0/);
     assert.match((await callTool(tool('get_trace'), { evaluationId: 1, kind: 'benchmark', traceId: 'x', origin: 'file:///etc/passwd' }, context)).text, /origin must be a service's origin/);
     assert.match((await callTool(tool('pause_run'), { evaluationId: 1, kind: 'benchmark' }, context)).text, /Could not reach the run of benchmark evaluation 1: no run of this evaluation is going on.*get_run_status/);
+  });
+});
+
+describe("the agents' tools as the editor's language-model tools (derived, not yet contributed)", () => {
+  it('names each evalRunner_<tool>, gives the reads a reference name, and keeps the input schema of the table', () => {
+    const tools = languageModelTools();
+    assert.deepEqual(tools.map((t) => t.name), AGENT_TOOLS.map((t) => `evalRunner_${t.name}`));
+    assert.deepEqual(tools.filter((t) => t.toolReferenceName).map((t) => t.name), AGENT_TOOLS.filter((t) => t.hints.readOnlyHint).map((t) => `evalRunner_${t.name}`));
+    for (const [i, t] of tools.entries()) assert.deepEqual(t.inputSchema, inputJsonSchema(AGENT_TOOLS[i]!));
   });
 });
