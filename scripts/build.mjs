@@ -177,6 +177,16 @@ const runnerClientAside = {
   },
 };
 
+// `eval-runner mcp` (src/cli/mcpCommand.ts), with the MCP SDK and its schema checker, likewise: dist/mcp.js, required by
+// that command alone, so no other command of the CLI reads it.
+/** @type {import('esbuild').Plugin} */
+const mcpAside = {
+  name: 'mcp-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/mcpCommand$/ }, (args) => (args.kind === 'require-call' ? { path: './mcp.js', external: true } : undefined));
+  },
+};
+
 await Promise.all([
   build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside] }),
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
@@ -194,7 +204,8 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/renderReport.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
-  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], plugins: [costDataAside], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } }),
+  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [costDataAside, mcpAside] }),
+  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/mcpCommand.ts'], plugins: [costDataAside], outfile: 'dist/mcp.js' }),
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the
   // protocol, so nothing of the host's (zod included) is in them. Built into media/ (the webviews' resource root).
   build({

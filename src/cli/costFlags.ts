@@ -1,6 +1,6 @@
 // The run command's cost flags: prices of its own (--price-in, --price-out), a budget, an estimate instead of a run.
 import { estimateRun, estimateText, readPriceTable, targetPrice } from '../core';
-import type { RunInfo, RunPrice, TargetSpec, TraceInfo } from '../core';
+import type { Estimate, RunInfo, RunPrice, TargetSpec, TraceInfo } from '../core';
 import { UsageError } from './exitCodes';
 
 export const COST_FLAGS = {
@@ -48,8 +48,13 @@ export function costChoices(v: Record<string, string | boolean | Array<string | 
 
 /** run --estimate's words: the traces the run would call, their tokens and cost. */
 export function estimateWords(traces: readonly TraceInfo[], spec: TargetSpec, price: RunPrice | undefined, pastRuns: readonly RunInfo[]): string {
+  return `Estimate (nothing was called or submitted):\n${estimateText(estimateFor(traces, spec, price, pastRuns))}\n`;
+}
+
+/** The estimate of a run calling these traces with this target (run --estimate, and the MCP server's estimate_run). */
+export function estimateFor(traces: readonly TraceInfo[], spec: TargetSpec, price: RunPrice | undefined, pastRuns: readonly RunInfo[]): Estimate {
   const model = spec.type === 'openai' ? spec.model : undefined;
-  const estimate = estimateRun({
+  return estimateRun({
     prompts: traces.map((t) => t.prompt ?? ''),
     model,
     systemPrompt: spec.type === 'openai' ? spec.systemPrompt : undefined,
@@ -57,5 +62,4 @@ export function estimateWords(traces: readonly TraceInfo[], spec: TargetSpec, pr
     pastRuns,
     maxAnswerTokens: spec.type === 'openai' ? spec.maxTokens : undefined,
   });
-  return `Estimate (nothing was called or submitted):\n${estimateText(estimate)}\n`;
 }

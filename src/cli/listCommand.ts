@@ -1,6 +1,6 @@
 // `eval-runner list`: every evaluation the state folders hold, from their journals alone (no network, no token).
-import { EvaluationSession, listJournals } from '../core';
-import type { EvaluationStatus, JournalEntry } from '../core';
+import { listEvaluations } from '../core';
+import type { ListedEvaluation } from '../core';
 import { parseCommandArgs } from './args';
 import type { OptionSpec } from './args';
 import { stateDirOf } from './common';
@@ -22,22 +22,6 @@ ${Object.entries(LIST_OPTIONS)
   .join('\n')}
 `;
 
-/** One evaluation as `list` tells it. */
-export interface ListedEvaluation {
-  stateDir: string;
-  origin: string;
-  kind: string;
-  evaluationId: number;
-  journal: string;
-  traces: number;
-  submitted: number;
-  failed: number;
-  runs: number;
-  lastRun: { runId: string; startedAt: string; endedAt: string | null; outcome: string } | null;
-  /** A live process holds the journal's lock: a run is going on now. */
-  running: boolean;
-}
-
 export async function listCommand(argv: string[], out: NodeJS.WritableStream): Promise<number> {
   const options = Object.fromEntries(Object.entries(LIST_OPTIONS).map(([name, o]) => [name, { type: o.type, ...('multiple' in o ? { multiple: o.multiple } : {}) }])) as OptionSpec;
   const v = parseCommandArgs(argv, options) as { help?: boolean; json?: boolean; 'state-dir'?: string[] };
@@ -46,36 +30,11 @@ export async function listCommand(argv: string[], out: NodeJS.WritableStream): P
     return EXIT.ok;
   }
   const dirs = v['state-dir']?.length ? v['state-dir'] : [stateDirOf(undefined)];
-  const listed: ListedEvaluation[] = [];
-  for (const dir of dirs) for (const entry of await listJournals(dir)) listed.push(await listedOf(dir, entry));
+  const listed = await listEvaluations(dirs);
   if (v.json) out.write(`${safeJson(JSON.stringify({ evaluations: listed }))}\n`);
   else if (!listed.length) out.write(`No evaluation in ${dirs.join(', ')} yet. Run one with "eval-runner run" (or try "eval-runner demo"), or give --state-dir where your journals are.\n`);
   else for (const e of listed) out.write(`${safeText(listedLine(e))}\n`);
   return EXIT.ok;
-}
-
-async function listedOf(stateDir: string, entry: JournalEntry): Promise<ListedEvaluation> {
-  const status = await new EvaluationSession({ origin: entry.origin, kind: entry.kind, evaluationId: entry.evaluationId }, stateDir).status();
-  return {
-    stateDir,
-    origin: entry.origin,
-    kind: entry.kind,
-    evaluationId: entry.evaluationId,
-    journal: entry.path,
-    traces: status.total,
-    submitted: status.counts.submitted,
-    failed: status.counts.failed,
-    runs: status.runs.length,
-    lastRun: lastRunOf(status),
-    running: status.running,
-  };
-}
-
-function lastRunOf(status: EvaluationStatus): ListedEvaluation['lastRun'] {
-  const last = status.runs[status.runs.length - 1];
-  if (!last) return null;
-  const outcome = last.endedAt !== undefined ? (last.outcome ?? 'ended') : status.interrupted.includes(last.runId) ? 'interrupted' : 'going on';
-  return { runId: last.runId, startedAt: new Date(last.startedAt).toISOString(), endedAt: last.endedAt === undefined ? null : new Date(last.endedAt).toISOString(), outcome };
 }
 
 /** "benchmark 1 at http://127.0.0.1:8787: 25 trace(s), 22 submitted, 3 failed · 1 run, last 2026…-c6b0 (2026-11-26 17:14:22) failedTraces". */

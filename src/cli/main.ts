@@ -10,6 +10,7 @@ import { demoCommand } from './demoCommand';
 import { EXIT } from './exitCodes';
 import { exportCommand, promptsCommand, reportCommand, statusCommand, submitCommand } from './inspectCommands';
 import { listCommand } from './listCommand';
+import type * as McpModule from './mcpCommand';
 import { runCommand } from './runCommand';
 import { sandboxCommand } from './sandboxCommand';
 import { pauseCommand, resumeCommand, setCommand } from './steerCommands';
@@ -30,9 +31,10 @@ Commands:
   report      one self-contained HTML report of the runs and traces, for a reviewer
   sandbox     start the local reference service
   demo        the whole loop offline, on an in-process sandbox
+  mcp         a Model Context Protocol server on stdio: coding agents run and read evaluations
 Run "eval-runner <command> --help" (or "eval-runner help <command>") for a command's options.
 
-  --config FILE   (run, status, export, report, submit, prompts) the extension's settings as JSON, without the
+  --config FILE   (run, mcp, status, export, report, submit, prompts) the extension's settings as JSON, without the
                   "evalRunner." prefix: baseUrl, evaluations, target, concurrency, ...; comments and trailing
                   commas allowed, as in settings.json; relative paths are read from the file's folder; flags
                   override it; never secrets (they come from environment variables)
@@ -43,7 +45,7 @@ Run "eval-runner <command> --help" (or "eval-runner help <command>") for a comma
 type Command = (argv: string[], out: NodeJS.WritableStream, config?: ConfigFlags) => Promise<number>;
 
 /** Commands that take --config FILE, and which of its settings. */
-const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', pause: 'journal', resume: 'journal', set: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service' };
+const CONFIG_SCOPES: Readonly<Record<string, ConfigScope>> = { run: 'run', status: 'journal', pause: 'journal', resume: 'journal', set: 'journal', export: 'journal', report: 'journal', submit: 'journal', prompts: 'service', mcp: 'run' };
 
 const COMMANDS: Readonly<Record<string, Command>> = {
   run: runCommand,
@@ -58,6 +60,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   report: reportCommand,
   sandbox: sandboxCommand,
   demo: demoCommand,
+  // The MCP server, with its SDK, is a bundle of its own (dist/mcp.js): no other command loads it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  mcp: (argv, out, config) => (require('./mcpCommand') as typeof McpModule).mcpCommand(argv, out, config),
 };
 
 async function main(argv: string[]): Promise<number> {

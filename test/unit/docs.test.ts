@@ -93,7 +93,7 @@ describe('the reference pages keep in step with the code', function () {
   it('docs/cli.md names every command and every flag their --help names', async () => {
     const page = read('docs/cli.md');
     const commands = [...(await cli(['--help'])).stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1]!);
-    assert.deepEqual(commands, ['run', 'prompts', 'submit', 'status', 'list', 'pause', 'resume', 'set', 'export', 'report', 'sandbox', 'demo']);
+    assert.deepEqual(commands, ['run', 'prompts', 'submit', 'status', 'list', 'pause', 'resume', 'set', 'export', 'report', 'sandbox', 'demo', 'mcp']);
     const missing: string[] = [];
     for (const command of commands) {
       assert.match(page, new RegExp(`\\| \`${command}\` \\|`), `the command table lists ${command}`);

@@ -32,7 +32,7 @@ function importsIn(text: string): string[] {
   return specs;
 }
 
-type Layer = 'api' | 'sandbox' | 'core' | 'webview' | 'protocol' | 'runner' | 'cli' | 'extension';
+type Layer = 'api' | 'sandbox' | 'core' | 'webview' | 'protocol' | 'runner' | 'tools' | 'cli' | 'extension';
 /** Which layers each layer may import from (besides itself). */
 const ALLOWED: Record<Layer, readonly string[]> = {
   api: [],
@@ -44,9 +44,11 @@ const ALLOWED: Record<Layer, readonly string[]> = {
   protocol: ['api', 'core'],
   // The runner process hosts the core for the editor's runs, behind the protocol.
   runner: ['api', 'core', 'protocol'],
+  // The agents' tools, one table under the MCP server and the editor's language-model tools (issue 39).
+  tools: ['api', 'core', 'protocol'],
   // The CLI's run listens on the runner protocol, and pause / resume / set speak it (issue 38).
-  cli: ['api', 'core', 'sandbox', 'protocol'],
-  extension: ['api', 'core', 'sandbox', 'webview', 'protocol'],
+  cli: ['api', 'core', 'sandbox', 'protocol', 'tools'],
+  extension: ['api', 'core', 'sandbox', 'webview', 'protocol', 'tools'],
 };
 
 describe('architecture rules', () => {

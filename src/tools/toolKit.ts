@@ -1,0 +1,164 @@
+// What every agent tool is, is given and shares: the one table (toolTable.ts) is read by the MCP server (src/cli/mcpCommand.ts)
+// and the editor's language-model tools alike; what differs between those hosts is in the ToolContext.
+import * as z from 'zod/mini';
+import { EVALUATION_KINDS } from '../api/evaluationKinds';
+import type { EvaluationKind } from '../api/evaluationKinds';
+import { EvaluationSession, safeText, SANDBOX_ORIGIN } from '../core';
+import type { Estimate, EvaluationStatus, RerunSubset, RunMode, SessionKey } from '../core';
+import { liveRunner } from '../protocol/runnerFiles';
+import type { RunnerState } from '../protocol/runnerProtocol';
+
+/** A result: its text for the agent to read, and the same as data (MCP's structuredContent). */
+export interface ToolResult {
+  text: string;
+  structured: Record<string, unknown>;
+}
+
+/** A mistake the agent can mend (a wrong id, no run going on, a host without a target): its words name the next step. */
+export class ToolError extends Error {
+  override name = 'ToolError';
+}
+
+/** What a run the tools start is asked to do. */
+export interface StartRequest {
+  mode: RunMode;
+  /** Rerun these traces as a new run (rerun_traces). */
+  subset?: RerunSubset;
+  /** Traces handled at once; the host's default when absent. */
+  concurrency?: number;
+}
+
+/** Starting and estimating runs: the host's target, token and defaults (its config and flags), never the agent's. */
+export interface RunStarter {
+  /** What the target is, in words (its description: never a secret). */
+  readonly target: string;
+  /** What a run would call and cost; nothing is called or submitted. */
+  estimate(key: SessionKey, subset?: RerunSubset): Promise<Estimate>;
+  /** Starts the run in a process of its own (it outlives the caller) and answers at once. */
+  start(key: SessionKey, request: StartRequest): Promise<{ pid: number; state: RunnerState }>;
+}
+
+/** What differs between the hosts of the tools. */
+export interface ToolContext {
+  /** The state folder: every journal the tools read or write is under it. */
+  stateDir: string;
+  /** The service's origin (its base URL's), when the host was given one. */
+  origin: string | undefined;
+  /** The evaluation a tool acts on when its input names none. */
+  defaults: { kind?: EvaluationKind; evaluationId?: number };
+  /** Absent: the host cannot start runs, and `why` says what to add. */
+  runs: RunStarter | { why: string };
+}
+
+export type ToolHints = { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
+
+/** One tool of the table: everything a host needs to offer it, and the one implementation. */
+export interface AgentTool<S extends z.ZodMiniType = z.ZodMiniType> {
+  name: string;
+  title: string;
+  /** What it returns, when to use it and when not. */
+  description: string;
+  /** A strict object: a field the tool does not take (a target, a path) is a mistake, said as one. */
+  input: S;
+  hints: ToolHints;
+  run(input: z.output<S>, context: ToolContext): Promise<ToolResult>;
+}
+
+/** A tool, typed by its input (the table holds them as AgentTool). */
+export function tool<S extends z.ZodMiniType>(t: AgentTool<S>): AgentTool {
+  return t;
+}
+
+/** An integer input within bounds. */
+export function int(min: number, max: number, words: string) {
+  return z.int().check(z.minimum(min), z.maximum(max), z.describe(words));
+}
+
+/** A text input of 1 to `max` characters. */
+export function text(max: number, words: string) {
+  return z.string().check(z.minLength(1), z.maxLength(max), z.describe(words));
+}
+
+/** Any input, described. */
+export function about<T extends z.ZodMiniType>(schema: T, words: string): T {
+  return schema.check(z.describe(words));
+}
+
+// Bounds on what an agent may ask for: no input makes the tools read or return without limit.
+export const MAX_PAGE = 200;
+export const MAX_TEXT = 20_000;
+export const DEFAULT_TEXT = 4_000;
+const MAX_EVALUATION_ID = 1_000_000_000_000;
+
+/** Which evaluation: the host's default, or the one named (an origin only for reading an evaluation listed). */
+export const EVALUATION_INPUT = {
+  evaluationId: z.optional(int(0, MAX_EVALUATION_ID, "The evaluation's id (default: the one the server was started with).")),
+  kind: z.optional(about(z.enum(EVALUATION_KINDS), 'benchmark or robustness (default: the one the server was started with).')),
+};
+
+export const ORIGIN_INPUT = {
+  origin: z.optional(text(300, "The service's origin, as list_evaluations gives it (default: the server's service).")),
+};
+
+/** The evaluation the input names, or the defaults; `origin`: one read from list_evaluations, else the host's. */
+export function keyOf(input: { evaluationId?: number | undefined; kind?: EvaluationKind | undefined; origin?: string | undefined }, context: ToolContext): SessionKey {
+  const evaluationId = input.evaluationId ?? context.defaults.evaluationId;
+  const kind = input.kind ?? context.defaults.kind;
+  if (evaluationId === undefined || kind === undefined) {
+    throw new ToolError('Name the evaluation: give evaluationId and kind (list_evaluations shows those in the state folder), or start the server with --evaluation and --kind.');
+  }
+  const origin = input.origin !== undefined ? originOf(input.origin) : context.origin;
+  if (origin === undefined) throw new ToolError('No service is set: give origin (from list_evaluations), or start the server with --base-url or --config.');
+  return { origin, kind, evaluationId };
+}
+
+function originOf(text: string): string {
+  if (text === SANDBOX_ORIGIN) return text;
+  try {
+    const url = new URL(text);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.origin;
+  } catch {
+    // said below
+  }
+  throw new ToolError(`origin must be a service's origin such as https://evals.example.com, as list_evaluations gives it (got "${safeText(text.slice(0, 100))}").`);
+}
+
+/** A text from the service or a target, made inert and cut to `max` characters from `offset`; `next`: where to read on. */
+export function capped(value: string | undefined, offset = 0, max = DEFAULT_TEXT): { text: string | null; length: number; next: number | null } {
+  if (value === undefined) return { text: null, length: 0, next: null };
+  const end = Math.min(value.length, offset + max);
+  return { text: safeText(value.slice(offset, end)), length: value.length, next: end < value.length ? end : null };
+}
+
+/** The host's run starter, or a tool error saying what to add to the server's configuration. */
+export function runsOf(context: ToolContext): RunStarter {
+  if ('why' in context.runs) throw new ToolError(context.runs.why);
+  return context.runs;
+}
+
+/** A result whose text is the data's summary line(s); the data as structuredContent. */
+export function result(words: string, structured: Record<string, unknown>): ToolResult {
+  return { text: safeText(words), structured: JSON.parse(safeJsonOf(structured)) as Record<string, unknown> };
+}
+
+/** Structured data with the controls JSON leaves raw written as escapes (as the CLI's --json). */
+function safeJsonOf(value: unknown): string {
+  return JSON.stringify(value, (_key, v: unknown) => (typeof v === 'string' ? safeText(v) : v));
+}
+
+export const PAGE = {
+  offset: z._default(int(0, 10_000_000, 'How many to pass over (the last page gave nextOffset).'), 0),
+  limit: z._default(int(1, MAX_PAGE, `How many at most (1–${MAX_PAGE}).`), 50),
+};
+
+/** The evaluation's session, read: its journal under the state folder, and a run going on (lock or runner). */
+export async function readSession(key: SessionKey, context: ToolContext): Promise<{ session: EvaluationSession; status: EvaluationStatus; running: boolean }> {
+  const session = new EvaluationSession(key, context.stateDir);
+  const status = await session.status();
+  return { session, status, running: status.running || liveRunner(session.journalFile) !== undefined };
+}
+
+export function noJournal(key: SessionKey): ToolError {
+  return new ToolError(`Nothing is journaled for ${key.kind} evaluation ${key.evaluationId} at ${key.origin} in this state folder: check the id with list_evaluations, or start a run with start_run.`);
+}
+

@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { AGENT_TOOLS, callTool, inputJsonSchema, languageModelTools } from '../../src/tools/toolTable';
+import type { ToolContext } from '../../src/tools/toolTable';
+import { tempDir } from './helpers/runs';
+
+// Issue 39: the one table under the MCP server and the editor's language-model tools.
+
+type Schema = { type?: string; maximum?: number; maxLength?: number; maxItems?: number; enum?: unknown[]; items?: Schema; properties?: Record<string, Schema>; additionalProperties?: boolean };
+
+/** The fields of a schema without a bound: a number without a maximum, a text without a length, a list without a size. */
+function unbounded(schema: Schema, path: string): string[] {
+  if (schema.type === 'object') return [...(schema.additionalProperties === false ? [] : [`${path}: takes other fields`]), ...Object.entries(schema.properties ?? {}).flatMap(([k, s]) => unbounded(s, `${path}.${k}`))];
+  if (schema.type === 'array') return [...(schema.maxItems === undefined ? [`${path}: no maxItems`] : []), ...unbounded(schema.items ?? {}, `${path}[]`)];
+  if ((schema.type === 'integer' || schema.type === 'number') && schema.maximum === undefined) return [`${path}: no maximum`];
+  if (schema.type === 'string' && schema.enum === undefined && schema.maxLength === undefined) return [`${path}: no maxLength`];
+  return [];
+}
+
+describe("the agents' tool table", () => {
+  it('names the reads and the actions the issue asks for, each described and hinted', () => {
+    assert.deepEqual(AGENT_TOOLS.map((t) => t.name), ['list_evaluations', 'get_run_status', 'estimate_run', 'list_traces', 'get_trace', 'compare_runs', 'start_run', 'pause_run', 'resume_run', 'cancel_run', 'rerun_traces']);
+    for (const t of AGENT_TOOLS) {
+      assert.ok(t.description.length > 100 && t.title, t.name);
+      assert.equal(t.hints.readOnlyHint, AGENT_TOOLS.indexOf(t) < 6, `${t.name}: reads are read-only, actions not`);
+    }
+  });
+
+  it('bounds every input: numbers, texts and lists have limits, and no other field is taken', () => {
+    const problems = AGENT_TOOLS.flatMap((t) => unbounded(inputJsonSchema(t) as Schema, t.name));
+    assert.deepEqual(problems, []);
+  });
+
+  it('tells a mistake in words naming the next step, and never throws', async () => {
+    const context: ToolContext = { stateDir: tempDir(), origin: 'http://127.0.0.1:9', defaults: {}, runs: { why: 'The server has no target: add --target KIND.' } };
+    const tool = (name: string) => AGENT_TOOLS.find((t) => t.name === name)!;
+    assert.deepEqual(await callTool(tool('get_run_status'), {}, context), { isError: true, text: 'Name the evaluation: give evaluationId and kind (list_evaluations shows those in the state folder), or start the server with --evaluation and --kind.' });
+    assert.deepEqual(await callTool(tool('start_run'), { evaluationId: 1, kind: 'benchmark' }, context), { isError: true, text: 'The server has no target: add --target KIND.' });
+    assert.match((await callTool(tool('list_traces'), { evaluationId: 1, kind: 'benchmark', limit: 5000, state: 'lost' }, context)).text, /state must be one of "pending", .*; limit must be at most 200\./);
+    assert.match((await callTool(tool('get_trace'), { evaluationId: -1, kind: 'benchmark', traceId: 'x', origin: 'file:///etc/passwd' }, context)).text, /evaluationId must be at least 0/);
+    assert.match((await callTool(tool('get_trace'), { evaluationId: 1, kind: 'benchmark', traceId: 'x', origin: 'file:///etc/passwd' }, context)).text, /origin must be a service's origin/);
+    assert.match((await callTool(tool('pause_run'), { evaluationId: 1, kind: 'benchmark' }, context)).text, /Could not reach the run of benchmark evaluation 1: no run of this evaluation is going on.*get_run_status/);
+  });
+});
+
+describe("the agents' tools as the editor's language-model tools (derived, not yet contributed)", () => {
+  it('names each evalRunner_<tool>, gives the reads a reference name, and keeps the input schema of the table', () => {
+    const tools = languageModelTools();
+    assert.deepEqual(tools.map((t) => t.name), AGENT_TOOLS.map((t) => `evalRunner_${t.name}`));
+    assert.deepEqual(tools.filter((t) => t.toolReferenceName).map((t) => t.name), AGENT_TOOLS.filter((t) => t.hints.readOnlyHint).map((t) => `evalRunner_${t.name}`));
+    for (const [i, t] of tools.entries()) assert.deepEqual(t.inputSchema, inputJsonSchema(AGENT_TOOLS[i]!));
+  });
+});
