@@ -1,6 +1,7 @@
 // Steering the run of a journal from outside it (`eval-runner pause`, `resume`, `set --concurrency`): find its runner
 // file, connect, run a window's handshake, send the one request, close. Whoever started the run: the editor's runner
 // or a CLI run, both listen the same way.
+import { existsSync } from 'node:fs';
 import { connect } from 'node:net';
 import { dirname } from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
@@ -30,10 +31,13 @@ const STEER_TIMEOUT_MS = 15_000;
 /** Steers the run of this journal; resolves with the run's acknowledgement (where its steering stands now). */
 export async function steerRun(journalFile: string, steer: Steer, timeoutMs = STEER_TIMEOUT_MS): Promise<SteerResult> {
   // A run keeps its journal's folder the user's own (0700): a runner file in another's folder may be a link to another run's.
+  const noRun = () => new SteerError('no run of this evaluation is going on (no live runner file beside its journal)', 'noRun');
+  // No folder at all: nothing was ever run here, which is "no run", not a folder to distrust.
+  if (!existsSync(dirname(journalFile))) throw noRun();
   const folder = folderProblem(dirname(journalFile));
   if (folder && process.platform !== 'win32') throw new SteerError(`the runner file of this evaluation is in a folder not this user's alone, and was not read: ${folder}`, 'failed');
   const found = findRunner(journalFile);
-  if (!found) throw new SteerError('no run of this evaluation is going on (no live runner file beside its journal)', 'noRun');
+  if (!found) throw noRun();
   if ('other' in found) throw new SteerError(otherVersionText(found.other.pid, found.other.version), 'otherVersion');
   const file = found.runner;
   const problem = socketProblem(file.socket);
