@@ -6,7 +6,7 @@ import { createBatchTarget, createTarget, EvaluationSession, hostRun, RunSteerin
 import type { BatchTarget, HostRunRequest, RunProgress, Target } from '../core';
 import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
-import { startedRun, targetSpecOf } from './startParams';
+import { startedCost, startedRun, targetSpecOf } from './startParams';
 import { WindowLm } from './windowLm';
 
 // Progress crosses the socket at most this often: the windows redraw once a second anyway.
@@ -84,6 +84,8 @@ export class RunnerRun {
         lm: (model: string | undefined) => this.lm.target(model),
       };
       const spec = targetSpecOf(p.target.spec);
+      const { cost, unbudgeted } = startedCost(p);
+      if (unbudgeted) this.tell('warn', unbudgeted);
       const request: HostRunRequest = {
         client: this.client(p.token),
         targets: () => {
@@ -91,6 +93,7 @@ export class RunnerRun {
           return { target: this.target, batch: createBatchTarget(spec, p.target.secrets, targetOptions) };
         },
         ...startedRun(p),
+        ...cost,
         progressIntervalMs: PROGRESS_MS,
         onProgress: (now) => this.progressed(now),
         onLog: (level, message) => this.tell(level, message),
