@@ -1,4 +1,5 @@
 import * as vscode from 'vscode';
+import { costText, runCost } from '../../core';
 import type { RunInfo } from '../../core';
 import { compareMessageSchema, compareStateSchema } from '../../webview/messageSchemas';
 import type { CompareHostMessage, CompareMessage, CompareState, CompareViewMessage } from '../../webview/protocol';
@@ -190,7 +191,7 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
 
   /** Which runs, and the counts: once per comparison read. */
   private sendHeader(): void {
-    const run = (id: string, info: RunInfo | undefined) => ({ runId: id, target: info?.target ?? 'unknown target' });
+    const run = (id: string, info: RunInfo | undefined) => ({ runId: id, target: info?.target ?? 'unknown target', cost: info ? costText(runCost(info)) : 'no cost: the run is not in the journal' });
     const only = this.only ? [...this.only] : null;
     const state = { refId: this.ref.id, runA: this.runA, runB: this.runB, only };
     this.post({ type: 'compare', title: this.ref.label, a: run(this.runA, this.a), b: run(this.runB, this.b), total: this.table.total, differing: this.table.differing, state });

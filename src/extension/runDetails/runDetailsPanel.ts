@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, windowsText } from '../../core';
+import { costText, debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, windowsText } from '../../core';
 import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -238,8 +238,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
     const stats = runStats(run);
     // The run's history says what happened to it: the service down, a pause for a token, windows that reattached.
-    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText), windowsText(run.windows)].filter(Boolean).join(' · ');
-    const line = { runId: run.runId, target: run.target, stats: history, charts: runCharts(run, stats.latencyMs?.max) };
+    const history = [describeStats(stats, { cost: false }), ...(run.holds ?? []).map(holdText), windowsText(run.windows)].filter(Boolean).join(' · ');
+    const line = { runId: run.runId, target: run.target, stats: history, cost: costText(stats.cost), charts: runCharts(run, stats.latencyMs?.max) };
     this.statsLine = { key, at: Date.now(), line };
     return line;
   }
