@@ -21,6 +21,8 @@ export interface BudgetState {
 export class Budget {
   private spent: number;
   private held = 0;
+  /** Calls holding an estimate: counted, since a sum of estimates let go in another order is not exactly 0. */
+  private inFlight = 0;
   private tokensPerChar = 0.25;
   private answers = 0;
   private readonly waiting: Array<() => void> = [];
@@ -44,7 +46,7 @@ export class Budget {
   async admit(prompt: string, signal: AbortSignal): Promise<number | undefined> {
     for (;;) {
       const held = this.reserve(prompt);
-      if (held !== undefined || this.held <= 0 || signal.aborted) return held;
+      if (held !== undefined || this.inFlight === 0 || signal.aborted) return held;
       await new Promise<void>((resolve) => this.waiting.push(resolve));
     }
   }
@@ -58,12 +60,14 @@ export class Budget {
     const usd = usdOf({ inputTokens: input, outputTokens: output }, this.price);
     if (this.spent + this.held + usd > this.usd) return undefined;
     this.held += usd;
+    this.inFlight++;
     return usd;
   }
 
   /** A call held for that never started: its estimate let go, nothing spent. */
   release(held: number): void {
-    this.held = Math.max(0, this.held - held);
+    this.inFlight = Math.max(0, this.inFlight - 1);
+    this.held = this.inFlight ? Math.max(0, this.held - held) : 0;
     for (const wake of this.waiting.splice(0)) wake();
   }
 
