@@ -1,5 +1,5 @@
 // The run command's cost flags: prices of its own (--price-in, --price-out), a budget, an estimate instead of a run.
-import { estimateRun, estimateText, readPriceTable, RUN_SETTINGS, targetPrice } from '../core';
+import { estimateTarget, estimateText, readPriceTable, RUN_SETTINGS, targetPrice } from '../core';
 import type { RunInfo, RunPrice, TargetSpec, TraceInfo } from '../core';
 import { UsageError } from './exitCodes';
 
@@ -63,14 +63,11 @@ export function costChoices(v: Record<string, string | boolean | Array<string | 
 
 /** run --estimate's words: the traces the run would call, their tokens and cost. */
 export function estimateWords(traces: readonly TraceInfo[], spec: TargetSpec, price: RunPrice | undefined, pastRuns: readonly RunInfo[]): string {
-  const model = spec.type === 'openai' ? spec.model : undefined;
-  const estimate = estimateRun({
-    prompts: traces.map((t) => t.prompt ?? ''),
-    model,
-    systemPrompt: spec.type === 'openai' ? spec.systemPrompt : undefined,
+  const estimate = estimateTarget(
+    traces.map((t) => t.prompt ?? ''),
+    spec,
     price,
     pastRuns,
-    maxAnswerTokens: spec.type === 'openai' ? spec.maxTokens : undefined,
-  });
+  );
   return `Estimate (nothing was called or submitted):\n${estimateText(estimate)}\n`;
 }

@@ -76,6 +76,15 @@ export interface CostParams {
   estimateThresholdUsd?: number;
 }
 
+/** A run's estimate passed the window's threshold: asked before any call. */
+export interface ConfirmEstimateParams {
+  /** The estimate in lines (traces, tokens, cost, assumptions: estimateText). */
+  text: string;
+  /** Its cost, as a range in USD. */
+  usd: { low: number; high: number };
+  thresholdUsd: number;
+}
+
 /** Everything a run needs; secrets (the token, a model key, header values) travel only in this message. */
 export interface StartParams {
   key: EvaluationKeyParams;

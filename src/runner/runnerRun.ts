@@ -2,9 +2,9 @@ import { basename, dirname } from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { createApiClient } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createBatchTarget, createTarget, EvaluationSession, hostRun, RunSteering } from '../core';
-import type { BatchTarget, HostRunRequest, RunProgress, Target } from '../core';
-import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
+import { createBatchTarget, createTarget, estimateTarget, estimateText, EvaluationSession, hostRun, RunSteering } from '../core';
+import type { BatchTarget, HostRunRequest, RunPrice, RunProgress, Target, TargetSpec, TraceInfo } from '../core';
+import { confirmEstimate, finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
 import { startedCost, startedRun, targetSpecOf } from './startParams';
 import { WindowLm } from './windowLm';
@@ -94,6 +94,7 @@ export class RunnerRun {
         },
         ...startedRun(p),
         ...cost,
+        ...(cost.price && p.cost?.estimateThresholdUsd !== undefined ? { confirmCalls: this.confirmer(spec, cost.price, p.cost.estimateThresholdUsd) } : {}),
         progressIntervalMs: PROGRESS_MS,
         onProgress: (now) => this.progressed(now),
         onLog: (level, message) => this.tell(level, message),
@@ -112,6 +113,24 @@ export class RunnerRun {
     this.done = outcome;
     for (const w of this.windows) void w.sendNotification(finished, outcome).catch(() => undefined);
     this.ended(0);
+  }
+
+  /**
+   * Before any call, the run's estimate (estimateTarget, as run --estimate's): over the threshold, a window is asked
+   * to confirm it. No window to ask, or one that went away: not confirmed, nothing is spent unasked.
+   */
+  private confirmer(spec: TargetSpec, price: RunPrice, thresholdUsd: number): (traces: readonly TraceInfo[]) => Promise<boolean> {
+    return async (traces) => {
+      const estimate = estimateTarget(traces.map((t) => t.prompt ?? ''), spec, price, this.session.store.runs);
+      if (!estimate.usd || estimate.usd.high <= thresholdUsd) return true;
+      const window = [...this.windows][0];
+      if (!window) return false;
+      try {
+        return (await window.sendRequest(confirmEstimate, { text: estimateText(estimate), usd: estimate.usd, thresholdUsd })).go === true;
+      } catch {
+        return false;
+      }
+    };
   }
 
   /** Cancels the evaluation's open batches at the provider (the editor's Cancel, when the user chose so). */

@@ -4,6 +4,8 @@ import { EvaluationSession, runCost } from '../../src/core';
 import type { TargetSpec } from '../../src/core';
 import { journalPath } from '../../src/core/journal/journal';
 import { RemoteRun } from '../../src/extension/runs/runnerClient';
+import type { RemoteRunEvents } from '../../src/extension/runs/runnerClient';
+import type { ConfirmEstimateParams } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
 import { seedPrompts } from '../../src/sandbox/seed';
 import { wordCount } from '../../src/sandbox/echoModel';
@@ -25,7 +27,7 @@ describe("an editor run's cost: the window's evalRunner.prices and budgetUsd thr
   afterEach(() => sandbox.close());
 
   /** Runs the evaluation in a real runner process, as a window starts it, with these cost settings. */
-  async function runWith(cost: StartParams['cost']) {
+  async function runWith(cost: StartParams['cost'], confirmEstimate?: RemoteRunEvents['confirmEstimate']) {
     const stateDir = tempDir();
     const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
     const params: StartParams = {
@@ -43,7 +45,12 @@ describe("an editor run's cost: the window's evalRunner.prices and budgetUsd thr
       ...(cost ? { cost } : {}),
     };
     const logs: string[] = [];
-    const run = await RemoteRun.start(RUNNER, journalPath(stateDir, key), params, { progress: () => undefined, log: (_level, message) => logs.push(message), needToken: () => Promise.resolve(undefined) });
+    const run = await RemoteRun.start(RUNNER, journalPath(stateDir, key), params, {
+      progress: () => undefined,
+      log: (_level, message) => logs.push(message),
+      needToken: () => Promise.resolve(undefined),
+      ...(confirmEstimate ? { confirmEstimate } : {}),
+    });
     const finished = await run.finished;
     run.detach();
     const session = new EvaluationSession(key, stateDir);
@@ -78,5 +85,25 @@ describe("an editor run's cost: the window's evalRunner.prices and budgetUsd thr
     assert.equal(runs[0]!.price, undefined);
     assert.match(runCost(runs[0]!).why ?? '', /no price is known/);
     assert.ok(logs.some((l) => /evalRunner\.budgetUsd is not applied to this run: no price is known for the model "sandbox-echo"/.test(l)), logs.join('\n'));
+  });
+
+  it('asks the window before a run whose estimate passes the threshold: declined, nothing is called; confirmed, it runs', async () => {
+    const asked: ConfirmEstimateParams[] = [];
+    const prices = { [MODEL]: { input: 2, output: 8 } };
+    const declined = await runWith({ prices, estimateThresholdUsd: 0 }, (e) => (asked.push(e), Promise.resolve(false)));
+    assert.equal(declined.finished?.outcome, 'cancelled');
+    assert.match(declined.finished?.message ?? '', /its estimate was not confirmed/);
+    assert.equal(sandbox.stats.modelCalls, 0, 'no target call');
+    assert.equal(sandbox.stats.submissions, 0, 'no submission');
+    assert.equal(asked.length, 1);
+    assert.match(asked[0]!.text, new RegExp(`^Traces to call: ${TRACES}\nInput tokens: [\\d,]+\n.*\nCost: \\$[\\d.]+–\\$[\\d.]+ \\(prices: override\\)`));
+    assert.ok(asked[0]!.usd.high > 0 && asked[0]!.thresholdUsd === 0);
+    const confirmed = await runWith({ prices, estimateThresholdUsd: 0 }, () => Promise.resolve(true));
+    assert.equal(confirmed.finished?.outcome, 'completed', confirmed.finished?.message);
+    assert.equal(sandbox.stats.modelCalls, TRACES);
+    // Under the threshold, nothing is asked.
+    const below = await runWith({ prices, estimateThresholdUsd: 1 }, (e) => (asked.push(e), Promise.resolve(false)));
+    assert.equal(below.finished?.outcome, 'completed');
+    assert.equal(asked.length, 1);
   });
 });

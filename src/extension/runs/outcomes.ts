@@ -4,7 +4,7 @@ import * as vscode from 'vscode';
 import { BUTTON } from '../buttons';
 import { totalCost, usdText } from '../../core';
 import type { RunMode, RunSummary, TargetIdentity } from '../../core';
-import type { RefusedParams } from '../../protocol/runnerTypes';
+import type { ConfirmEstimateParams, RefusedParams } from '../../protocol/runnerTypes';
 import type { Ctx } from '../ctx';
 import { showError } from '../log';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -100,4 +100,15 @@ export async function askMode(ref: EvaluationRef, refused: RefusedParams, identi
   );
   if (!choice) return undefined;
   return choice === BUTTON.startFresh ? 'fresh' : 'reuse';
+}
+
+/** A run whose estimate passes evalRunner.estimateThresholdUsd: the estimate shown, and the run goes on only if asked to. */
+export async function askEstimate(ctx: Ctx, ref: EvaluationRef, e: ConfirmEstimateParams): Promise<boolean> {
+  const range = e.usd.low === e.usd.high ? usdText(e.usd.high) : `${usdText(e.usd.low)}–${usdText(e.usd.high)}`;
+  const go = { label: vscode.l10n.t('Run'), detail: e.text.replace(/\n/g, ' · ') };
+  const picked = await ctx.pickItem([go, { label: vscode.l10n.t('Cancel') }], {
+    title: vscode.l10n.t('{0}: this run is estimated at {1}, over evalRunner.estimateThresholdUsd ({2}). Run it?', ref.label, range, usdText(e.thresholdUsd)),
+    ignoreFocusOut: true,
+  });
+  return picked === go;
 }
