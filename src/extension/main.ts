@@ -14,6 +14,7 @@ export interface TestHandles {
   ctx: Ctx;
   tree: EvaluationsTree;
   compare: ComparePanels;
+  panels: RunDetailsPanels;
   runs: RunController;
   /** Disposes everything and activates again on the same storage: a window reload, in-process. */
   restart(): TestHandles;
@@ -70,6 +71,7 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
   out.ctx = ctx;
   out.tree = tree;
   out.compare = compare;
+  out.panels = panels;
   out.runs = runs;
   out.restart = () => {
     features?.dispose();

@@ -11,7 +11,7 @@ import { TraceTable } from './traceTable';
 import { toDisposable } from '../lifecycle';
 import { PanelController, PanelHost } from '../panels/panelHost';
 import { runDetailsStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
-import type { HostMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
+import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
 
 /** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
 export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
@@ -45,6 +45,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private shown: { start: number; end: number; activeKey: string | null } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private statsLine: { key: string; at: number; line: RunLine } | undefined;
+  /** The summary the page was last sent (for the tests). */
+  lastProgress: ProgressMessage | undefined;
   /** The store whose changes are followed, and the traces changed since the page last got its rows. */
   private watched: TraceStore | undefined;
   private unwatch: (() => void) | undefined;
@@ -211,7 +213,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private postProgress(): void {
     const s = this.session;
     const p = s.isRunning ? s.lastProgress : undefined;
-    this.post({
+    this.post((this.lastProgress = {
       type: 'progress',
       counts: s.store.snapshotCounts(),
       total: s.store.total,
@@ -224,7 +226,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
       run: this.runLine(),
       debuggable: debuggable(this.ctx.settings.target),
-    });
+    }));
   }
 
   // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
