@@ -221,6 +221,7 @@ class EngineRun {
       onError: policy.onError,
       deliver: (info, result) => traces.handle(info, result),
       live: (info) => traces.handle(info),
+      ...(this.budget ? { budget: this.budget } : {}),
     });
     await Promise.all([drain(journaled, traces, run, this.concurrency), this.batchRun.run(toAnswer)]);
   }
