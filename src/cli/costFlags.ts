@@ -1,5 +1,5 @@
 // The run command's cost flags: prices of its own (--price-in, --price-out), a budget, an estimate instead of a run.
-import { estimateRun, estimateText, readPriceTable, targetPrice } from '../core';
+import { estimateTarget, estimateText, readPriceTable, RUN_SETTINGS, targetPrice } from '../core';
 import type { Estimate, RunInfo, RunPrice, TargetSpec, TraceInfo } from '../core';
 import { UsageError } from './exitCodes';
 
@@ -7,11 +7,14 @@ export const COST_FLAGS = {
   'price-in': { type: 'string' },
   'price-out': { type: 'string' },
   budget: { type: 'string' },
+  prices: { type: 'string' },
   estimate: { type: 'boolean' },
 } as const;
 
 export const COST_HELP = `  --price-in USD --price-out USD  the model's prices per million input and output tokens, over the price
                               list's (${'@pydantic/genai-prices'}, its bundled snapshot); both or neither
+  --prices JSON               each model's prices, USD per million tokens, over the list's (evalRunner.prices):
+                              '{"gpt-4o":{"input":2.5,"output":10}}'; --price-in/--price-out win
   --budget USD                stop before the evaluation's spend (all its runs, from the tokens the target
                               reports) could pass USD, counting the calls in flight: exit 6; a larger budget goes on
   --estimate                  call no target and submit nothing: print the traces to call, the tokens and the cost`;
@@ -20,7 +23,9 @@ export const COST_HELP = `  --price-in USD --price-out USD  the model's prices p
 function usd(value: string | boolean | undefined, flag: string): number | undefined {
   if (typeof value !== 'string') return undefined;
   const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1_000_000) throw new UsageError(`--${flag} takes an amount in USD, 0 to 1000000 (got "${value}").`);
+  // The range is the setting's (evalRunner.budgetUsd), for a price too.
+  const { min, max } = RUN_SETTINGS.budgetUsd;
+  if (value.trim() === '' || !Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${flag} takes an amount in USD, ${min} to ${max} (got "${value}").`);
   return n;
 }
 
@@ -31,8 +36,18 @@ export interface CostChoices {
   estimate: boolean;
 }
 
+/** --prices as typed (a config's evalRunner.prices travels as it): a JSON table, its models checked by readPriceTable. */
+function pricesFlag(value: string | boolean | Array<string | boolean> | undefined): unknown {
+  if (typeof value !== 'string') return undefined;
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new UsageError(`--prices takes a JSON table of USD per million tokens, e.g. '{"gpt-4o":{"input":2.5,"output":10}}' (it is not JSON).`);
+  }
+}
+
 /** The cost flags read against the target: its price (the override's, the list's or none), checked with the budget. */
-export function costChoices(v: Record<string, string | boolean | Array<string | boolean> | undefined>, spec: TargetSpec, pricesSetting?: unknown): CostChoices {
+export function costChoices(v: Record<string, string | boolean | Array<string | boolean> | undefined>, spec: TargetSpec, pricesSetting: unknown = pricesFlag(v.prices)): CostChoices {
   const input = usd(v['price-in'] as string | undefined, 'price-in');
   const output = usd(v['price-out'] as string | undefined, 'price-out');
   if ((input === undefined) !== (output === undefined)) throw new UsageError('Give --price-in and --price-out together (USD per million tokens).');
@@ -53,13 +68,10 @@ export function estimateWords(traces: readonly TraceInfo[], spec: TargetSpec, pr
 
 /** The estimate of a run calling these traces with this target (run --estimate, and the MCP server's estimate_run). */
 export function estimateFor(traces: readonly TraceInfo[], spec: TargetSpec, price: RunPrice | undefined, pastRuns: readonly RunInfo[]): Estimate {
-  const model = spec.type === 'openai' ? spec.model : undefined;
-  return estimateRun({
-    prompts: traces.map((t) => t.prompt ?? ''),
-    model,
-    systemPrompt: spec.type === 'openai' ? spec.systemPrompt : undefined,
+  return estimateTarget(
+    traces.map((t) => t.prompt ?? ''),
+    spec,
     price,
     pastRuns,
-    maxAnswerTokens: spec.type === 'openai' ? spec.maxTokens : undefined,
-  });
+  );
 }

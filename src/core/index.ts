@@ -79,6 +79,6 @@ export { MAX_STEERED_CONCURRENCY, RunSteering } from './run/runSteering';
 // Cost: prices (the price list's bundled snapshot, or the user's), a run's cost from its tokens, the estimate.
 export { readPriceTable, targetPrice } from './cost/prices';
 export type { RunPrice } from './cost/prices';
-export { costText, totalCost } from './cost/runCost';
-export { estimateRun, estimateText } from './cost/estimate';
+export { costText, runCost, totalCost, usdText } from './cost/runCost';
+export { estimateRun, estimateTarget, estimateText } from './cost/estimate';
 export type { Estimate } from './cost/estimate';

@@ -14,7 +14,7 @@ export { isAlive, journalHeld } from '../core';
 // 3: a mutual challenge-response (hello with nonces, then prove): the secret no longer crosses the socket.
 // 4: start carries a rerun's subset (run.subset) rather than its ids and a rerun flag; the runner picks the traces.
 // 5: pause, resume and setConcurrency steer a run; a CLI run listens too, and its progress says when it is paused.
-export const RUNNER_PROTOCOL_VERSION = 5;
+export const RUNNER_PROTOCOL_VERSION = 6;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,

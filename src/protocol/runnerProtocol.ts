@@ -4,7 +4,7 @@
 // named pipe on Windows), framed by vscode-jsonrpc. Its messages' types are its own (runnerTypes.ts); each message
 // says who sends it (RUNNER_MESSAGES); docs/runner-protocol.md tells them, and a test keeps it in step.
 import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
-import type { CancelParams, HelloParams, HelloResult, LmSendError, LmSendParams, LmSendResult, LogParams, ProgressParams, RunFinished, RunnerState, SetConcurrencyParams, StartParams, SteerResult } from './runnerTypes';
+import type { CancelParams, ConfirmEstimateParams, HelloParams, HelloResult, LmSendError, LmSendParams, LmSendResult, LogParams, ProgressParams, RunFinished, RunnerState, SetConcurrencyParams, StartParams, SteerResult } from './runnerTypes';
 
 export { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
 export type { RunnerFile } from './runnerFiles';
@@ -35,6 +35,8 @@ export const log = new NotificationType<LogParams>('evalRunner/log');
 export const finished = new NotificationType<RunFinished>('evalRunner/finished');
 /** The service rejected the token; a new one (undefined: the user stopped the run). */
 export const needToken = new RequestType0<{ token: string | undefined }, void>('evalRunner/needToken');
+/** The run's estimate passed evalRunner.estimateThresholdUsd: go on (true) or end it before any call (false). */
+export const confirmEstimate = new RequestType<ConfirmEstimateParams, { go: boolean }, void>('evalRunner/confirmEstimate');
 /** The ResponseError code of a chat model's call that failed as a target error (any other error: the window failed). */
 export const LM_ERROR_CODE = -32050;
 /** One prompt to a chat model of the editor; it fails with LmSendError as a ResponseError's data. */
@@ -58,4 +60,5 @@ export const RUNNER_MESSAGES: ReadonlyArray<{ method: string; kind: 'request' | 
   { method: finished.method, kind: 'notification', direction: 'runner → window' },
   { method: needToken.method, kind: 'request', direction: 'runner → window' },
   { method: lmSend.method, kind: 'request', direction: 'runner → window' },
+  { method: confirmEstimate.method, kind: 'request', direction: 'runner → window' },
 ];

@@ -65,6 +65,26 @@ export interface RunOptionsParams {
   tool: string;
 }
 
+/**
+ * What the window's settings say of a run's cost: the runner prices the run (it holds the price list, the window
+ * does not), applies the budget, and asks the window before a run whose estimate passes the threshold.
+ */
+export interface CostParams {
+  /** evalRunner.prices as the user wrote it: checked by the runner (readPriceTable). */
+  prices?: Record<string, unknown>;
+  budgetUsd?: number;
+  estimateThresholdUsd?: number;
+}
+
+/** A run's estimate passed the window's threshold: asked before any call. */
+export interface ConfirmEstimateParams {
+  /** The estimate in lines (traces, tokens, cost, assumptions: estimateText). */
+  text: string;
+  /** Its cost, as a range in USD. */
+  usd: { low: number; high: number };
+  thresholdUsd: number;
+}
+
 /** Everything a run needs; secrets (the token, a model key, header values) travel only in this message. */
 export interface StartParams {
   key: EvaluationKeyParams;
@@ -80,6 +100,7 @@ export interface StartParams {
   target: { spec: TargetSpecParams; secrets: TargetSecretsParams; cwd?: string; authHint?: string };
   identity: TargetIdentityParams;
   run: RunOptionsParams;
+  cost?: CostParams;
 }
 
 export interface StateCountsParams {

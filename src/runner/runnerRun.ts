@@ -2,11 +2,11 @@ import { basename, dirname } from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { createApiClient } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createBatchTarget, createTarget, EvaluationSession, hostRun, RunSteering } from '../core';
-import type { BatchTarget, HostRunRequest, RunProgress, Target } from '../core';
-import { finished, log, needToken, progress } from '../protocol/runnerProtocol';
+import { createBatchTarget, createTarget, estimateTarget, estimateText, EvaluationSession, hostRun, RunSteering } from '../core';
+import type { BatchTarget, HostRunRequest, RunPrice, RunProgress, Target, TargetSpec, TraceInfo } from '../core';
+import { confirmEstimate, finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, StartParams } from '../protocol/runnerProtocol';
-import { startedRun, targetSpecOf } from './startParams';
+import { startedCost, startedRun, targetSpecOf } from './startParams';
 import { WindowLm } from './windowLm';
 
 // Progress crosses the socket at most this often: the windows redraw once a second anyway.
@@ -84,6 +84,8 @@ export class RunnerRun {
         lm: (model: string | undefined) => this.lm.target(model),
       };
       const spec = targetSpecOf(p.target.spec);
+      const { cost, unbudgeted } = startedCost(p);
+      if (unbudgeted) this.tell('warn', unbudgeted);
       const request: HostRunRequest = {
         client: this.client(p.token),
         targets: () => {
@@ -91,6 +93,8 @@ export class RunnerRun {
           return { target: this.target, batch: createBatchTarget(spec, p.target.secrets, targetOptions) };
         },
         ...startedRun(p),
+        ...cost,
+        ...(cost.price && p.cost?.estimateThresholdUsd !== undefined ? { confirmCalls: this.confirmer(spec, cost.price, p.cost.estimateThresholdUsd) } : {}),
         progressIntervalMs: PROGRESS_MS,
         onProgress: (now) => this.progressed(now),
         onLog: (level, message) => this.tell(level, message),
@@ -109,6 +113,24 @@ export class RunnerRun {
     this.done = outcome;
     for (const w of this.windows) void w.sendNotification(finished, outcome).catch(() => undefined);
     this.ended(0);
+  }
+
+  /**
+   * Before any call, the run's estimate (estimateTarget, as run --estimate's): over the threshold, a window is asked
+   * to confirm it. No window to ask, or one that went away: not confirmed, nothing is spent unasked.
+   */
+  private confirmer(spec: TargetSpec, price: RunPrice, thresholdUsd: number): (traces: readonly TraceInfo[]) => Promise<boolean> {
+    return async (traces) => {
+      const estimate = estimateTarget(traces.map((t) => t.prompt ?? ''), spec, price, this.session.store.runs);
+      if (!estimate.usd || estimate.usd.high <= thresholdUsd) return true;
+      const window = [...this.windows][0];
+      if (!window) return false;
+      try {
+        return (await window.sendRequest(confirmEstimate, { text: estimateText(estimate), usd: estimate.usd, thresholdUsd })).go === true;
+      } catch {
+        return false;
+      }
+    };
   }
 
   /** Cancels the evaluation's open batches at the provider (the editor's Cancel, when the user chose so). */

@@ -1,5 +1,5 @@
 // The start message in the core's terms: the protocol's plain data become the core's target spec and run options.
-import { isTargetType } from '../core';
+import { isTargetType, readPriceTable, targetPrice } from '../core';
 import type { HostRunRequest, RunOptions, TargetSpec } from '../core';
 import type { StartParams, TargetSpecParams } from '../protocol/runnerTypes';
 
@@ -25,4 +25,25 @@ export function startedRun(params: StartParams): StartedRun {
     ...(reuseFetchedPrompts ? { reuseFetchedPrompts: true } : {}),
     ...(subset ? { subset } : {}),
   };
+}
+
+/** The run's prices and budget, as the CLI's (costFlags.ts); `unbudgeted`: why the budget set does not apply. */
+export interface StartedCost {
+  cost: Pick<HostRunRequest, 'price' | 'budgetUsd'>;
+  unbudgeted?: string;
+}
+
+/**
+ * The run's prices from the window's evalRunner.prices, else the price list's (targetPrice, as the CLI calls it), so
+ * an editor run journals its prices and shows its cost. A budget needs a price: without one it is said, not applied.
+ */
+export function startedCost(params: StartParams): StartedCost {
+  const spec = targetSpecOf(params.target.spec);
+  const price = targetPrice(spec, { perModel: readPriceTable(params.cost?.prices) });
+  const budgetUsd = params.cost?.budgetUsd;
+  if (budgetUsd !== undefined && !price) {
+    const why = spec.type === 'openai' ? `no price is known for the model "${spec.model}" (set it in evalRunner.prices)` : `the ${spec.type} target reports no token usage to price`;
+    return { cost: {}, unbudgeted: `evalRunner.budgetUsd is not applied to this run: ${why}.` };
+  }
+  return { cost: { ...(price ? { price } : {}), ...(budgetUsd !== undefined ? { budgetUsd } : {}) } };
 }

@@ -45,6 +45,8 @@ export interface RunLine {
   runId: string;
   target: string;
   stats: string;
+  /** What the run has cost so far, or "no cost: <why>" (the target reported no usage, no price): never a guess. */
+  cost: string;
   /** The run's latency histogram and answers over time, as the report draws them (src/webview/app/charts.ts). */
   charts: Pick<ReportRun, 'histogram' | 'timeline'>;
 }
@@ -153,8 +155,9 @@ export type ComparedRuns = Pick<CompareState, 'refId' | 'runA' | 'runB' | 'only'
 export interface CompareHeader {
   type: 'compare';
   title: string;
-  a: { runId: string; target: string };
-  b: { runId: string; target: string };
+  /** Each run's cost, or "no cost: <why>" (costText): never a guess. */
+  a: { runId: string; target: string; cost: string };
+  b: { runId: string; target: string; cost: string };
   total: number;
   differing: number;
   state: ComparedRuns;

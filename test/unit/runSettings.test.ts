@@ -6,6 +6,7 @@ import { RUN_SETTINGS, RUN_SETTING_NAMES } from '../../src/core/options/runSetti
 import type { RunSetting } from '../../src/core/options/runSettings';
 import { parseCommandArgs } from '../../src/cli/args';
 import { RUN_FLAGS, runOptionsOf } from '../../src/cli/runFlags';
+import { costChoices } from '../../src/cli/costFlags';
 import { resolveSettings, runConfigFor } from '../../src/extension/settings/settingsModel';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -26,7 +27,7 @@ const declared = (): Record<string, Declared> => {
 const SHAPED = ['baseUrl', 'evaluations', 'target'];
 
 /** The settings the editor alone uses: Copy as CLI Command leaves them out. */
-const EDITOR_ONLY = ['keepRunsAlive', 'processDetailsUrl', 'sandbox.port'];
+const EDITOR_ONLY = ['keepRunsAlive', 'processDetailsUrl', 'sandbox.port', 'estimateThresholdUsd'];
 /** Every other setting, and the CLI flag that reads it (as the CLI's own help says). */
 const CLI_READS: Record<string, string> = {
   concurrency: 'concurrency',
@@ -41,12 +42,15 @@ const CLI_READS: Record<string, string> = {
   stateDir: 'state-dir',
   skippedAnswer: 'skipped-answer',
   maxErrorRate: 'max-error-rate',
+  budgetUsd: 'budget',
+  prices: 'prices',
 };
 
 /** A value other than the setting's default, within what package.json allows. */
 function otherValue(key: string, d: Declared): unknown {
   if (d.enum) return d.enum.find((v) => v !== d.default);
   if (key === 'maxErrorRate') return 'off';
+  if (d.type === 'object') return { 'gpt-4o': { input: 2.5, output: 10 } };
   if (d.type === 'boolean') return d.default !== true;
   if (d.type === 'string') return `/tmp/custom-${key}`;
   const value = ((d.default as number | null) ?? d.minimum ?? 0) + 1;
@@ -61,11 +65,11 @@ describe('run settings: one definition (RUN_SETTINGS), the rest derived', () => 
     for (const name of RUN_SETTING_NAMES) {
       const setting: RunSetting = RUN_SETTINGS[name];
       const d = p[name]!;
-      const type = { integer: 'integer', boolean: 'boolean', choice: 'string', text: 'string' }[setting.type];
+      const type = { integer: 'integer', boolean: 'boolean', choice: 'string', text: 'string', decimal: 'number', prices: 'object' }[setting.type];
       assert.deepEqual(d.type, setting.default === undefined ? [type, 'null'] : type, `${name}: type`);
-      assert.equal(d.default ?? undefined, setting.default, `${name}: default`);
+      assert.deepEqual(d.default ?? undefined, setting.default, `${name}: default`);
       if (setting.type === 'choice') assert.deepEqual(d.enum, setting.values, `${name}: values`);
-      if (setting.type === 'integer') {
+      if (setting.type === 'integer' || setting.type === 'decimal') {
         assert.equal(d.minimum, setting.min, `${name}: minimum`);
         assert.equal(d.maximum, setting.max, `${name}: maximum`);
       }
@@ -90,8 +94,10 @@ describe('run settings: one definition (RUN_SETTINGS), the rest derived', () => 
     const args = configToArgs(config, [], 'run');
     const flags = parseCommandArgs(args, RUN_FLAGS) as Record<string, string | boolean | undefined>;
     for (const [name, flag] of Object.entries(CLI_READS)) {
-      assert.equal((config as Record<string, unknown>)[name], values[name], `${name} in the copied config`);
-      assert.equal(flags[flag], typeof values[name] === 'boolean' ? true : String(values[name]), `--${flag} on the copied line`);
+      assert.deepEqual((config as Record<string, unknown>)[name], values[name], `${name} in the copied config`);
+      // A table travels as its JSON, anything else as its text.
+      const typed = JSON.stringify(values[name]).replace(/^"(.*)"$/, '$1');
+      assert.equal(flags[flag], typeof values[name] === 'boolean' ? true : typed, `--${flag} on the copied line`);
       assert.ok(runCommandLine(config).includes(`--${flag}`), `--${flag} in the command line`);
     }
     // And the CLI reads them as the editor would run them.
@@ -109,5 +115,17 @@ describe('run settings: one definition (RUN_SETTINGS), the rest derived', () => 
     assert.deepEqual(configToArgs(parseRunConfig({ targetRetries: 3, stateDir: '/s', maxListMegabytes: 9 }, 'test'), [], 'journal'), ['--max-list-mb', '9', '--state-dir', '/s']);
     assert.throws(() => parseRunConfig({ targetRetries: 21 }, 'test'), /test: targetRetries: /);
     assert.throws(() => parseRunConfig({ onTargetError: 'ignore' }, 'test'), /test: onTargetError: /);
+  });
+
+  it("a config's budget and prices reach the run as the settings' flags: the table prices the model, the budget holds", () => {
+    const config = parseRunConfig({ budgetUsd: 0.25, prices: { 'my-model': { input: 3, output: 12.5 } }, estimateThresholdUsd: 9 }, 'test');
+    const args = configToArgs(config, [], 'run');
+    assert.deepEqual(args, ['--budget', '0.25', '--prices', '{"my-model":{"input":3,"output":12.5}}'], 'the threshold is the editor\'s alone');
+    const flags = parseCommandArgs(args, RUN_FLAGS) as Record<string, string | boolean | undefined>;
+    const cost = costChoices(flags, { type: 'openai', baseUrl: 'http://127.0.0.1:9/v1', model: 'my-model' });
+    assert.deepEqual(cost.price, { src: 'override', in: 3, out: 12.5 });
+    assert.equal(cost.budgetUsd, 0.25);
+    assert.throws(() => parseRunConfig({ budgetUsd: -1 }, 'test'), /test: budgetUsd: /);
+    assert.throws(() => parseRunConfig({ prices: { m: { input: 'free', output: 1 } } }, 'test'), /test: prices\.m\.input: /);
   });
 });

@@ -15,12 +15,16 @@ const WORKSPACE: Record<string, unknown> = {
   concurrency: 256,
   waitForGenerationSeconds: 86_400,
   requestEncoding: 'multipart',
+  budgetUsd: 1_000_000,
+  prices: { 'gpt-4o': { input: 0, output: 0 } },
+  estimateThresholdUsd: 1_000_000,
 };
 const USER: Record<string, unknown> = {
   baseUrl: 'https://evals.example.com',
   target: { type: 'echo' },
   reviewBeforeSubmit: true,
   concurrency: 4,
+  budgetUsd: 5,
 };
 const values = { effective: (k: string) => WORKSPACE[k] ?? USER[k], user: (k: string) => USER[k] };
 
@@ -35,6 +39,9 @@ describe('settings in an untrusted workspace', () => {
     assert.equal(s.concurrency, 4);
     assert.equal(s.waitForGenerationSeconds, 600);
     assert.equal(s.requestEncoding, 'multipart', 'an unrestricted setting still comes from the workspace');
+    assert.equal(s.budgetUsd, 5, "a workspace cannot lift the user's budget");
+    assert.deepEqual(s.prices, {}, 'nor make a model free');
+    assert.equal(s.estimateThresholdUsd, 1, 'nor silence the estimate');
   });
 
   it('take the workspace values once the workspace is trusted', () => {

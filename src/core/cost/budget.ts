@@ -56,14 +56,24 @@ export class Budget {
     }
   }
 
-  /** The estimate held for a call of this prompt, or undefined when it does not fit now (then none is held). */
-  reserve(prompt: string): number | undefined {
+  /** What a call of this prompt is estimated to cost (USD), nothing held. */
+  estimate(prompt: string): number {
     const input = Math.max(charTokens(prompt), Math.ceil(prompt.length * this.tokensPerChar)) + 16;
     // An answer as long as its prompt (an echo, a rewrite) or twice the mean answer yet, whichever is more; max_tokens bounds it.
     const mean = this.answers ? this.answerTokens / this.answers : 0;
     const output = this.maxAnswerTokens ?? Math.max(Math.ceil(2 * mean), input);
-    const usd = usdOf({ inputTokens: input, outputTokens: output }, this.price);
-    if (this.spent + this.held + usd > this.usd) return undefined;
+    return usdOf({ inputTokens: input, outputTokens: output }, this.price);
+  }
+
+  /** Whether this much more (USD) fits beside the spend and the estimates held. */
+  fits(usd: number): boolean {
+    return this.spent + this.held + usd <= this.usd;
+  }
+
+  /** The estimate held for a call of this prompt, or undefined when it does not fit now (then none is held). */
+  reserve(prompt: string): number | undefined {
+    const usd = this.estimate(prompt);
+    if (!this.fits(usd)) return undefined;
     this.held += usd;
     this.holds++;
     return usd;

@@ -1,4 +1,5 @@
 import type { RunInfo } from '../store/runHistory';
+import type { TargetSpec } from '../targets/targetSpec';
 import type { RunPrice } from './prices';
 import { usdOf, usdText } from './runCost';
 import { tokenCounter } from './tokens';
@@ -68,4 +69,10 @@ export function estimateText(e: Estimate): string {
     e.usd ? `Cost: ${range(usd(e.usd.low), usd(e.usd.high))} (prices: ${e.source ?? 'none'})` : 'Cost: unknown (no price for the model; set --price-in and --price-out)',
     ...e.assumptions.map((a) => `Assumed: ${a}`),
   ].join('\n');
+}
+
+/** The estimate of a run of this target over these prompts: its model, system prompt and max_tokens where it has them. */
+export function estimateTarget(prompts: readonly string[], spec: TargetSpec, price: RunPrice | undefined, pastRuns: readonly RunInfo[]): Estimate {
+  const openai = spec.type === 'openai' ? spec : undefined;
+  return estimateRun({ prompts, model: openai?.model, systemPrompt: openai?.systemPrompt, price, pastRuns, maxAnswerTokens: openai?.maxTokens });
 }

@@ -6,7 +6,7 @@ import { originOf } from '../targets/variableOwners';
 import { flagsOfConfig } from '../targets/kinds/flags';
 import { configTargetSchema, configTypesText } from '../targets/kinds/schemas';
 import { secretReads, secretVariables } from '../targets/kinds/secretSources';
-import { CLI_SETTING_NAMES, RUN_SETTINGS, RUN_SETTING_NAMES, settingFlags } from './runSettings';
+import { CLI_SETTING_NAMES, MAX_USD, RUN_SETTINGS, RUN_SETTING_NAMES, settingFlags } from './runSettings';
 import type { ConfigScope, RunSetting, RunSettingName, RunSettingValue } from './runSettings';
 
 /** A setting's schema in a config file, from its one definition: a number's range, a choice's values. */
@@ -23,6 +23,14 @@ function settingSchema(setting: RunSetting) {
       return z.optional(z.enum(setting.values as [string, ...string[]]));
     case 'text':
       return z.optional(z.string());
+    case 'decimal': {
+      const amount = z.number().check(z.gte(setting.min), z.lte(setting.max));
+      return z.optional(setting.default === undefined ? z.nullable(amount) : amount);
+    }
+    case 'prices': {
+      const usd = z.number().check(z.gte(0), z.lte(MAX_USD));
+      return z.optional(z.record(z.string().check(z.maxLength(200)), z.object({ input: usd, output: usd, cached: z.optional(usd) })));
+    }
   }
 }
 
@@ -58,7 +66,8 @@ export type ConfigFile = z.infer<typeof configSchema>;
  * (`defaults` may say otherwise, as the editor's resolved state folder does). The editor-only ones stay out.
  */
 export function configSettings(values: Partial<Record<RunSettingName, unknown>>, defaults: Partial<Record<RunSettingName, unknown>> = {}): Partial<ConfigFile> {
-  const differs = (name: RunSettingName) => values[name] !== undefined && values[name] !== (name in defaults ? defaults[name] : RUN_SETTINGS[name].default);
+  // Compared as JSON: a table (prices) equal to its default is a new object all the same.
+  const differs = (name: RunSettingName) => values[name] !== undefined && JSON.stringify(values[name]) !== JSON.stringify(name in defaults ? defaults[name] : RUN_SETTINGS[name].default);
   return Object.fromEntries(CLI_SETTING_NAMES.filter(differs).map((name) => [name, values[name]]));
 }
 

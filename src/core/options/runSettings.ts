@@ -45,7 +45,23 @@ export interface TextSetting extends Common {
   type: 'text';
   default: string;
 }
-export type RunSetting = IntegerSetting | BooleanSetting | ChoiceSetting | TextSetting;
+/** An amount that need not be whole (USD): brought into its range, never rounded. */
+export interface DecimalSetting extends Common {
+  type: 'decimal';
+  /** undefined: unset unless given (package.json's null). */
+  default: number | undefined;
+  min: number;
+  max: number;
+}
+/** Prices per model, USD per million tokens: `{ "gpt-4o": { "input": 2.5, "output": 10, "cached": 1.25 } }`. */
+export interface PricesSetting extends Common {
+  type: 'prices';
+  default: Readonly<Record<string, never>>;
+}
+export type RunSetting = IntegerSetting | BooleanSetting | ChoiceSetting | TextSetting | DecimalSetting | PricesSetting;
+
+/** USD amounts (a budget, a threshold, a price) stop here: more is a typo. */
+export const MAX_USD = 1_000_000;
 
 /**
  * Every run setting, once: the editor's `evalRunner.<key>` and the key of a `--config` file are the same name. The
@@ -73,10 +89,16 @@ export const RUN_SETTINGS = {
   servicePatience: { type: 'integer', default: DEFAULT_SERVICE_PATIENCE_MS / 1000, min: 0, max: 7 * 86_400, flag: 'service-patience' },
   /** The share of failed target calls (over the last 50, after 20) that stops the run; "off": never. */
   maxErrorRate: { type: 'text', default: '0.5', flag: 'max-error-rate' },
+  /** Stop before the evaluation's spend (all its runs) could pass this many USD; unset: no budget (src/core/cost/budget.ts). */
+  budgetUsd: { type: 'decimal', default: undefined, min: 0, max: MAX_USD, flag: 'budget' },
+  /** Each model's prices over the price list's, USD per million tokens (src/core/cost/prices.ts reads them). */
+  prices: { type: 'prices', default: {}, flag: 'prices' },
   /** Further tries of a failing target call; unset: the core's own (passing failures 2, the user's exceptions 0). */
   targetRetries: { type: 'integer', default: undefined, min: 0, max: 20, flag: 'target-retries' },
   /** The service's own page for an evaluation (Open Process Details on the Service). */
   processDetailsUrl: { type: 'text', default: DEFAULT_PROCESS_DETAILS_URL },
+  /** Run asks first, showing the estimate, when a run's estimate passes this many USD (the CLI has --estimate). */
+  estimateThresholdUsd: { type: 'decimal', default: 1, min: 0, max: MAX_USD },
   /** Closing the editor leaves its runs going on in their runner processes (off: closing ends them as Ctrl-C does). */
   keepRunsAlive: { type: 'boolean', default: true },
   /** The port Try the Local Sandbox prefers; 0: its last one, or any free one. */
@@ -89,15 +111,17 @@ export const RUN_SETTING_NAMES = Object.keys(RUN_SETTINGS) as RunSettingName[];
 /** The settings the CLI reads (each has a flag); the others are the editor's alone. */
 export const CLI_SETTING_NAMES = RUN_SETTING_NAMES.filter((name) => 'flag' in RUN_SETTINGS[name]);
 
-type ValueOf<S> = S extends { type: 'integer'; default: undefined }
+type ValueOf<S> = S extends { type: 'integer' | 'decimal'; default: undefined }
   ? number | undefined
-  : S extends { type: 'integer' }
+  : S extends { type: 'integer' | 'decimal' }
     ? number
-    : S extends { type: 'boolean' }
-      ? boolean
-      : S extends { values: readonly (infer V)[] }
-        ? V
-        : string;
+    : S extends { type: 'prices' }
+      ? Readonly<Record<string, unknown>>
+      : S extends { type: 'boolean' }
+        ? boolean
+        : S extends { values: readonly (infer V)[] }
+          ? V
+          : string;
 /** A setting's value as read: a number unset by default may be undefined. */
 export type RunSettingValue<N extends RunSettingName> = ValueOf<(typeof RUN_SETTINGS)[N]>;
 export type RunSettingValues = { [N in RunSettingName]: RunSettingValue<N> };
@@ -107,7 +131,7 @@ export function readRunSettings(get: (name: RunSettingName) => unknown): RunSett
   return Object.fromEntries(RUN_SETTING_NAMES.map((name) => [name, readValue(RUN_SETTINGS[name], get(name))])) as RunSettingValues;
 }
 
-function readValue(setting: RunSetting, value: unknown): number | boolean | string | undefined {
+function readValue(setting: RunSetting, value: unknown): number | boolean | string | Readonly<Record<string, unknown>> | undefined {
   switch (setting.type) {
     case 'integer': {
       if (typeof value !== 'number') return setting.default;
@@ -119,14 +143,22 @@ function readValue(setting: RunSetting, value: unknown): number | boolean | stri
       return typeof value === 'string' && setting.values.includes(value) ? value : setting.default;
     case 'text':
       return typeof value === 'string' ? value : setting.default;
+    case 'decimal':
+      if (typeof value !== 'number') return setting.default;
+      return Number.isFinite(value) ? Math.min(setting.max, Math.max(setting.min, value)) : setting.min;
+    case 'prices':
+      // Each model's prices are checked where they are used (readPriceTable): here only the shape of a table.
+      return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : setting.default;
   }
 }
 
 /** A setting's value as flags: none for an absent value, an unset number, a boolean off, or an editor-only setting. */
-export function settingFlags(name: RunSettingName, value: number | boolean | string | null | undefined): string[] {
+export function settingFlags(name: RunSettingName, value: number | boolean | string | Readonly<Record<string, unknown>> | null | undefined): string[] {
   const setting: RunSetting = RUN_SETTINGS[name];
   if (setting.flag === undefined || value === undefined || value === null) return [];
   if (setting.type === 'boolean') return value === true ? [`--${setting.flag}`] : [];
+  // A table goes as its JSON (prices: no secret, only numbers per model); an empty one is the default.
+  if (typeof value === 'object') return Object.keys(value).length ? [`--${setting.flag}`, JSON.stringify(value)] : [];
   if (setting.type === 'integer' && value === setting.unset) return [];
   return [`--${setting.flag}`, String(value)];
 }

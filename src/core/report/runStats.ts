@@ -73,14 +73,15 @@ function spread(values: readonly number[]): { p50: number; p95: number; max: num
 }
 
 /** "latency p50 120 ms · p95 340 ms · max 1.2 s · 12,345 + 6,789 tokens" for headers and terminals. */
-export function describeStats(stats: RunStats): string {
+export function describeStats(stats: RunStats, options: { cost?: boolean } = {}): string {
   const parts: string[] = [];
   if (stats.latencyMs) parts.push(`latency p50 ${ms(stats.latencyMs.p50)} · p95 ${ms(stats.latencyMs.p95)} · max ${ms(stats.latencyMs.max)}`);
   if (stats.queueWaitMs) parts.push(`worker wait p50 ${ms(stats.queueWaitMs.p50)} · p95 ${ms(stats.queueWaitMs.p95)} · max ${ms(stats.queueWaitMs.max)}`);
   if (stats.batches) parts.push(`batches: mean ${stats.batches.mean}, max ${stats.batches.max}`);
   if (stats.ttftMs) parts.push(`first token p50 ${ms(stats.ttftMs.p50)} · p95 ${ms(stats.ttftMs.p95)}`);
   if (stats.tokens) parts.push(`tokens ${stats.tokens.prompt.toLocaleString('en-US')} prompt + ${stats.tokens.completion.toLocaleString('en-US')} completion`);
-  if (stats.cost.usd !== null || stats.tokens) parts.push(`cost ${costText(stats.cost)}`);
+  // A page that shows the cost on a line of its own (Run Details) leaves it out here.
+  if (options.cost !== false && (stats.cost.usd !== null || stats.tokens)) parts.push(`cost ${costText(stats.cost)}`);
   if (stats.tracesPerSecond !== undefined) parts.push(`${stats.tracesPerSecond} answered/s`);
   const errors = Object.values(stats.errors).reduce((a, b) => a + b, 0);
   if (errors) parts.push(`${errors} error(s)`);

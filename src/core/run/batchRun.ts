@@ -6,6 +6,8 @@ import type { BatchProgress, RunState } from './runState';
 import type { OnTargetError } from '../options/runSettings';
 import type { TargetResult } from './targetCalls';
 import { FINAL_BATCH_STATES } from '../targets/openai/openaiBatch';
+import { budgetText } from '../cost/budget';
+import type { Budget } from '../cost/budget';
 import { batchSaving } from '../cost/prices';
 import type { BatchState, BatchStatus, BatchTarget } from '../targets/openai/openaiBatch';
 import { answerOf } from '../targets/openai/openaiTarget';
@@ -27,6 +29,8 @@ export interface BatchRunParts {
   deliver(info: TraceInfo, result: TargetResult): Promise<void>;
   /** A live call through the engine (--batch-fallback live). */
   live(info: TraceInfo): Promise<void>;
+  /** --budget: a batch whose estimate would pass it is not sent (budget.ts). */
+  budget?: Budget;
 }
 
 /** One request a batch did not answer for a passing reason (tried again), in the API's words. */
@@ -70,6 +74,8 @@ export class BatchRun {
   private readonly stop = new AbortController();
   private readonly usage = { promptTokens: 0, completionTokens: 0 };
   private uploading = false;
+  /** What the batches sent this run are estimated to cost (USD), for the budget. */
+  private sentUsd = 0;
   /** Batches this run created or took up. */
   private count = 0;
 
@@ -157,6 +163,13 @@ export class BatchRun {
     try {
       for (const file of await this.files(traces)) {
         if (parts.run.stopping) return;
+        // The batches sent this run are counted at their estimates: their answers' usage comes only when they end.
+        const usd = parts.budget ? file.prompts.reduce((sum, p) => sum + parts.budget!.estimate(p), 0) : 0;
+        if (parts.budget && !parts.budget.fits(this.sentUsd + usd)) {
+          parts.run.halt('budget', budgetText({ ...parts.budget.state, spent: parts.budget.state.spent + this.sentUsd }));
+          return;
+        }
+        this.sentUsd += usd;
         const fileId = await this.api((signal) => parts.batch.api.upload(file.jsonl, signal));
         if (fileId === STOPPED) return;
         // The traces are journaled with their file before a batch can exist: a stop from here on never sends them twice.
@@ -171,15 +184,17 @@ export class BatchRun {
   }
 
   /** The traces as JSONL files of at most the limits' requests and bytes; a prompt too large for any file fails. */
-  private async files(traces: readonly TraceInfo[]): Promise<Array<{ ids: string[]; jsonl: Buffer }>> {
+  private async files(traces: readonly TraceInfo[]): Promise<Array<{ ids: string[]; prompts: string[]; jsonl: Buffer }>> {
     const { batch } = this.parts;
-    const files: Array<{ ids: string[]; jsonl: Buffer }> = [];
+    const files: Array<{ ids: string[]; prompts: string[]; jsonl: Buffer }> = [];
     let ids: string[] = [];
+    let prompts: string[] = [];
     let lines: Buffer[] = [];
     let bytes = 0;
     const flush = () => {
-      if (ids.length) files.push({ ids, jsonl: Buffer.concat(lines) });
+      if (ids.length) files.push({ ids, prompts, jsonl: Buffer.concat(lines) });
       ids = [];
+      prompts = [];
       lines = [];
       bytes = 0;
     };
@@ -192,6 +207,7 @@ export class BatchRun {
       if (ids.length >= batch.limits.maxRequests || bytes + size() > batch.limits.maxBytes) flush();
       const line = Buffer.from(`${batch.api.line(`t${ids.length}`, info.prompt ?? '')}\n`);
       ids.push(info.traceId);
+      prompts.push(info.prompt ?? '');
       lines.push(line);
       bytes += line.length;
     }

@@ -62,6 +62,10 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
       options.estimateOnly(engine.toCall);
       return engine.finish();
     }
+    if (options.confirmCalls && !(await options.confirmCalls(engine.toCall))) {
+      engine.run.halt('cancelled', 'Not run: its estimate was not confirmed. Nothing was called or submitted.');
+      return engine.finish();
+    }
     // 3. The target warmed up, then the run recorded: a run that cannot start leaves the record as it was.
     queue = await engine.begin();
   } catch (error) {
@@ -217,6 +221,7 @@ class EngineRun {
       onError: policy.onError,
       deliver: (info, result) => traces.handle(info, result),
       live: (info) => traces.handle(info),
+      ...(this.budget ? { budget: this.budget } : {}),
     });
     await Promise.all([drain(journaled, traces, run, this.concurrency), this.batchRun.run(toAnswer)]);
   }

@@ -82,6 +82,11 @@ export interface EngineOptions extends Partial<RunOptions> {
   budgetUsd?: number;
   /** run --estimate: told the traces the run would send to the target, then the run ends; nothing is called or submitted. */
   estimateOnly?: (traces: readonly TraceInfo[]) => void;
+  /**
+   * Asked with the traces the run would send, before any call (the editor's confirmation of a costly run's estimate):
+   * false ends the run as cancelled, with nothing called, submitted or recorded.
+   */
+  confirmCalls?: (traces: readonly TraceInfo[]) => Promise<boolean>;
 }
 
 // Answers journaled ahead of a service that is down before the target waits too: the journal holds them, so this

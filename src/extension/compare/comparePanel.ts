@@ -1,7 +1,8 @@
 import * as vscode from 'vscode';
+import { costText, runCost } from '../../core';
 import type { RunInfo } from '../../core';
 import { compareMessageSchema, compareStateSchema } from '../../webview/messageSchemas';
-import type { CompareHostMessage, CompareMessage, CompareState, CompareViewMessage } from '../../webview/protocol';
+import type { CompareHeader, CompareHostMessage, CompareMessage, CompareState, CompareViewMessage } from '../../webview/protocol';
 import { CompareTable } from './compareTable';
 import type { Ctx } from '../ctx';
 import { PanelController, PanelHost } from '../panels/panelHost';
@@ -89,6 +90,8 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
   only: ReadonlySet<string> | undefined;
   /** The last window sent to the page (the tests read it). */
   lastView: CompareViewMessage | undefined;
+  /** Which runs and their costs, as last sent (for the tests). */
+  lastHeader: CompareHeader | undefined;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef, state: CompareState) {
     super(ctx, panel, ref, { title: 'Compare Runs', script: 'webview/compare.js', bodyClass: 'compare', schema: compareMessageSchema });
@@ -190,10 +193,11 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
 
   /** Which runs, and the counts: once per comparison read. */
   private sendHeader(): void {
-    const run = (id: string, info: RunInfo | undefined) => ({ runId: id, target: info?.target ?? 'unknown target' });
+    const run = (id: string, info: RunInfo | undefined) => ({ runId: id, target: info?.target ?? 'unknown target', cost: info ? costText(runCost(info)) : 'no cost: the run is not in the journal' });
     const only = this.only ? [...this.only] : null;
     const state = { refId: this.ref.id, runA: this.runA, runB: this.runB, only };
-    this.post({ type: 'compare', title: this.ref.label, a: run(this.runA, this.a), b: run(this.runB, this.b), total: this.table.total, differing: this.table.differing, state });
+    this.lastHeader = { type: 'compare', title: this.ref.label, a: run(this.runA, this.a), b: run(this.runB, this.b), total: this.table.total, differing: this.table.differing, state };
+    this.post(this.lastHeader);
   }
 
   /** The rows the page shows, under its filters, and where its active trace is now. */

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, steersText, windowsText } from '../../core';
+import { costText, debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, steersText, windowsText } from '../../core';
 import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -47,13 +47,13 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private shown: { start: number; end: number; activeKey: string | null } | undefined;
   private timer: NodeJS.Timeout | undefined;
   private statsLine: { key: string; at: number; line: RunLine } | undefined;
+  /** The summary the page was last sent (for the tests). */
+  lastProgress: ProgressMessage | undefined;
   /** The store whose changes are followed, and the traces changed since the page last got its rows. */
   private watched: TraceStore | undefined;
   private unwatch: (() => void) | undefined;
   private readonly dirty = new Set<string>();
   private allDirty = false;
-  /** The progress last posted to the page (for the tests). */
-  lastProgress: ProgressMessage | undefined;
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -247,8 +247,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     const stats = runStats(run);
     // The run's history says what happened to it: the service down, a pause for a token, windows that reattached,
     // pauses and concurrency set from outside.
-    const history = [describeStats(stats), ...(run.holds ?? []).map(holdText), windowsText(run.windows), steersText(run.steers)].filter(Boolean).join(' · ');
-    const line = { runId: run.runId, target: run.target, stats: history, charts: runCharts(run, stats.latencyMs?.max) };
+    const history = [describeStats(stats, { cost: false }), ...(run.holds ?? []).map(holdText), windowsText(run.windows), steersText(run.steers)].filter(Boolean).join(' · ');
+    const line = { runId: run.runId, target: run.target, stats: history, cost: costText(stats.cost), charts: runCharts(run, stats.latencyMs?.max) };
     this.statsLine = { key, at: Date.now(), line };
     return line;
   }

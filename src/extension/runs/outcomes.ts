@@ -2,8 +2,9 @@
 // Batch API batches, and the question when the journal's answers came from another target.
 import * as vscode from 'vscode';
 import { BUTTON } from '../buttons';
+import { totalCost, usdText } from '../../core';
 import type { RunMode, RunSummary, TargetIdentity } from '../../core';
-import type { RefusedParams } from '../../protocol/runnerTypes';
+import type { ConfirmEstimateParams, RefusedParams } from '../../protocol/runnerTypes';
 import type { Ctx } from '../ctx';
 import { showError } from '../log';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -40,6 +41,12 @@ export async function reportOutcome(ctx: Ctx, ref: EvaluationRef, s: RunSummary)
       if (choice === BUTTON.setToken) await vscode.commands.executeCommand('evalRunner.setToken', ref.id);
       return;
     }
+    case 'budget': {
+      const choice = await vscode.window.showWarningMessage(budgetWords(ctx, ref, line), BUTTON.openSettings, BUTTON.showProgress);
+      if (choice === BUTTON.openSettings) await vscode.commands.executeCommand('workbench.action.openSettings', 'evalRunner.budgetUsd');
+      else if (choice) await vscode.commands.executeCommand('evalRunner.showProgress', ref.id);
+      return;
+    }
     case 'failedTraces': {
       const choice = await showError(ctx.log, `${line} ${s.message ?? ''}`, BUTTON.retryFailed);
       if (choice === BUTTON.retryFailed) await vscode.commands.executeCommand('evalRunner.retryFailed', ref.id);
@@ -48,6 +55,14 @@ export async function reportOutcome(ctx: Ctx, ref: EvaluationRef, s: RunSummary)
     default:
       await showError(ctx.log, `${ref.label}: ${s.message ?? vscode.l10n.t('the run stopped.')}`);
   }
+}
+
+/** A budget stop in the editor's words: what the evaluation spent (from the journal) of the budget, and how to go on. */
+function budgetWords(ctx: Ctx, ref: EvaluationRef, line: string): string {
+  const spent = totalCost(ctx.registry.session(ref).store.runs).usd;
+  const budget = ctx.settings.budgetUsd;
+  const of = spent !== null && budget !== undefined ? vscode.l10n.t('{0} spent of {1}', usdText(spent), usdText(budget)) : vscode.l10n.t('the spend could pass it');
+  return vscode.l10n.t('{0}: budget reached ({1}). {2} Answers so far are saved: raise evalRunner.budgetUsd and run again to go on; nothing is asked twice.', ref.label, of, line);
 }
 
 /**
@@ -85,4 +100,15 @@ export async function askMode(ref: EvaluationRef, refused: RefusedParams, identi
   );
   if (!choice) return undefined;
   return choice === BUTTON.startFresh ? 'fresh' : 'reuse';
+}
+
+/** A run whose estimate passes evalRunner.estimateThresholdUsd: the estimate shown, and the run goes on only if asked to. */
+export async function askEstimate(ctx: Ctx, ref: EvaluationRef, e: ConfirmEstimateParams): Promise<boolean> {
+  const range = e.usd.low === e.usd.high ? usdText(e.usd.high) : `${usdText(e.usd.low)}–${usdText(e.usd.high)}`;
+  const go = { label: vscode.l10n.t('Run'), detail: e.text.replace(/\n/g, ' · ') };
+  const picked = await ctx.pickItem([go, { label: vscode.l10n.t('Cancel') }], {
+    title: vscode.l10n.t('{0}: this run is estimated at {1}, over evalRunner.estimateThresholdUsd ({2}). Run it?', ref.label, range, usdText(e.thresholdUsd)),
+    ignoreFocusOut: true,
+  });
+  return picked === go;
 }

@@ -7,8 +7,8 @@ import type { RunProgress } from '../../core';
 import { liveRunner, runnerFailurePath, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
 import { readFileSync, rmSync } from 'node:fs';
 import { RunnerVersionError, windowHandshake } from '../../protocol/runnerHandshake';
-import { cancel, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
-import type { LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../../protocol/runnerProtocol';
+import { cancel, confirmEstimate, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
+import type { ConfirmEstimateParams, LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../../protocol/runnerProtocol';
 // Pause, resume and concurrency (steerCommands.ts): in this bundle, with the JSON-RPC library.
 export { steerRun } from '../../protocol/steerClient';
 
@@ -25,6 +25,8 @@ export interface RemoteRunEvents {
    * with; rejects when cancelled. A window that cannot serve it leaves this out (the runner's call then fails).
    */
   lmSend?(params: LmSendParams, signal: AbortSignal): Promise<LmSendResult | { error: LmSendError }>;
+  /** The run's estimate passed the threshold: whether the user goes on. Left out: the runner is told no. */
+  confirmEstimate?(params: ConfirmEstimateParams): Promise<boolean>;
 }
 
 /**
@@ -47,6 +49,7 @@ export class RemoteRun {
     connection.onNotification(progress, (p) => events.progress(p));
     connection.onNotification(log, ({ level, message }) => events.log(level, message));
     connection.onRequest(needToken, async () => ({ token: await events.needToken() }));
+    connection.onRequest(confirmEstimate, async (params) => ({ go: (await events.confirmEstimate?.(params)) === true }));
     const serve = events.lmSend?.bind(events);
     if (serve) {
       connection.onRequest(lmSend, async (params, token) => {

@@ -14,7 +14,7 @@ import { errorText, showError } from '../log';
 import { waitForNewToken } from './tokenPause';
 import { lmServer } from '../targets/lmTarget';
 import type { EvaluationRef } from '../evaluations/registry';
-import { askBatchCancel, askMode, reportOutcome } from './outcomes';
+import { askBatchCancel, askEstimate, askMode, reportOutcome } from './outcomes';
 import { startParams } from './startParams';
 import type { RunRequest } from './startParams';
 import { RunStatus } from './statusBar';
@@ -256,6 +256,7 @@ export class RunController extends Disposable {
           needToken: () => waitForNewToken(this.ctx, ref, ended.signal),
           // A vscode-lm run's prompts: the chat model answers here, whichever window started the run.
           lmSend: lmServer(),
+          confirmEstimate: (estimate) => askEstimate(this.ctx, ref, estimate),
         });
         if (!remote) return undefined;
         this.remotes.add(remote);

@@ -41,6 +41,12 @@ export function startParams(ctx: Ctx, ref: EvaluationRef, session: EvaluationSes
       ...(request.only ? { only: [...request.only], reuseFetchedPrompts: true } : {}),
       ...(request.subset ? { subset: request.subset } : {}),
     },
+    // The runner prices the run and holds its budget (the price list is its, not the window's).
+    cost: {
+      prices: { ...settings.prices },
+      ...(settings.budgetUsd !== undefined ? { budgetUsd: settings.budgetUsd } : {}),
+      estimateThresholdUsd: settings.estimateThresholdUsd,
+    },
   };
 }
 

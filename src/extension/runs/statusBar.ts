@@ -1,7 +1,7 @@
 // What a window shows of the runs it follows: the status bar item, the palette's Cancel Run, each run's toast.
 import * as vscode from 'vscode';
 import { Disposable } from '../lifecycle';
-import { holdProgressText, progressText, WAITING_FOR_WINDOW } from '../../core';
+import { costText, holdProgressText, progressText, usdText, WAITING_FOR_WINDOW } from '../../core';
 import type { RunProgress } from '../../core';
 import type { EvaluationRef } from '../evaluations/registry';
 
@@ -68,7 +68,7 @@ export class RunStatus extends Disposable {
       return;
     }
     const runs = [...this.active.values()];
-    const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}${progress.paused ? ' paused' : ''}` : `${ref.kind} ${ref.evaluationId}…`));
+    const parts = runs.map(({ ref, progress }) => (progress ? `${progress.counts.submitted}/${progress.total}${spent(progress)}${progress.paused ? ' paused' : ''}` : `${ref.kind} ${ref.evaluationId}…`));
     // A run held by the service (down, or refusing the token) says so: its answers wait, nothing is wrong locally.
     // A vscode-lm run with no window to serve its chat model (this window is attaching) says so too.
     const held = runs.flatMap(({ ref, progress: p }) =>
@@ -76,7 +76,13 @@ export class RunStatus extends Disposable {
     );
     // A still icon: the counts change every second, and a spinning one keeps the whole window drawing frames.
     this.status.text = `${held.length ? '$(debug-pause)' : '$(beaker)'} Eval Runner ${parts.join(' · ')}${held.length === 1 && runs.length === 1 ? ` · ${held[0]!.slice(runs[0]!.ref.label.length + 2)}` : ''}`;
-    this.status.tooltip = held.length ? held.join('\n') : 'Eval Runner is running; click for Run Details, Pause, Concurrency or Cancel';
+    const costs = runs.flatMap(({ ref, progress: p }) => (p?.cost ? [vscode.l10n.t('{0}: cost {1}', ref.label, costText(p.cost))] : []));
+    this.status.tooltip = [...(held.length ? held : [vscode.l10n.t('Eval Runner is running; click for Run Details, Pause, Concurrency or Cancel')]), ...costs].join('\n');
     this.status.show();
   }
+}
+
+/** A run's spend so far beside its counts (" · $0.0123"); nothing when it has no cost (the tooltip says why). */
+function spent(p: RunProgress): string {
+  return p.cost?.usd !== null && p.cost?.usd !== undefined ? ` · ${usdText(p.cost.usd)}` : '';
 }

@@ -50,6 +50,10 @@ export const RESTRICTED_SETTINGS = [
   'maxErrorRate',
   'servicePatience',
   'maxListMegabytes',
+  // What a run may spend and what it costs: a workspace could otherwise lift the user's budget or cheapen its prices.
+  'budgetUsd',
+  'prices',
+  'estimateThresholdUsd',
   // Which local port the sandbox takes: a workspace's value could point it at another local service's.
   'sandbox.port',
 ] as const;

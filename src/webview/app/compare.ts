@@ -152,7 +152,8 @@ function showHeader(m: CompareHeader): void {
   persist();
   title.textContent = `Compare Runs: ${m.title}`;
   subtitle.textContent = `A: ${m.a.target} (run ${m.a.runId}) · B: ${m.b.target} (run ${m.b.runId})`;
-  summary.textContent = `${m.differing.toLocaleString()} of ${m.total.toLocaleString()} answers differ.`;
+  // Each run's cost, or why it has none, beside the counts.
+  summary.textContent = `${m.differing.toLocaleString()} of ${m.total.toLocaleString()} answers differ. Cost: A ${m.a.cost} · B ${m.b.cost}.`;
   grid.setEmpty(emptyText());
 }
 

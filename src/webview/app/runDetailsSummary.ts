@@ -56,6 +56,7 @@ export class Summary {
   private readonly chipCounts = new Map<string, HTMLElement>();
   private readonly stats = el('div', 'stats');
   private readonly runStats = el('div', 'run-stats');
+  private readonly cost = el('div', 'run-cost');
   private readonly lastError = el('div', 'last-error');
   private readonly notice = el('div', 'notice');
   /** The latest run's charts, redrawn when its figures change. */
@@ -81,7 +82,7 @@ export class Summary {
       chips.append(chip);
     }
     this.notice.setAttribute('role', 'status');
-    this.element.append(this.percent, this.bar, chips, this.stats, this.runStats, this.lastError, this.notice, this.charts);
+    this.element.append(this.percent, this.bar, chips, this.stats, this.runStats, this.cost, this.lastError, this.notice, this.charts);
   }
 
   show(m: ProgressMessage): void {
@@ -93,6 +94,7 @@ export class Summary {
     for (const s of this.states) this.chipCounts.get(s)!.textContent = (m.counts[s as keyof typeof m.counts] ?? 0).toLocaleString();
     this.stats.textContent = statsLine(m);
     this.runStats.textContent = m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '';
+    this.cost.textContent = m.run ? `Cost: ${m.run.cost}` : '';
     this.lastError.textContent = m.lastError ? `Last error: ${m.lastError}` : '';
     this.notice.textContent = m.notice ?? '';
     this.showCharts(m.run);
