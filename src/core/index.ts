@@ -80,5 +80,5 @@ export { MAX_STEERED_CONCURRENCY, RunSteering } from './run/runSteering';
 export { readPriceTable, targetPrice } from './cost/prices';
 export type { RunPrice } from './cost/prices';
 export { costText, runCost, totalCost, usdText } from './cost/runCost';
-export { estimateRun, estimateTarget, estimateText } from './cost/estimate';
+export { estimateTarget, estimateText } from './cost/estimate';
 export type { Estimate } from './cost/estimate';
