@@ -230,6 +230,7 @@ export class RunController extends Disposable {
       },
     });
     let summary: RunSummary | RefusedParams | undefined;
+    let other: number | undefined;
     let saves: vscode.Disposable | undefined;
     let pace: ProgressPace<RunProgress> | undefined;
     // A question for a new token that the run no longer needs (it ended, or its patience ran out) goes with it.
@@ -271,10 +272,9 @@ export class RunController extends Disposable {
     } catch (error) {
       // A runner whose hello spoke another version (its file said ours) is a run of another Eval Runner version,
       // not a failure of this one: told as such.
-      const other = otherRunnerPid(error);
+      other = otherRunnerPid(error);
       // Not awaited: the run has ended whether or not the message is dismissed (a new Run may start at once).
-      if (other !== undefined) this.tellOther(ref, other);
-      else void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
+      if (other === undefined) void showError(this.ctx.log, vscode.l10n.t('Running {0} failed: {1}', ref.label, errorText(error)));
     } finally {
       pace?.dispose();
       saves?.dispose();
@@ -287,6 +287,8 @@ export class RunController extends Disposable {
       handle.end(summary?.outcome === 'targetChanged' ? undefined : summary);
       this.status.ended(ref);
     }
+    // Told once this window no longer follows it, so what the user reads and what the window does agree.
+    if (other !== undefined) this.tellOther(ref, other);
     if (this.isDisposed) return summary;
     if (summary && summary.outcome !== 'targetChanged') void reportOutcome(this.ctx, ref, summary);
     // The runner went away without a word (killed, out of memory): say so, and offer to go on from the journal.
