@@ -167,6 +167,16 @@ const addEvaluationAside = {
   },
 };
 
+// The agents' tools in the editor (src/extension/agentTools/agentToolCalls.ts, with the tool table and its schemas)
+// likewise: dist/agentToolCalls.js, required on a tool's first call; registering needs only package.json's names.
+/** @type {import('esbuild').Plugin} */
+const agentToolCallsAside = {
+  name: 'agent-tool-calls-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/agentToolCalls\.js$/ }, () => ({ path: './agentToolCalls.js', external: true }));
+  },
+};
+
 // The runner process (src/runner/, dist/runner.js) hosts the core for the editor's runs; the window's client of it,
 // with its JSON-RPC library, is dist/runnerClient.js, loaded on the first run (src/extension/runs/runs.ts), not at activation.
 /** @type {import('esbuild').Plugin} */
@@ -188,9 +198,10 @@ const mcpAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside, agentToolCallsAside] }),
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
   build({ ...common, entryPoints: ['src/extension/evaluations/addEvaluation.ts'], outfile: 'dist/addEvaluation.js', external: ['vscode'] }),
+  build({ ...common, entryPoints: ['src/extension/agentTools/agentToolCalls.ts'], outfile: 'dist/agentToolCalls.js', external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside] }),
   build({ ...common, entryPoints: ['src/core/targets/python/workerTarget.ts'], outfile: 'dist/workerTarget.js' }),
   build({ ...common, entryPoints: ['gpt-tokenizer'], outfile: 'dist/tokenizer.js' }),
   build({ ...common, entryPoints: ['@pydantic/genai-prices'], outfile: 'dist/prices.js' }),

@@ -8,6 +8,7 @@ import { ComparePanels } from './compare/comparePanel';
 import { REVIEW_SCHEME, ReviewCodeLens, ReviewContext, ReviewFileSystem } from './review/review';
 import { RunController } from './runs/runs';
 import { EvaluationsTree } from './evaluations/tree';
+import { registerAgentTools } from './agentTools/agentTools';
 
 /** Handles for the integration tests; returned only in test mode (exports are readable by any extension). */
 export interface TestHandles {
@@ -49,6 +50,7 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
   ctx.treeSelection = () => view.selection;
   features = vscode.Disposable.from(
     ...registerCommands(ctx, { tree, runs, panels, compare }),
+    ...registerAgentTools(ctx, runs),
     view,
     vscode.workspace.registerFileSystemProvider(REVIEW_SCHEME, review, { isCaseSensitive: true }),
     vscode.languages.registerCodeLensProvider({ scheme: REVIEW_SCHEME, pattern: '**/answer.txt' }, lenses),

@@ -1,7 +1,11 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { AGENT_TOOLS, callTool, inputJsonSchema, languageModelTools } from '../../src/tools/toolTable';
 import type { ToolContext } from '../../src/tools/toolTable';
 import { tempDir } from './helpers/runs';
+
+const ROOT = join(__dirname, '..', '..', '..');
 
 // Issue 39: the one table under the MCP server and the editor's language-model tools.
 
@@ -42,11 +46,25 @@ describe("the agents' tool table", () => {
   });
 });
 
-describe("the agents' tools as the editor's language-model tools (derived, not yet contributed)", () => {
+describe("the agents' tools as the editor's language-model tools", () => {
   it('names each evalRunner_<tool>, gives the reads a reference name, and keeps the input schema of the table', () => {
     const tools = languageModelTools();
     assert.deepEqual(tools.map((t) => t.name), AGENT_TOOLS.map((t) => `evalRunner_${t.name}`));
     assert.deepEqual(tools.filter((t) => t.toolReferenceName).map((t) => t.name), AGENT_TOOLS.filter((t) => t.hints.readOnlyHint).map((t) => `evalRunner_${t.name}`));
     for (const [i, t] of tools.entries()) assert.deepEqual(t.inputSchema, inputJsonSchema(AGENT_TOOLS[i]!));
+  });
+
+  it('are contributed in package.json exactly as derived from the table', () => {
+    const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { contributes: { languageModelTools?: unknown } };
+    // Regenerate after changing a tool: contributes.languageModelTools = languageModelTools() (out/src/tools/toolTable.js).
+    assert.deepEqual(pkg.contributes.languageModelTools, languageModelTools());
+  });
+
+  it('leave the table out of dist/extension.js: dist/agentToolCalls.js has it, loaded on the first call', () => {
+    const dist = join(ROOT, 'dist');
+    const extension = readFileSync(join(dist, 'extension.js'), 'utf8');
+    assert.ok(extension.includes('"./agentToolCalls.js"') && !extension.includes('list_evaluations'));
+    assert.ok(readFileSync(join(dist, 'agentToolCalls.js'), 'utf8').includes('list_evaluations'));
+    assert.ok(readFileSync(join(ROOT, '.vscodeignore'), 'utf8').includes('!dist/agentToolCalls.js'), 'and the VSIX carries it');
   });
 });

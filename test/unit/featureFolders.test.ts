@@ -24,6 +24,7 @@ const EXTENSION_FEATURES: Record<string, readonly string[]> = {
   runDetails: ['evaluations', 'panels', 'settings'],
   targets: ['evaluations', 'review', 'settings'],
   runs: ['evaluations', 'review', 'settings', 'targets'],
+  agentTools: ['evaluations', 'runs'],
 };
 
 function sourceFiles(dir: string): string[] {

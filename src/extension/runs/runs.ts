@@ -126,6 +126,11 @@ export class RunController extends Disposable {
   private lookTimer: NodeJS.Timeout | undefined;
 
   /** A run of this evaluation going on (followed), cut short (offered), or in a runner of another version (named). */
+  /** A run an agent's tool started in a runner (src/extension/agentTools): followed as one started elsewhere. */
+  followStarted(ref: EvaluationRef): void {
+    this.lookFor(ref, false);
+  }
+
   private lookFor(ref: EvaluationRef, first: boolean): void {
     // Followed already, or starting here. (One waiting to be offered is looked at too: a runner this window could not
     // attach to a moment ago, taken for dying, may be well and going on.)
