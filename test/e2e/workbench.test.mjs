@@ -94,24 +94,30 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
   });
 
   it('sets the token through its password box; a rejected token offers Set Token', async () => {
-    wb = await openWorkbench();
-    const { page } = wb;
-    await palette(page, 'Eval Runner: Try the Local Sandbox');
-    await notification(page, 'Local sandbox running');
-    await palette(page, 'Eval Runner: Set Token');
-    const box = page.locator('.quick-input-widget input.input');
-    await box.waitFor();
-    assert.equal(await box.getAttribute('type'), 'password');
-    await box.fill('definitely-wrong-token');
-    await page.keyboard.press('Enter');
-    await notification(page, 'saved in secret storage');
+    // A service of its own: the local sandbox sets its own token and asks for none.
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: 5, evaluationSeconds: 0 });
+    try {
+      wb = await openWorkbench({
+        settings: { 'evalRunner.baseUrl': sandbox.baseUrl, 'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Token bench' }] },
+      });
+      const { page } = wb;
+      await palette(page, 'Eval Runner: Set Token');
+      const box = page.locator('.quick-input-widget input.input');
+      await box.waitFor();
+      assert.equal(await box.getAttribute('type'), 'password');
+      await box.fill('definitely-wrong-token');
+      await page.keyboard.press('Enter');
+      await notification(page, 'saved in secret storage');
 
-    await palette(page, 'Eval Runner: Run Evaluation', { pick: 'Sandbox benchmark 1' });
-    const error = await notification(page, 'rejected the personal access token');
-    await shot(page, 'token-rejected');
-    await error.locator('a.monaco-button', { hasText: 'Set Token' }).click();
-    await page.locator('.quick-input-widget input[type="password"]').waitFor();
-    await page.keyboard.press('Escape');
+      await palette(page, 'Eval Runner: Run Evaluation');
+      const error = await notification(page, 'rejected the personal access token');
+      await shot(page, 'token-rejected');
+      await error.locator('a.monaco-button', { hasText: 'Set Token' }).click();
+      await page.locator('.quick-input-widget input[type="password"]').waitFor();
+      await page.keyboard.press('Escape');
+    } finally {
+      await sandbox.close();
+    }
   });
 
   it('renders adversarial prompts as text in the webview and the review editors (XSS)', async () => {
