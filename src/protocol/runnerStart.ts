@@ -3,18 +3,14 @@
 // sends the start (secrets cross the socket only) and lets go; cancel reaches a run going on the same way.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
-import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
-import type { MessageConnection } from 'vscode-jsonrpc/node';
-import { findRunner, liveRunner, runnerFailurePath, socketProblem } from './runnerFiles';
+import { journalFolderProblem, reachRun, withRunner } from './runnerConnection';
+import { liveRunner, runnerFailurePath } from './runnerFiles';
 import type { RunnerFile } from './runnerFiles';
-import { otherVersionText, windowHandshake } from './runnerHandshake';
-import { cancel, prove, start, state } from './runnerProtocol';
+import { cancel, start, state } from './runnerProtocol';
 import type { RunnerState, StartParams } from './runnerProtocol';
 
-// A fresh runner says where it listens in tens of milliseconds; a request is answered at once.
+// A fresh runner says where it listens in tens of milliseconds.
 const RUNNER_START_MS = 15_000;
-const REQUEST_MS = 15_000;
 
 /**
  * Starts a runner for this journal (`runnerScript`: dist/runner.js, run by this Node), sends it the run and lets go:
@@ -30,6 +26,8 @@ export async function startDetachedRun(runnerScript: string, journalFile: string
   });
   exited.catch(() => undefined);
   const file = await Promise.race([runnerFileOf(journalFile, child.pid), exited]);
+  const folder = journalFolderProblem(journalFile);
+  if (folder) throw folder;
   const runState = await withRunner(file, async (connection) => {
     await connection.sendRequest(start, params);
     return connection.sendRequest(state);
@@ -39,35 +37,7 @@ export async function startDetachedRun(runnerScript: string, journalFile: string
 
 /** Cancels the run of this journal, wherever it was started (a runner or a CLI run): hard aborts calls in flight. */
 export async function cancelRun(journalFile: string, hard: boolean): Promise<void> {
-  const found = findRunner(journalFile);
-  if (!found) throw new Error('no run of this evaluation is going on (no live runner file beside its journal)');
-  if ('other' in found) throw new Error(otherVersionText(found.other.pid, found.other.version));
-  await withRunner(found.runner, (connection) => connection.sendRequest(cancel, { hard }));
-}
-
-/** Connects, runs a window's handshake (the runner proves itself first), does `act`, and closes. */
-async function withRunner<T>(file: RunnerFile, act: (connection: MessageConnection) => Promise<T>): Promise<T> {
-  const problem = socketProblem(file.socket);
-  if (problem) throw new Error(`the run's socket ${file.socket} was not connected to: ${problem}`);
-  const socket = connect(file.socket);
-  socket.on('error', () => undefined);
-  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<never>((_resolve, reject) => (timer = setTimeout(() => reject(new Error(`the runner (pid ${file.pid}) did not answer within ${REQUEST_MS / 1000} s`)), REQUEST_MS)));
-  const closed = new Promise<never>((_resolve, reject) => socket.once('close', () => reject(new Error(`the runner (pid ${file.pid}) closed the connection`))));
-  late.catch(() => undefined);
-  closed.catch(() => undefined);
-  try {
-    await Promise.race([new Promise<void>((resolve) => socket.once('connect', resolve)), closed, late]);
-    connection.listen();
-    const proof = await Promise.race([windowHandshake(connection, file), closed, late]);
-    await Promise.race([connection.sendRequest(prove, { proof }), closed, late]);
-    return await Promise.race([act(connection), closed, late]);
-  } finally {
-    clearTimeout(timer);
-    connection.dispose();
-    socket.destroy();
-  }
+  await reachRun(journalFile, (connection) => connection.sendRequest(cancel, { hard }));
 }
 
 /** What a runner that could not start said (it has no terminal). */

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { journalPath, RunSteering } from '../../src/core';
 import { listenForRun } from '../../src/protocol/runListener';
 import { liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
+import { cancelRun } from '../../src/protocol/runnerStart';
 import { steerRun } from '../../src/protocol/steerClient';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
@@ -153,7 +154,8 @@ describe("a CLI run's listener: only its owner steers or reads it, and it leaves
     mkdirSync(dirname(mine), { recursive: true, mode: 0o700 });
     const steering = new RunSteering();
     const key = { origin: 'http://127.0.0.1:9', kind: 'benchmark' as const, evaluationId: 1 };
-    const listener = (await listenForRun({ journalFile: mine, steering, label: 'mine', key, cancel: () => undefined }))!;
+    let cancelled = false;
+    const listener = (await listenForRun({ journalFile: mine, steering, label: 'mine', key, cancel: () => (cancelled = true) }))!;
     try {
       // A shared state folder: another user's folder for an evaluation, whose runner file links to this user's run's.
       const theirs = join(stateDir, 'theirs');
@@ -162,6 +164,9 @@ describe("a CLI run's listener: only its owner steers or reads it, and it leaves
       const journal = join(theirs, 'benchmark-1.jsonl');
       symlinkSync(runnerFilePath(mine), runnerFilePath(journal));
       await assert.rejects(steerRun(journal, { action: 'pause' }), /belongs to uid 65534/);
+      // Cancel (an agent's cancel_run) reaches a run through the same checked connection.
+      await assert.rejects(cancelRun(journal, true), /belongs to uid 65534/);
+      assert.equal(cancelled, false, "the user's other run was cancelled");
       assert.equal(steering.state.paused, false, "the user's other run was paused");
     } finally {
       listener.close();
