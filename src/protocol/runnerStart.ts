@@ -1,8 +1,10 @@
-// A run started from outside any window (an agent's tool, src/tools): a detached runner process hosts it, as it hosts
-// an editor's run, so the run goes on when the caller ends and every window, `status` and `list` see it. The caller
-// sends the start (secrets cross the socket only) and lets go; cancel reaches a run going on the same way.
+// Starting a runner process for a journal: the editor's runs (src/extension/runs/runnerClient.ts) and a run started
+// from outside any window (an agent's tool, src/tools) alike. It is detached, so the run goes on when its starter
+// ends and every window, `status` and `list` see it. The starter sends the run (secrets cross the socket only); cancel
+// reaches a run going on through the same checked connection.
 import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
+import { spawnErrorText } from '../core';
 import { journalFolderProblem, reachRun, withRunner } from './runnerConnection';
 import { liveRunner, runnerFailurePath } from './runnerFiles';
 import type { RunnerFile } from './runnerFiles';
@@ -13,21 +15,32 @@ import type { RunnerState, StartParams } from './runnerProtocol';
 const RUNNER_START_MS = 15_000;
 
 /**
- * Starts a runner for this journal (`runnerScript`: dist/runner.js, run by this Node), sends it the run and lets go:
- * the run's state as the runner tells it right after the start. No secret is in the runner's argv; `env` is the
- * caller's environment less the token and the variables the run reads secrets from (its target's own code gets the rest).
+ * Spawns `runnerScript` (dist/runner.js) for this journal with this process's Node (or Electron as Node, by `env`),
+ * detached, and waits for its runner file: the runner's own, from a folder of this user's alone. No secret is in its
+ * argv; `env` is the caller's to make secret-free.
  */
-export async function startDetachedRun(runnerScript: string, journalFile: string, params: StartParams, env: NodeJS.ProcessEnv): Promise<{ pid: number; state: RunnerState }> {
+export async function spawnRunner(runnerScript: string, journalFile: string, env: NodeJS.ProcessEnv): Promise<RunnerFile> {
   const child = spawn(process.execPath, [runnerScript, journalFile], { detached: true, stdio: 'ignore', windowsHide: true, env });
   child.unref();
   const exited = new Promise<never>((_resolve, reject) => {
     child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`)));
-    child.once('error', (error) => reject(new Error(`The runner process could not start: ${error.message}`)));
+    // The runtime gone or refused (an editor update under way, a policy): said in words, not `spawn … ENOENT`.
+    child.once('error', (error) => reject(new Error(`The runner process could not start: ${spawnErrorText(error, process.execPath)}`)));
   });
   exited.catch(() => undefined);
   const file = await Promise.race([runnerFileOf(journalFile, child.pid), exited]);
   const folder = journalFolderProblem(journalFile);
   if (folder) throw folder;
+  return file;
+}
+
+/**
+ * Starts a runner for this journal, sends it the run and lets go: the run's state as the runner tells it right after
+ * the start. `env` is the caller's environment less the token and the variables the run reads secrets from (its
+ * target's own code gets the rest).
+ */
+export async function startDetachedRun(runnerScript: string, journalFile: string, params: StartParams, env: NodeJS.ProcessEnv): Promise<{ pid: number; state: RunnerState }> {
+  const file = await spawnRunner(runnerScript, journalFile, env);
   const runState = await withRunner(file, async (connection) => {
     await connection.sendRequest(start, params);
     return connection.sendRequest(state);
@@ -52,6 +65,7 @@ function readFailure(journalFile: string): string | undefined {
   }
 }
 
+/** Waits for the runner to say where it listens. */
 async function runnerFileOf(journalFile: string, pid: number | undefined): Promise<RunnerFile> {
   const deadline = Date.now() + RUNNER_START_MS;
   for (;;) {

@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
 import { connect } from 'node:net';
 import { createMessageConnection, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import { spawnErrorText } from '../../core';
 import type { RunProgress } from '../../core';
-import { liveRunner, runnerFailurePath, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
-import { readFileSync, rmSync } from 'node:fs';
+import { journalFolderProblem } from '../../protocol/runnerConnection';
+import { liveRunner, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
 import { RunnerVersionError, windowHandshake } from '../../protocol/runnerHandshake';
+import { spawnRunner } from '../../protocol/runnerStart';
 import { cancel, confirmEstimate, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
 import type { ConfirmEstimateParams, LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../../protocol/runnerProtocol';
 // Pause, resume and concurrency (steerCommands.ts): in this bundle, with the JSON-RPC library.
@@ -75,21 +74,8 @@ export class RemoteRun {
 
   /** Starts a runner for this journal with the editor's own Node runtime, detached, and starts the run in it. */
   static async start(runnerScript: string, journalFile: string, params: StartParams, events: RemoteRunEvents): Promise<RemoteRun> {
-    const child = spawn(process.execPath, [runnerScript, journalFile], {
-      detached: true,
-      stdio: 'ignore',
-      windowsHide: true,
-      // The editor's binary is Electron: this makes it the plain Node it ships. No secret is in the environment.
-      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
-    });
-    child.unref();
-    const exited = new Promise<never>((_resolve, reject) => {
-      child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`)));
-      // The editor's own runtime gone or refused (an update under way, a policy): said in words, not `spawn … ENOENT`.
-      child.once('error', (error) => reject(new Error(`The runner process could not start: ${spawnErrorText(error, process.execPath)}`)));
-    });
-    exited.catch(() => undefined);
-    const file = await Promise.race([waitForRunnerFile(journalFile, child.pid), exited]);
+    // The editor's binary is Electron: ELECTRON_RUN_AS_NODE makes it the plain Node it ships. No secret is in the environment.
+    const file = await spawnRunner(runnerScript, journalFile, { ...process.env, ELECTRON_RUN_AS_NODE: '1' });
     const run = await RemoteRun.connect(file, events);
     await run.connection.sendRequest(start, params);
     return run;
@@ -103,6 +89,12 @@ export class RemoteRun {
   static async attach(journalFile: string, events: RemoteRunEvents): Promise<{ run: RemoteRun; state: RunnerState } | undefined> {
     const file = liveRunner(journalFile);
     if (!file) return undefined;
+    // A runner keeps its journal's folder this user's own: a runner file elsewhere may be a link to another's run.
+    const folder = journalFolderProblem(journalFile);
+    if (folder) {
+      events.log('warn', `Not attaching to the runner (pid ${file.pid}) named by ${runnerFilePath(journalFile)}: ${folder.message}.`);
+      return undefined;
+    }
     try {
       const run = await RemoteRun.connect(file, events);
       return { run, state: await run.connection.sendRequest(state) };
@@ -170,28 +162,5 @@ export class RemoteRun {
     this.gone.abort();
     this.connection.dispose();
     this.lost();
-  }
-}
-
-/** What a runner that could not start said (it has no terminal). */
-function readFailure(journalFile: string): string | undefined {
-  const path = runnerFailurePath(journalFile);
-  try {
-    const text = readFileSync(path, 'utf8').slice(0, 2000);
-    rmSync(path, { force: true });
-    return text;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Waits for the runner to say where it listens (a fresh runner: a few tens of milliseconds). */
-async function waitForRunnerFile(journalFile: string, pid: number | undefined): Promise<RunnerFile> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const file = liveRunner(journalFile);
-    if (file && file.pid === pid) return file;
-    if (Date.now() > deadline) throw new Error('The runner process did not start within 15 s.');
-    await new Promise((r) => setTimeout(r, 25));
   }
 }
