@@ -2,18 +2,16 @@
 // anywhere: `eval-runner pause` in another terminal, a window's Run Details. It serves what a runner serves a window
 // once proven (state, cancel, pause, resume, setConcurrency) and tells progress and the end; it asks nothing back.
 import { randomBytes } from 'node:crypto';
-import { chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import type { Socket } from 'node:net';
-import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RefusedRun, RunSteering, RunSummary } from '../core';
 import { ownerOnlyFolder } from './ownerOnly';
-import { findRunner, newSocketPath, removeRunnerFile, writeRunnerFile } from './runnerFiles';
-import { RunnerHandshake } from './runnerHandshake';
-import { cancel, finished, hello, pause, progress, prove, resume, RUNNER_PROTOCOL_VERSION, setConcurrency, state } from './runnerProtocol';
-import type { ProgressParams, RunFinished, RunnerState, SteerResult } from './runnerTypes';
+import { findRunner, removeRunnerFile } from './runnerFiles';
+import { cancel, finished, progress, state } from './runnerProtocol';
+import { answerWindow, listenBesideJournal } from './runnerServe';
+import type { ProgressParams, RunFinished, RunnerState } from './runnerTypes';
 
 /** What the run lends its listener. */
 export interface ListenedRun {
@@ -42,7 +40,6 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
   if (owner !== undefined && owner !== process.pid) return undefined;
   ownerOnlyFolder(dirname(run.journalFile));
   const secret = randomBytes(32).toString('hex');
-  const socket = newSocketPath();
   const clients = new Set<MessageConnection>();
   // Every connection, proven or not: a run that ends closes them all, or one left open would keep the CLI from exiting.
   const sockets = new Set<Socket>();
@@ -52,14 +49,9 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
     sockets.add(s.once('close', () => sockets.delete(s)));
     serve(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socket.path, () => resolve());
-  });
+  const socket = await listenBesideJournal(server, run.journalFile, secret);
   // Listening is not the run's business: a socket that breaks later never stops it.
   server.on('error', () => undefined);
-  if (process.platform !== 'win32') chmodSync(socket.path, 0o600);
-  writeRunnerFile(run.journalFile, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: socket.path, secret, startedAt: Date.now() });
   return {
     progress(p) {
       last = p;
@@ -82,14 +74,10 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
 }
 
 function serve(socket: Socket, ctx: { run: ListenedRun; secret: string; clients: Set<MessageConnection>; state: () => RunnerState }): void {
-  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-  const handshake = new RunnerHandshake(ctx.secret, () => socket.destroy());
-  const owner = () => handshake.require();
-  const steer = ctx.run.steering;
-  connection.onRequest(hello, (params) => handshake.hello(params));
-  connection.onRequest(prove, (params) => {
-    handshake.prove(params);
-    ctx.clients.add(connection);
+  const { connection, owner } = answerWindow(socket, ctx.secret, {
+    proven: (c) => ctx.clients.add(c),
+    gone: (c) => ctx.clients.delete(c),
+    steering: () => ctx.run.steering,
   });
   connection.onRequest(state, () => {
     owner();
@@ -99,26 +87,6 @@ function serve(socket: Socket, ctx: { run: ListenedRun; secret: string; clients:
     owner();
     ctx.run.cancel(hard);
   });
-  connection.onRequest(pause, (): Promise<SteerResult> => {
-    owner();
-    return steer.pause();
-  });
-  connection.onRequest(resume, (): Promise<SteerResult> => {
-    owner();
-    return steer.resume();
-  });
-  connection.onRequest(setConcurrency, ({ concurrency }): Promise<SteerResult> => {
-    owner();
-    return steer.setConcurrency(concurrency);
-  });
-  const gone = () => ctx.clients.delete(connection);
-  socket.on('end', gone);
-  connection.onClose(() => {
-    gone();
-    connection.dispose();
-  });
-  connection.onError(() => undefined);
-  socket.on('error', () => undefined);
   connection.listen();
 }
 

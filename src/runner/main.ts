@@ -2,16 +2,15 @@
 // with the editor's own Node runtime, so the run outlives a window reload, an extension update or a closed window.
 // argv: the journal's path (where the runner file goes). Secrets arrive only over the socket, after the handshake.
 import { randomBytes } from 'node:crypto';
-import { chmodSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
-import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { ownerOnlyFolder, writeOwnerOnlyFile } from '../protocol/ownerOnly';
-import { findRunner, newSocketPath, removeRunnerFile, runnerFailurePath, writeRunnerFile } from '../protocol/runnerFiles';
-import { otherVersionText, RunnerHandshake } from '../protocol/runnerHandshake';
-import { cancel, hello, pause, prove, resume, RUNNER_PROTOCOL_VERSION, saved, setConcurrency, start, state } from '../protocol/runnerProtocol';
+import { findRunner, removeRunnerFile, runnerFailurePath } from '../protocol/runnerFiles';
+import { otherVersionText } from '../protocol/runnerHandshake';
+import { cancel, saved, start, state } from '../protocol/runnerProtocol';
+import { answerWindow, listenBesideJournal } from '../protocol/runnerServe';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
 import { boundHeapGrowth, journalLockPid } from '../core';
@@ -24,7 +23,7 @@ const LINGER_MS = 3_000;
 class RunnerHost {
   private readonly secret = randomBytes(32).toString('hex');
   private readonly clients = new Set<MessageConnection>();
-  private readonly socket = newSocketPath();
+  private socket: { dispose(): void } | undefined;
   private readonly server: Server = createServer((s) => this.connected(s));
   private run: RunnerRun | undefined;
   private readonly idle = setTimeout(() => this.exit(0), IDLE_EXIT_MS);
@@ -43,33 +42,25 @@ class RunnerHost {
       const who = 'other' in found ? `: ${otherVersionText(other.pid, found.other.version)}` : ` (runner pid ${other.pid}); its window shows it, and another window can attach to it after a reload`;
       throw new Error(`this evaluation is already running${who}.`);
     }
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.socket.path, () => resolve());
-    });
-    if (process.platform !== 'win32') chmodSync(this.socket.path, 0o600);
-    writeRunnerFile(this.journalFile, {
-      version: RUNNER_PROTOCOL_VERSION,
-      pid: process.pid,
-      socket: this.socket.path,
-      secret: this.secret,
-      startedAt: Date.now(),
-    });
+    this.socket = await listenBesideJournal(this.server, this.journalFile, this.secret);
     // Ctrl-C in a terminal, a logout: as the CLI does, finish what is in flight and stop.
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => (this.run ? this.run.cancel(false) : this.exit(0)));
   }
 
   private connected(socket: Socket): void {
-    const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
-    // Nothing is served, and nothing is sent (progress, a question for a token, a chat model's call), to a
-    // connection until its window proved it knows the secret: only then is it one of the clients.
-    const handshake = new RunnerHandshake(this.secret, () => socket.destroy());
-    const owner = () => handshake.require();
-    connection.onRequest(hello, (params) => handshake.hello(params));
-    connection.onRequest(prove, (params) => {
-      handshake.prove(params);
-      this.clients.add(connection);
-      this.run?.attached();
+    const { connection, owner, proven } = answerWindow(socket, this.secret, {
+      proven: (c) => {
+        this.clients.add(c);
+        this.run?.attached();
+      },
+      gone: (c) => {
+        if (this.clients.delete(c)) this.run?.detached();
+      },
+      // Before a start there is nothing to steer (the request fails, and says so).
+      steering: () => {
+        if (!this.run) throw new Error('This runner has no run to steer yet.');
+        return this.run.steering;
+      },
     });
     connection.onRequest(start, (params) => {
       owner();
@@ -86,37 +77,16 @@ class RunnerHost {
       owner();
       this.run?.cancel(hard, abandonBatches === true);
     });
-    // Steering: before a start there is nothing to steer (the request fails, and says so).
-    const steering = () => {
-      owner();
-      if (!this.run) throw new Error('This runner has no run to steer yet.');
-      return this.run.steering;
-    };
-    connection.onRequest(pause, () => steering().pause());
-    connection.onRequest(resume, () => steering().resume());
-    connection.onRequest(setConcurrency, ({ concurrency }) => steering().setConcurrency(concurrency));
     connection.onNotification(saved, ({ path }) => {
-      if (handshake.proven) this.run?.saved(path);
+      if (proven()) this.run?.saved(path);
     });
-    const gone = () => {
-      if (this.clients.delete(connection)) this.run?.detached();
-    };
-    // At the window's end of the socket, before anything else is written to it: a message to a half-closed socket fails.
-    socket.on('end', gone);
-    connection.onClose(() => {
-      gone();
-      // Disposed, so that a request to it in flight (a chat model's call) fails now rather than wait for ever.
-      connection.dispose();
-    });
-    connection.onError(() => undefined);
-    socket.on('error', () => undefined);
     connection.listen();
   }
 
   private exit(code: number): void {
     removeRunnerFile(this.journalFile);
     this.server.close();
-    this.socket.dispose();
+    this.socket?.dispose();
     process.exit(code);
   }
 }

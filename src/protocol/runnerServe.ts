@@ -1,0 +1,66 @@
+// The listening side of the runner protocol, shared by the two hosts of a run: the runner process (src/runner/main.ts)
+// and a CLI run that listens (runListener.ts). Both listen owner-only beside the journal, prove a window before they
+// serve it, and answer steering the same way; each adds the requests of its own (a start, a saved file).
+import { chmodSync } from 'node:fs';
+import type { Server, Socket } from 'node:net';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { RunSteering } from '../core';
+import { newSocketPath, writeRunnerFile } from './runnerFiles';
+import { RunnerHandshake } from './runnerHandshake';
+import { hello, pause, prove, resume, RUNNER_PROTOCOL_VERSION, setConcurrency } from './runnerProtocol';
+
+/**
+ * Listens on a fresh owner-only socket and writes the runner file beside the journal (its folder made owner-only by
+ * the caller first): where a window finds the run, and the secret it proves itself with.
+ */
+export async function listenBesideJournal(server: Server, journalFile: string, secret: string): Promise<{ path: string; dispose(): void }> {
+  const socket = newSocketPath();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket.path, () => resolve());
+  });
+  if (process.platform !== 'win32') chmodSync(socket.path, 0o600);
+  writeRunnerFile(journalFile, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: socket.path, secret, startedAt: Date.now() });
+  return socket;
+}
+
+/** What a host does when a window proves itself or goes, and where its steering is. */
+export interface WindowHooks {
+  proven(connection: MessageConnection): void;
+  gone(connection: MessageConnection): void;
+  /** The run's steering; throws in words when there is nothing to steer yet. */
+  steering(): RunSteering;
+}
+
+/**
+ * A window's connection: nothing is served to it, and nothing sent, until it proved it knows the secret (`owner()`
+ * throws before). Steering is answered here; the caller adds its own requests, then calls `connection.listen()`.
+ */
+export function answerWindow(socket: Socket, secret: string, hooks: WindowHooks): { connection: MessageConnection; owner: () => void; proven: () => boolean } {
+  const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+  const handshake = new RunnerHandshake(secret, () => socket.destroy());
+  const owner = () => handshake.require();
+  connection.onRequest(hello, (params) => handshake.hello(params));
+  connection.onRequest(prove, (params) => {
+    handshake.prove(params);
+    hooks.proven(connection);
+  });
+  const steering = () => {
+    owner();
+    return hooks.steering();
+  };
+  connection.onRequest(pause, () => steering().pause());
+  connection.onRequest(resume, () => steering().resume());
+  connection.onRequest(setConcurrency, ({ concurrency }) => steering().setConcurrency(concurrency));
+  // At the window's end of the socket, before anything else is written to it: a message to a half-closed socket fails.
+  socket.on('end', () => hooks.gone(connection));
+  connection.onClose(() => {
+    hooks.gone(connection);
+    // Disposed, so that a request to it in flight (a chat model's call) fails now rather than wait for ever.
+    connection.dispose();
+  });
+  connection.onError(() => undefined);
+  socket.on('error', () => undefined);
+  return { connection, owner, proven: () => handshake.proven };
+}
