@@ -1,7 +1,8 @@
 // Where a runner says it listens, and how a window finds it: a small owner-only file beside the journal. Read by
 // the window (attach) and written by the runner; nothing else of the protocol touches the disk.
 import { randomBytes } from 'node:crypto';
-import { lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { isAlive, isOwnProcess, journalLockPid } from '../core';
@@ -97,10 +98,54 @@ export function interruptedRun(journalFile: string): boolean {
  */
 export function newSocketPath(platform = process.platform): { path: string; dispose(): void } {
   if (platform === 'win32') return { path: `\\\\.\\pipe\\eval-runner-${randomBytes(12).toString('hex')}`, dispose: () => undefined };
-  const dir = mkdtempSync(join(tmpdir(), 'evr-'));
+  void sweepLeftSocketFolders();
+  // The pid in the name lets a later run tell a folder that a killed run left (SIGKILL, a crash) from a live one's.
+  const dir = mkdtempSync(join(tmpdir(), `evr-${process.pid}-`));
   const problem = folderProblem(dir);
   if (problem) throw new Error(`The runner's socket folder is not this user's alone: ${problem}.`);
   return { path: join(dir, 's'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// A folder this young may be a starting run's that has not listened yet (its pid may be in another pid namespace).
+const LEFT_FOLDER_AGE_MS = 60_000;
+
+/**
+ * Removes the socket folders of this user that runs killed hard left in the temporary folder: named with a pid no
+ * longer alive, older than a minute, and with no one listening on their socket. Best effort: an error leaves a folder.
+ */
+export async function sweepLeftSocketFolders(dir = tmpdir()): Promise<string[]> {
+  const swept: string[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(dir).filter((n) => /^evr-\d+-/.test(n));
+  } catch {
+    return swept;
+  }
+  for (const name of names) {
+    const folder = join(dir, name);
+    try {
+      const stat = lstatSync(folder);
+      if (!stat.isDirectory() || stat.uid !== process.getuid?.() || Date.now() - stat.mtimeMs < LEFT_FOLDER_AGE_MS) continue;
+      if (isAlive(Number(/^evr-(\d+)-/.exec(name)![1])) || (await someoneListens(join(folder, 's')))) continue;
+      rmSync(folder, { recursive: true, force: true });
+      swept.push(folder);
+    } catch {
+      // another sweeper's, or not ours to read: left as it is
+    }
+  }
+  return swept;
+}
+
+function someoneListens(socket: string): Promise<boolean> {
+  if (!existsSync(socket)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const probe = connect(socket);
+    probe.once('connect', () => {
+      probe.destroy();
+      resolve(true);
+    });
+    probe.once('error', (error: NodeJS.ErrnoException) => resolve(error.code !== 'ECONNREFUSED' && error.code !== 'ENOENT'));
+  });
 }
 
 /**
