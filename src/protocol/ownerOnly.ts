@@ -2,7 +2,7 @@
 // file in, and that file. Checked by the runner when it makes them, and by a window before it connects: a folder in
 // /tmp outlives a runner killed hard, and after a reboot any local user may create one of that name.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, constants, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, constants, linkSync, lstatSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 
 /**
  * Why this folder is not this user's alone (undefined: it is): a symbolic link, another user's folder, or one other
@@ -43,9 +43,10 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 
 /**
  * Writes a file owner-only, whole or not at all: created aside under a fresh name exclusively (a file or a link of
- * that name makes it fail; none is followed), then renamed over the file (a link there is replaced, not followed).
+ * that name makes it fail; none is followed), then renamed over the file (a link there is replaced, not followed),
+ * or with `create` linked in only where no file is (EEXIST otherwise).
  */
-export function writeOwnerOnlyFile(path: string, text: string): void {
+export function writeOwnerOnlyFile(path: string, text: string, only: 'replace' | 'create' = 'replace'): void {
   const aside = `${path}.${randomBytes(8).toString('hex')}.tmp`;
   const fd = openSync(aside, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NO_FOLLOW, 0o600);
   try {
@@ -57,9 +58,12 @@ export function writeOwnerOnlyFile(path: string, text: string): void {
   }
   closeSync(fd);
   try {
-    renameSync(aside, path);
+    // create: linked in under its name, which fails (EEXIST) when a file is there, where a rename would replace it.
+    if (only === 'create') linkSync(aside, path);
+    else renameSync(aside, path);
   } catch (error) {
     rmSync(aside, { force: true });
     throw error;
   }
+  if (only === 'create') rmSync(aside, { force: true });
 }

@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RefusedRun, RunSteering, RunSummary } from '../core';
 import { ownerOnlyFolder } from './ownerOnly';
-import { findRunner, removeRunnerFile } from './runnerFiles';
+import { removeRunnerFile, RunnerFileHeld } from './runnerFiles';
 import { cancel, finished, progress, state } from './runnerProtocol';
 import { answerWindow, listenBesideJournal } from './runnerServe';
 import type { ProgressParams, RunFinished, RunnerState } from './runnerTypes';
@@ -35,9 +35,6 @@ export interface RunListener {
  * and the file is left to its owner. undefined: not listening.
  */
 export async function listenForRun(run: ListenedRun): Promise<RunListener | undefined> {
-  const found = findRunner(run.journalFile);
-  const owner = found && ('runner' in found ? found.runner.pid : found.other.pid);
-  if (owner !== undefined && owner !== process.pid) return undefined;
   ownerOnlyFolder(dirname(run.journalFile));
   const secret = randomBytes(32).toString('hex');
   const clients = new Set<MessageConnection>();
@@ -49,7 +46,13 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
     sockets.add(s.once('close', () => sockets.delete(s)));
     serve(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) });
   });
-  const socket = await listenBesideJournal(server, run.journalFile, secret);
+  let socket: { dispose(): void };
+  try {
+    socket = await listenBesideJournal(server, run.journalFile, secret);
+  } catch (error) {
+    if (error instanceof RunnerFileHeld) return undefined;
+    throw error;
+  }
   // Listening is not the run's business: a socket that breaks later never stops it.
   server.on('error', () => undefined);
   return {

@@ -29,6 +29,8 @@ export interface RunnerFile {
   socket: string;
   secret: string;
   startedAt: number;
+  /** When its run ended: the runner lingers a moment for a window to read how, and the next run's runner may take its place. */
+  endedAt?: number;
 }
 
 export function runnerFilePath(journalFile: string): string {
@@ -170,6 +172,48 @@ export function socketProblem(socket: string, platform = process.platform): stri
 /** Writes the runner file owner-only, whole or not at all (a reader never sees half of it; no link is followed). */
 export function writeRunnerFile(journalFile: string, file: RunnerFile): void {
   writeOwnerOnlyFile(runnerFilePath(journalFile), JSON.stringify(file));
+}
+
+/** Words for a runner of another Eval Runner version: what the user can do about it (it is not "no runner"). */
+export function otherVersionText(pid: number, version: unknown): string {
+  return `the runner (pid ${pid}) speaks version ${JSON.stringify(version) ?? 'none'} of the runner protocol and this Eval Runner version ${RUNNER_PROTOCOL_VERSION}: it is a run of another Eval Runner version (as after an update); wait for it to end, or stop it`;
+}
+
+/** A run of this evaluation is going on in another process: its runner file stays, this process does not listen. */
+export class RunnerFileHeld extends Error {
+  override name = 'RunnerFileHeld';
+
+  constructor(readonly holder: { runner: RunnerFile } | { other: OtherRunner }) {
+    super(`this evaluation is already running${'other' in holder ? `: ${otherVersionText(holder.other.pid, holder.other.version)}` : ` (runner pid ${holder.runner.pid})`}`);
+  }
+}
+
+/**
+ * Writes the runner file unless another live process holds it: a runner of this version whose run has not ended
+ * (it runs, or it is about to: two starts at once), or one of another version that holds the journal's lock. Created
+ * where no file is, so of two at once one wins and the other is told; a file left by a gone or finished run is replaced.
+ */
+export function claimRunnerFile(journalFile: string, file: RunnerFile): void {
+  for (let tries = 0; tries < 3; tries++) {
+    try {
+      writeOwnerOnlyFile(runnerFilePath(journalFile), JSON.stringify(file), 'create');
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    const found = findRunner(journalFile);
+    const holder = found && ('runner' in found ? found.runner : found.other);
+    const holds = found && holder && holder.pid !== process.pid && ('runner' in found ? found.runner.endedAt === undefined : journalLockPid(journalFile) === holder.pid);
+    if (found && holds) throw new RunnerFileHeld(found);
+    rmSync(runnerFilePath(journalFile), { force: true });
+  }
+  throw new Error(`${runnerFilePath(journalFile)} could not be claimed: another process writes it at the same time`);
+}
+
+/** Says in the runner file that its run ended (only ours: the next run's runner may have taken the file). */
+export function markRunnerEnded(journalFile: string, pid = process.pid): void {
+  const found = findRunner(journalFile);
+  if (found && 'runner' in found && found.runner.pid === pid) writeRunnerFile(journalFile, { ...found.runner, endedAt: Date.now() });
 }
 
 export function removeRunnerFile(journalFile: string, pid = process.pid): void {

@@ -4,7 +4,10 @@
 // Whoever listens on a stale socket path, or connects to a live runner, gets no secret and nothing served.
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { MessageConnection } from 'vscode-jsonrpc';
-import { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
+import { otherVersionText, RUNNER_PROTOCOL_VERSION } from './runnerFiles';
+
+// Here for the callers that speak the handshake; it lives with the runner file, which needs it without JSON-RPC.
+export { otherVersionText };
 import type { RunnerFile } from './runnerFiles';
 import { hello } from './runnerProtocol';
 import type { HelloResult } from './runnerTypes';
@@ -67,11 +70,6 @@ export class RunnerHandshake {
     this.refuse();
     throw new Error(message);
   }
-}
-
-/** Words for a runner of another Eval Runner version: what the user can do about it (it is not "no runner"). */
-export function otherVersionText(pid: number, version: unknown): string {
-  return `the runner (pid ${pid}) speaks version ${JSON.stringify(version) ?? 'none'} of the runner protocol and this Eval Runner version ${RUNNER_PROTOCOL_VERSION}: it is a run of another Eval Runner version (as after an update); wait for it to end, or stop it`;
 }
 
 /** The runner's hello said another protocol version: the window attaches to nothing, and says why. */

@@ -6,13 +6,14 @@ import type { Server, Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RunSteering } from '../core';
-import { newSocketPath, writeRunnerFile } from './runnerFiles';
+import { claimRunnerFile, newSocketPath } from './runnerFiles';
 import { RunnerHandshake } from './runnerHandshake';
 import { hello, pause, prove, resume, RUNNER_PROTOCOL_VERSION, setConcurrency } from './runnerProtocol';
 
 /**
  * Listens on a fresh owner-only socket and writes the runner file beside the journal (its folder made owner-only by
- * the caller first): where a window finds the run, and the secret it proves itself with.
+ * the caller first): where a window finds the run, and the secret it proves itself with. Throws RunnerFileHeld when
+ * another process's run holds the file (claimRunnerFile).
  */
 export async function listenBesideJournal(server: Server, journalFile: string, secret: string): Promise<{ path: string; dispose(): void }> {
   const socket = newSocketPath();
@@ -20,8 +21,14 @@ export async function listenBesideJournal(server: Server, journalFile: string, s
     server.once('error', reject);
     server.listen(socket.path, () => resolve());
   });
-  if (process.platform !== 'win32') chmodSync(socket.path, 0o600);
-  writeRunnerFile(journalFile, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: socket.path, secret, startedAt: Date.now() });
+  try {
+    if (process.platform !== 'win32') chmodSync(socket.path, 0o600);
+    claimRunnerFile(journalFile, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: socket.path, secret, startedAt: Date.now() });
+  } catch (error) {
+    server.close();
+    socket.dispose();
+    throw error;
+  }
   return socket;
 }
 

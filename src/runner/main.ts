@@ -7,13 +7,12 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { ownerOnlyFolder, writeOwnerOnlyFile } from '../protocol/ownerOnly';
-import { findRunner, removeRunnerFile, runnerFailurePath } from '../protocol/runnerFiles';
-import { otherVersionText } from '../protocol/runnerHandshake';
+import { markRunnerEnded, removeRunnerFile, runnerFailurePath } from '../protocol/runnerFiles';
 import { cancel, saved, start, state } from '../protocol/runnerProtocol';
 import { answerWindow, listenBesideJournal } from '../protocol/runnerServe';
 import type { RunnerState } from '../protocol/runnerProtocol';
 import { RunnerRun } from './runnerRun';
-import { boundHeapGrowth, journalLockPid } from '../core';
+import { boundHeapGrowth } from '../core';
 
 // A runner nobody starts a run in (the window died between spawning and starting) leaves by itself.
 const IDLE_EXIT_MS = 60_000;
@@ -33,15 +32,8 @@ class RunnerHost {
   async listen(): Promise<void> {
     // The runner file holds the secret: its folder is this user's alone (tightened, or refused when not ours).
     ownerOnlyFolder(dirname(this.journalFile));
-    // Its file would hide the run going on from every window (and its exit would remove it): a second runner stops.
-    // A runner whose run ended lingers a moment without the journal's lock: the next run's runner takes its place.
-    const found = findRunner(this.journalFile);
-    const other = found && ('runner' in found ? found.runner : found.other);
-    if (found && other && other.pid !== process.pid && journalLockPid(this.journalFile) === other.pid) {
-      // A runner of another version keeps its file too: the window that started this one says what to do.
-      const who = 'other' in found ? `: ${otherVersionText(other.pid, found.other.version)}` : ` (runner pid ${other.pid}); its window shows it, and another window can attach to it after a reload`;
-      throw new Error(`this evaluation is already running${who}.`);
-    }
+    // A second runner of a run going on (or of one starting at the same moment) stops: its file would hide the run
+    // from every window, and its exit would remove it. A runner whose run ended lingers, and gives way.
     this.socket = await listenBesideJournal(this.server, this.journalFile, this.secret);
     // Ctrl-C in a terminal, a logout: as the CLI does, finish what is in flight and stop.
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => (this.run ? this.run.cancel(false) : this.exit(0)));
@@ -66,7 +58,10 @@ class RunnerHost {
       owner();
       if (this.run) throw new Error('This runner already runs an evaluation.');
       clearTimeout(this.idle);
-      this.run = new RunnerRun(params, this.clients, (code) => setTimeout(() => this.exit(code), LINGER_MS));
+      this.run = new RunnerRun(params, this.clients, (code) => {
+        markRunnerEnded(this.journalFile);
+        setTimeout(() => this.exit(code), LINGER_MS);
+      });
       void this.run.go();
     });
     connection.onRequest(state, (): RunnerState => {
