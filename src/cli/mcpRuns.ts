@@ -65,6 +65,8 @@ function startParams(setup: McpRunSetup, key: SessionKey, request: StartRequest,
     encoding: setup.encoding,
     proxy: proxy ?? null,
     userAgent: 'eval-runner-mcp',
+    // No window answers a refused token for an agent's run: it ends at once, as a CLI run does.
+    askForToken: false,
     ...(setup.args.maxListMegabytes ? { maxListBytes: setup.args.maxListMegabytes * 1024 * 1024 } : {}),
     target: { spec: target.spec, secrets: target.secrets, ...(target.cwd ? { cwd: target.cwd } : {}), ...(target.authHint ? { authHint: target.authHint } : {}) },
     identity: target.identity,

@@ -8,11 +8,13 @@ import { spawnErrorText } from '../core';
 import { journalFolderProblem, reachRun, withRunner } from './runnerConnection';
 import { liveRunner, runnerFailurePath } from './runnerFiles';
 import type { RunnerFile } from './runnerFiles';
-import { cancel, start, state } from './runnerProtocol';
+import { cancel, finished, progress, start, state } from './runnerProtocol';
 import type { RunnerState, StartParams } from './runnerProtocol';
 
 // A fresh runner says where it listens in tens of milliseconds.
 const RUNNER_START_MS = 15_000;
+// A run lists its prompts within a few seconds, or fails to; a long listing is told as going on.
+const START_SETTLE_MS = 8_000;
 
 /**
  * Spawns `runnerScript` (dist/runner.js) for this journal with this process's Node (or Electron as Node, by `env`),
@@ -20,7 +22,9 @@ const RUNNER_START_MS = 15_000;
  * argv; `env` is the caller's to make secret-free.
  */
 export async function spawnRunner(runnerScript: string, journalFile: string, env: NodeJS.ProcessEnv): Promise<RunnerFile> {
-  const child = spawn(process.execPath, [runnerScript, journalFile], { detached: true, stdio: 'ignore', windowsHide: true, env });
+  // The token crosses the socket only; an editor started from a shell that set it must not hand it to a target.
+  const { EVAL_RUNNER_TOKEN: _token, ...withoutToken } = env;
+  const child = spawn(process.execPath, [runnerScript, journalFile], { detached: true, stdio: 'ignore', windowsHide: true, env: withoutToken });
   child.unref();
   const exited = new Promise<never>((_resolve, reject) => {
     child.once('exit', (code) => reject(new Error(readFailure(journalFile) ?? `The runner process ended at once (exit code ${code}).`)));
@@ -35,14 +39,27 @@ export async function spawnRunner(runnerScript: string, journalFile: string, env
 }
 
 /**
- * Starts a runner for this journal, sends it the run and lets go: the run's state as the runner tells it right after
- * the start. `env` is the caller's environment less the token and the variables the run reads secrets from (its
+ * Starts a runner for this journal, sends it the run and lets go once the run has its prompts (or ended, or a few
+ * seconds passed): the run's state then, so that a run that could not start (an unknown evaluation, a refused token)
+ * is told to its starter rather than found missing later. `env` is the caller's environment less the token and the variables the run reads secrets from (its
  * target's own code gets the rest).
  */
 export async function startDetachedRun(runnerScript: string, journalFile: string, params: StartParams, env: NodeJS.ProcessEnv): Promise<{ pid: number; state: RunnerState }> {
   const file = await spawnRunner(runnerScript, journalFile, env);
   const runState = await withRunner(file, async (connection) => {
+    const settled = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, START_SETTLE_MS);
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      connection.onNotification(finished, done);
+      connection.onNotification(progress, (p) => {
+        if (p.phase !== 'listing') done();
+      });
+    });
     await connection.sendRequest(start, params);
+    await settled;
     return connection.sendRequest(state);
   });
   return { pid: file.pid, state: runState };

@@ -101,6 +101,8 @@ export interface StartParams {
   identity: TargetIdentityParams;
   run: RunOptionsParams;
   cost?: CostParams;
+  /** false: no window will give a new token (an agent's run): a refused token ends the run ("auth"), as the CLI's does. */
+  askForToken?: boolean;
 }
 
 export interface StateCountsParams {

@@ -98,7 +98,7 @@ export class RunnerRun {
         progressIntervalMs: PROGRESS_MS,
         onProgress: (now) => this.progressed(now),
         onLog: (level, message) => this.tell(level, message),
-        newClient: (signal) => this.newClient(signal),
+        ...(p.askForToken === false ? {} : { newClient: (signal: AbortSignal) => this.newClient(signal) }),
         steering: this.steering,
       };
       outcome = await hostRun(this.session, request, async ({ result, batch }) => {

@@ -18,6 +18,11 @@ async function started(key: SessionKey, request: StartRequest, context: ToolCont
   const { running } = await readSession(key, context);
   if (running) throw new ToolError(`A run of ${key.kind} evaluation ${key.evaluationId} is going on already: follow it with get_run_status, or pause_run / cancel_run it first.`);
   const { pid, state } = await runs.start(key, request);
+  // A run that could not get going (an unknown evaluation, a refused token, a target refused) ended before its list.
+  const ended = state.finished;
+  if (ended && ended.outcome !== 'completed' && ended.outcome !== 'failedTraces' && ended.outcome !== 'cancelled') {
+    throw new ToolError(`The run of ${key.kind} evaluation ${key.evaluationId} ended at once (${ended.outcome}): ${(ended.message ?? 'no reason was given').slice(0, 1000).replace(/\.$/, '')}. Fix that, then start_run again; list_evaluations shows the evaluations known here.`);
+  }
   const text = `${what} ${key.kind} evaluation ${key.evaluationId} with ${runs.target}, in its own process (pid ${pid}): it goes on if this session ends. Follow it with get_run_status until done.`;
   return result(text, { evaluation: key, started: true, pid, target: runs.target, mode: request.mode, ...(request.subset ? { rerun: request.subset } : {}), progress: state.progress ?? null });
 }
