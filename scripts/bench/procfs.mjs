@@ -6,7 +6,7 @@ import { CLI } from './processes.mjs';
 /**
  * CPU time (user + system, ms) of every process on the machine, grouped by what it is, from /proc (Linux only;
  * empty elsewhere). Taken before and after a run, the difference says where the run's CPU went: the extension
- * host, code-server, the browser's renderers, the sandbox, the CLI.
+ * host, an editor's runner, code-server, the browser's renderers, the sandbox, the CLI.
  */
 export function cpuByRole() {
   const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
@@ -40,6 +40,9 @@ function processRole(cmd) {
     return type ? `chromium ${type}` : 'chromium browser';
   }
   if (cmd.includes(' sandbox ')) return 'sandbox';
+  // An editor's run goes on in its runner process (dist/runner.js), which lingers a few seconds after the run, so
+  // a reading taken when the run's summary is logged still finds it.
+  if (/[/\\]dist[/\\]runner\.js /.test(cmd)) return 'runner';
   if (cmd.includes('code-server') || cmd.includes('bootstrap-fork')) return 'code-server';
   if (cmd.includes(CLI)) return 'cli';
   return undefined;
