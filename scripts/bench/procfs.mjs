@@ -4,14 +4,17 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { CLI } from './processes.mjs';
 
 /**
- * CPU time (user + system, ms) of every process on the machine, grouped by what it is, from /proc (Linux only;
- * empty elsewhere). Taken before and after a run, the difference says where the run's CPU went: the extension
- * host, code-server, the browser's renderers, the sandbox, the CLI.
+ * CPU time (user + system, ms) of this process's descendants (the sandbox, the CLI, code-server and its extension
+ * host and the runner it starts, the browser Playwright drives), grouped by what each is, from /proc (Linux only;
+ * empty elsewhere). Taken before and after a run, the difference says where the run's CPU went. Only descendants:
+ * on a shared machine another bench's or test's browser, sandbox or runner would otherwise count as this one's.
  */
-export function cpuByRole() {
+export function cpuByRole(root = process.pid) {
   const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
   /** @type {Record<string, number>} */
   const byRole = {};
+  /** @type {Map<number, { parent: number, ticks: number }>} */
+  const procs = new Map();
   let pids = [];
   try {
     pids = readdirSync('/proc').filter((d) => /^\d+$/.test(d));
@@ -22,12 +25,22 @@ export function cpuByRole() {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const ticks = Number(fields[11]) + Number(fields[12]);
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      const role = processRole(cmd);
-      if (role) byRole[role] = (byRole[role] ?? 0) + ticks / ticksPerMs;
+      procs.set(Number(pid), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
     } catch {
       // The process ended between the listing and the read.
+    }
+  }
+  const descends = (/** @type {number} */ pid) => {
+    for (let p = procs.get(pid)?.parent; p !== undefined && p > 1; p = procs.get(p)?.parent) if (p === root) return true;
+    return false;
+  };
+  for (const [pid, { ticks }] of procs) {
+    if (!descends(pid)) continue;
+    try {
+      const role = processRole(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
+      if (role) byRole[role] = (byRole[role] ?? 0) + ticks / ticksPerMs;
+    } catch {
+      // The process ended between the reads.
     }
   }
   return byRole;
@@ -40,6 +53,9 @@ function processRole(cmd) {
     return type ? `chromium ${type}` : 'chromium browser';
   }
   if (cmd.includes(' sandbox ')) return 'sandbox';
+  // An editor's run goes on in its runner process (dist/runner.js), which lingers a few seconds after the run, so
+  // a reading taken when the run's summary is logged still finds it.
+  if (/[/\\]dist[/\\]runner\.js /.test(cmd)) return 'runner';
   if (cmd.includes('code-server') || cmd.includes('bootstrap-fork')) return 'code-server';
   if (cmd.includes(CLI)) return 'cli';
   return undefined;

@@ -8,6 +8,14 @@ export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: st
   return node;
 }
 
+/**
+ * Sets a node's text only when it differs: writing the same text still replaces the text node, and each replacement
+ * costs the editor's renderer a style, layout and paint pass (Run Details' summary is set once a second during a run).
+ */
+export function setText(node: Node, text: string): void {
+  if (node.textContent !== text) node.textContent = text;
+}
+
 /** A codicon (the icon font VS Code draws its own UI with). */
 export function icon(name: string, extra?: string): HTMLSpanElement {
   return el('span', `codicon codicon-${name}${extra ? ` ${extra}` : ''}`);

@@ -2,7 +2,7 @@
 // run's figures.
 import type { ProgressMessage, RunLine } from '../protocol';
 import { runChartFigures } from './charts';
-import { el, icon, iconButton } from './dom';
+import { el, icon, iconButton, setText } from './dom';
 
 export const STATE_ICONS: Readonly<Record<string, string>> = {
   pending: 'circle-outline',
@@ -88,15 +88,16 @@ export class Summary {
   show(m: ProgressMessage): void {
     const done = m.counts.submitted + m.counts.failed + m.counts.skipped;
     const pct = m.total ? Math.floor((100 * m.counts.submitted) / m.total) : 0;
-    this.percent.textContent = `${pct}% submitted`;
-    this.barFill.style.width = `${m.total ? (100 * done) / m.total : 0}%`;
-    this.bar.setAttribute('aria-valuenow', String(pct));
-    for (const s of this.states) this.chipCounts.get(s)!.textContent = (m.counts[s as keyof typeof m.counts] ?? 0).toLocaleString();
-    this.stats.textContent = statsLine(m);
-    this.runStats.textContent = m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '';
-    this.cost.textContent = m.run ? `Cost: ${m.run.cost}` : '';
-    this.lastError.textContent = m.lastError ? `Last error: ${m.lastError}` : '';
-    this.notice.textContent = m.notice ?? '';
+    setText(this.percent, `${pct}% submitted`);
+    const width = `${m.total ? (100 * done) / m.total : 0}%`;
+    if (this.barFill.style.width !== width) this.barFill.style.width = width;
+    if (this.bar.getAttribute('aria-valuenow') !== String(pct)) this.bar.setAttribute('aria-valuenow', String(pct));
+    for (const s of this.states) setText(this.chipCounts.get(s)!, (m.counts[s as keyof typeof m.counts] ?? 0).toLocaleString());
+    setText(this.stats, statsLine(m));
+    setText(this.runStats, m.run ? `Run ${m.run.runId} · ${m.run.target}${m.run.stats ? ` · ${m.run.stats}` : ''}` : '');
+    setText(this.cost, m.run ? `Cost: ${m.run.cost}` : '');
+    setText(this.lastError, m.lastError ? `Last error: ${m.lastError}` : '');
+    setText(this.notice, m.notice ?? '');
     this.showCharts(m.run);
   }
 
