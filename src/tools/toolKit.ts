@@ -6,6 +6,7 @@ import type { EvaluationKind } from '../api/evaluationKinds';
 import { EvaluationSession, safeText, SANDBOX_ORIGIN } from '../core';
 import type { Estimate, EvaluationStatus, RerunSubset, RunMode, SessionKey } from '../core';
 import { liveRunner } from '../protocol/runnerFiles';
+import type { RunnerFile } from '../protocol/runnerFiles';
 import type { RunnerState } from '../protocol/runnerProtocol';
 
 /** A result: its text for the agent to read, and the same as data (MCP's structuredContent). */
@@ -155,7 +156,18 @@ export const PAGE = {
 export async function readSession(key: SessionKey, context: ToolContext): Promise<{ session: EvaluationSession; status: EvaluationStatus; running: boolean }> {
   const session = new EvaluationSession(key, context.stateDir);
   const status = await session.status();
-  return { session, status, running: status.running || liveRunner(session.journalFile) !== undefined };
+  return { session, status, running: status.running || runnerBusy(liveRunner(session.journalFile), status) };
+}
+
+/**
+ * A live runner counts as a run going on until the journal records the end of a run it started: after its run it
+ * lingers a few seconds (a window reloading then still reads how it ended) without the lock, and is done already.
+ * Before its run's record it is starting, and counts.
+ */
+function runnerBusy(runner: RunnerFile | undefined, status: EvaluationStatus): boolean {
+  if (!runner) return false;
+  const last = status.runs[status.runs.length - 1];
+  return !(last?.endedAt !== undefined && last.startedAt >= runner.startedAt);
 }
 
 export function noJournal(key: SessionKey): ToolError {
