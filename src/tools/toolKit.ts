@@ -4,10 +4,11 @@ import * as z from 'zod/mini';
 import { EVALUATION_KINDS } from '../api/evaluationKinds';
 import type { EvaluationKind } from '../api/evaluationKinds';
 import { EvaluationSession, safeText, SANDBOX_ORIGIN } from '../core';
-import type { Estimate, EvaluationStatus, RerunSubset, RunMode, SessionKey } from '../core';
+import type { EvaluationStatus, RerunSubset, RunMode, SessionKey } from '../core';
 import { liveRunner } from '../protocol/runnerFiles';
 import type { RunnerFile } from '../protocol/runnerFiles';
 import type { RunnerState } from '../protocol/runnerProtocol';
+import type { RunEstimate } from './runEstimate';
 
 /** A result: its text for the agent to read, and the same as data (MCP's structuredContent). */
 export interface ToolResult {
@@ -33,8 +34,8 @@ export interface StartRequest {
 export interface RunStarter {
   /** What the target is, in words (its description: never a secret). */
   readonly target: string;
-  /** What a run would call and cost; nothing is called or submitted. */
-  estimate(key: SessionKey, subset?: RerunSubset): Promise<Estimate>;
+  /** What a run would call and cost (runEstimate.ts); nothing is called or submitted. */
+  estimate(key: SessionKey, subset?: RerunSubset): Promise<RunEstimate>;
   /** Starts the run in a process of its own (it outlives the caller) and answers at once. */
   start(key: SessionKey, request: StartRequest): Promise<{ pid: number; state: RunnerState }>;
 }
@@ -156,7 +157,12 @@ export const PAGE = {
 export async function readSession(key: SessionKey, context: ToolContext): Promise<{ session: EvaluationSession; status: EvaluationStatus; running: boolean }> {
   const session = new EvaluationSession(key, context.stateDir);
   const status = await session.status();
-  return { session, status, running: status.running || runnerBusy(liveRunner(session.journalFile), status) };
+  return { session, status, running: runGoingOn(session, status) };
+}
+
+/** A run of the session's evaluation is going on: a process holds its journal, or a runner has a run to start or end. */
+export function runGoingOn(session: EvaluationSession, status: EvaluationStatus): boolean {
+  return status.running || runnerBusy(liveRunner(session.journalFile), status);
 }
 
 /**
