@@ -17,13 +17,16 @@ export interface EstimateRequest extends Omit<HostRunRequest, 'targets' | 'estim
 }
 
 /**
- * The estimate of the run the request describes. A run going on holds the journal: said, not waited for. The signal
- * ends the listing early (a service too slow for a confirmation); the lock is let go before this settles.
+ * The estimate of the run the request describes; its client is closed after. A run going on holds the journal: said,
+ * not waited for. The signal ends the listing early (a service too slow for a confirmation); the lock is let go
+ * before this settles.
  */
 export async function estimateRunOf(session: EvaluationSession, request: EstimateRequest): Promise<RunEstimate> {
   const { spec, price, priceHint, ...run } = request;
   const key = session.key;
   if (runGoingOn(session, await session.status())) {
+    // hostRun closes the client it ran with; this one never ran.
+    await run.client.close().catch(() => undefined);
     throw new ToolError(`A run of ${key.kind} evaluation ${key.evaluationId} is going on and holds its journal: no estimate until it ends (get_run_status follows it).`);
   }
   let traces: readonly TraceInfo[] | undefined;

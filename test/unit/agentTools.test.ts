@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createApiClient } from '../../src/api/client';
 import { EvaluationSession } from '../../src/core';
 import { RUNNER_PROTOCOL_VERSION, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import { startSandbox } from '../../src/sandbox/server';
+import { estimateRunOf } from '../../src/tools/runEstimate';
 import { AGENT_TOOLS, callTool, inputJsonSchema, languageModelTools } from '../../src/tools/toolTable';
 import type { ToolContext } from '../../src/tools/toolTable';
 import { engineRun, scriptedTarget, tempDir } from './helpers/runs';
@@ -63,6 +65,15 @@ describe("the agents' tool table", () => {
       assert.equal((await status()).structured.done, true, 'the run it started has ended');
       runner(store.runs[0]!.endedAt! + 10);
       assert.equal((await status()).structured.done, false, 'its run is not recorded yet: it is starting');
+      // An estimate would take the lock that runner's run is about to take: it says so instead.
+      const estimate = estimateRunOf(new EvaluationSession(key, stateDir), {
+        client: createApiClient({ baseUrl: sandbox.baseUrl, token: sandbox.token }),
+        identity: { description: 'scripted', fingerprint: 'test:scripted', facts: { target: 'scripted' } },
+        spec: { type: 'echo' },
+        price: undefined,
+        priceHint: '',
+      });
+      await assert.rejects(estimate, /A run of benchmark evaluation 1 is going on and holds its journal: no estimate until it ends/);
     } finally {
       await sandbox.close();
     }
