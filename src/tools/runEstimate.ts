@@ -2,11 +2,11 @@
 // editor's estimate_run and its confirmations) as `run --estimate` does: the session lists (and journals) the prompts
 // and plans the run under the journal's lock, then stops before any call; estimateTarget prices what it would call.
 import { estimateTarget, hostRun } from '../core';
-import type { Estimate, EvaluationSession, HostRunRequest, RunPrice, TargetSpec, TraceInfo } from '../core';
+import type { EvaluationSession, HostRunRequest, RunPrice, TargetSpec, TraceInfo } from '../core';
 import { runGoingOn, ToolError } from './toolKit';
+import type { RunEstimate } from './toolKit';
 
-/** An estimate, and why it has no cost when it has none (no price for the model, a target that reports no tokens). */
-export type RunEstimate = Estimate & { noCost: string | null };
+export type { RunEstimate } from './toolKit';
 
 /** The run to estimate: the host's run request but the target (none is made or called), with the target's spec and price. */
 export interface EstimateRequest extends Omit<HostRunRequest, 'targets' | 'estimateOnly' | 'confirmCalls' | 'listen'> {

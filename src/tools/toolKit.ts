@@ -4,11 +4,10 @@ import * as z from 'zod/mini';
 import { EVALUATION_KINDS } from '../api/evaluationKinds';
 import type { EvaluationKind } from '../api/evaluationKinds';
 import { EvaluationSession, safeText, SANDBOX_ORIGIN } from '../core';
-import type { EvaluationStatus, RerunSubset, RunMode, SessionKey } from '../core';
+import type { Estimate, EvaluationStatus, RerunSubset, RunMode, SessionKey } from '../core';
 import { liveRunner } from '../protocol/runnerFiles';
 import type { RunnerFile } from '../protocol/runnerFiles';
 import type { RunnerState } from '../protocol/runnerProtocol';
-import type { RunEstimate } from './runEstimate';
 
 /** A result: its text for the agent to read, and the same as data (MCP's structuredContent). */
 export interface ToolResult {
@@ -29,6 +28,9 @@ export interface StartRequest {
   /** Traces handled at once; the host's default when absent. */
   concurrency?: number;
 }
+
+/** An estimate (runEstimate.ts), and why it has no cost when it has none (no price for the model, a target that reports no tokens). */
+export type RunEstimate = Estimate & { noCost: string | null };
 
 /** Starting and estimating runs: the host's target, token and defaults (its config and flags), never the agent's. */
 export interface RunStarter {
