@@ -3,14 +3,14 @@
 // the agent's. A run goes to a detached runner process, as an editor's does, so it outlives the agent's session.
 import { join } from 'node:path';
 import { proxyFromEnv } from '../api/proxy';
-import { EvaluationSession, flagSecretVariables, hostRun, TOOL_VERSION } from '../core';
-import type { Estimate, RerunSubset, RunOptions, RunPrice, SessionKey, TargetSpec, TraceInfo } from '../core';
+import { EvaluationSession, flagSecretVariables, TOOL_VERSION } from '../core';
+import type { RerunSubset, RunOptions, RunPrice, SessionKey, TargetSpec } from '../core';
 import type { StartParams } from '../protocol/runnerProtocol';
 import { startDetachedRun } from '../protocol/runnerStart';
-import { ToolError } from '../tools/toolTable';
+import { estimateRunOf } from '../tools/runEstimate';
+import type { RunEstimate } from '../tools/runEstimate';
 import type { RunStarter, StartRequest } from '../tools/toolTable';
 import { clientFor } from './common';
-import { estimateFor } from './costFlags';
 import type { ServiceArgs } from './common';
 import { targetFromPlan } from './targetOptions';
 import type { TargetPlan } from './targetOptions';
@@ -81,29 +81,19 @@ function startParams(setup: McpRunSetup, key: SessionKey, request: StartRequest,
   };
 }
 
-/** run --estimate in this process: the prompts listed, nothing called or submitted. */
-async function estimateOf(setup: McpRunSetup, key: SessionKey, subset: RerunSubset | undefined): Promise<Estimate> {
+/** run --estimate in this process (runEstimate.ts, as the editor's): the prompts listed, nothing called or submitted. */
+function estimateOf(setup: McpRunSetup, key: SessionKey, subset: RerunSubset | undefined): Promise<RunEstimate> {
   const session = new EvaluationSession(key, setup.stateDir);
   const client = clientFor({ ...setup.args, kind: key.kind, evaluationId: key.evaluationId }, setup.token, setup.encoding, setup.options.concurrency);
-  let traces: readonly TraceInfo[] | undefined;
-  const ran = await hostRun(
-    session,
-    {
-      client,
-      identity: targetFromPlan(setup.plan, setup.flags, setup.options.concurrency).identity,
-      tool: TOOL,
-      ...setup.options,
-      targetTimeoutMs: setup.plan.timeoutMs,
-      targets: () => targetFromPlan(setup.plan, setup.flags, setup.options.concurrency),
-      estimateOnly: (toCall) => (traces = toCall),
-      ...(setup.price ? { price: setup.price } : {}),
-      ...(subset ? { subset } : {}),
-    },
-    (hosted) => Promise.resolve(hosted),
-  );
-  if (!traces) {
-    const why = ran.result && 'message' in ran.result && ran.result.message ? ran.result.message : 'the run did not get as far as its prompts';
-    throw new ToolError(`No estimate: ${why}. get_run_status tells where the evaluation stands.`);
-  }
-  return estimateFor(traces, setup.plan.parts.spec, setup.price, session.store.runs);
+  return estimateRunOf(session, {
+    client,
+    identity: targetFromPlan(setup.plan, setup.flags, setup.options.concurrency).identity,
+    tool: TOOL,
+    ...setup.options,
+    targetTimeoutMs: setup.plan.timeoutMs,
+    ...(subset ? { subset } : {}),
+    spec: setup.plan.parts.spec,
+    price: setup.price,
+    priceHint: 'start the server with --price-in and --price-out, or --prices',
+  });
 }

@@ -115,7 +115,7 @@ const estimateRunTool = tool({
   run: async (input, context) => {
     const key = keyOf(input, context);
     const estimate = await runsOf(context).estimate(key, input.rerun);
-    return result(`Estimate for ${key.kind} ${key.evaluationId} (nothing was called or submitted):\n${estimateText(estimate)}`, { evaluation: key, ...estimate });
+    return result(`Estimate for ${key.kind} ${key.evaluationId} (nothing was called or submitted):\n${estimateText(estimate, estimate.noCost ?? undefined)}`, { evaluation: key, ...estimate });
   },
 });
 

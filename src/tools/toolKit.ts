@@ -6,6 +6,7 @@ import type { EvaluationKind } from '../api/evaluationKinds';
 import { EvaluationSession, safeText, SANDBOX_ORIGIN } from '../core';
 import type { Estimate, EvaluationStatus, RerunSubset, RunMode, SessionKey } from '../core';
 import { liveRunner } from '../protocol/runnerFiles';
+import type { RunnerFile } from '../protocol/runnerFiles';
 import type { RunnerState } from '../protocol/runnerProtocol';
 
 /** A result: its text for the agent to read, and the same as data (MCP's structuredContent). */
@@ -28,12 +29,15 @@ export interface StartRequest {
   concurrency?: number;
 }
 
+/** An estimate (runEstimate.ts), and why it has no cost when it has none (no price for the model, a target that reports no tokens). */
+export type RunEstimate = Estimate & { noCost: string | null };
+
 /** Starting and estimating runs: the host's target, token and defaults (its config and flags), never the agent's. */
 export interface RunStarter {
   /** What the target is, in words (its description: never a secret). */
   readonly target: string;
-  /** What a run would call and cost; nothing is called or submitted. */
-  estimate(key: SessionKey, subset?: RerunSubset): Promise<Estimate>;
+  /** What a run would call and cost (runEstimate.ts); nothing is called or submitted. */
+  estimate(key: SessionKey, subset?: RerunSubset): Promise<RunEstimate>;
   /** Starts the run in a process of its own (it outlives the caller) and answers at once. */
   start(key: SessionKey, request: StartRequest): Promise<{ pid: number; state: RunnerState }>;
 }
@@ -155,7 +159,23 @@ export const PAGE = {
 export async function readSession(key: SessionKey, context: ToolContext): Promise<{ session: EvaluationSession; status: EvaluationStatus; running: boolean }> {
   const session = new EvaluationSession(key, context.stateDir);
   const status = await session.status();
-  return { session, status, running: status.running || liveRunner(session.journalFile) !== undefined };
+  return { session, status, running: runGoingOn(session, status) };
+}
+
+/** A run of the session's evaluation is going on: a process holds its journal, or a runner has a run to start or end. */
+export function runGoingOn(session: EvaluationSession, status: EvaluationStatus): boolean {
+  return status.running || runnerBusy(liveRunner(session.journalFile), status);
+}
+
+/**
+ * A live runner counts as a run going on until the journal records the end of a run it started: after its run it
+ * lingers a few seconds (a window reloading then still reads how it ended) without the lock, and is done already.
+ * Before its run's record it is starting, and counts.
+ */
+function runnerBusy(runner: RunnerFile | undefined, status: EvaluationStatus): boolean {
+  if (!runner) return false;
+  const last = status.runs[status.runs.length - 1];
+  return !(last?.endedAt !== undefined && last.startedAt >= runner.startedAt);
 }
 
 export function noJournal(key: SessionKey): ToolError {

@@ -1,11 +1,17 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
 import * as vscode from 'vscode';
+import { confirmationOf } from '../../src/extension/agentTools/agentToolCalls';
 import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/evaluations/registry';
 import { liveRunner } from '../../src/protocol/runnerFiles';
 import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
+import { tempDir } from '../unit/helpers/runs';
 import { until } from './until';
+
+const CLI = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
@@ -34,8 +40,43 @@ describe("the agents' tools in the editor (vscode.lm)", () => {
     await api.ctx.tokens.set(refOf().origin, sandbox.token);
   });
   after(async () => {
-    for (const key of ['baseUrl', 'evaluations', 'target']) await config().update(key, undefined, G);
+    for (const key of ['baseUrl', 'evaluations', 'target', 'prices']) await config().update(key, undefined, G);
     await sandbox.close();
+  });
+
+  it("estimates a run as `run --estimate` does, and confirms start_run and rerun_traces with traces × estimated cost", async () => {
+    // The sandbox's echo model reports usage; evalRunner.prices prices it (no price list knows it).
+    const openai = { type: 'openai', baseUrl: `${sandbox.baseUrl}/v1`, model: 'sandbox-echo' };
+    await config().update('target', openai, G);
+    await config().update('prices', { 'sandbox-echo': { input: 2, output: 8 } }, G);
+    await api.ctx.tokens.markKeyless(refOf().origin);
+    try {
+      const estimate = await invoke('estimate_run', {});
+      assert.equal(sandbox.stats.submissions + sandbox.stats.modelCalls, 0, 'an estimate calls no model and submits nothing');
+      // The CLI's estimate of the same evaluation, target and prices, in a state folder of its own: the same figures.
+      const args = ['run', '--estimate', '--base-url', sandbox.baseUrl, '--evaluation', '1', '--kind', 'benchmark', '--state-dir', tempDir(), '--target', 'openai', '--openai-base-url', openai.baseUrl, '--model', openai.model, '--price-in', '2', '--price-out', '8'];
+      const cli = await new Promise<string>((resolve, reject) =>
+        execFile(process.execPath, [CLI, ...args], { env: { PATH: process.env.PATH ?? '', EVAL_RUNNER_TOKEN: sandbox.token } }, (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout))),
+      );
+      const figures = (text: string) => text.split('\n').slice(1).filter((l) => l && !l.startsWith('Cost:')).join('\n');
+      assert.match(estimate, /^Traces to call: 25\nInput tokens: [\d,]+\nOutput tokens: [\d,]+–[\d,]+\nCost: \$[\d.]+–\$[\d.]+ \(prices: /m);
+      assert.equal(figures(estimate), figures(cli.trim()), `the tool's figures are the CLI's:\n${estimate}\n---\n${cli}`);
+      assert.equal(/^Cost: (\S+)/m.exec(estimate)![1], /^Cost: (\S+)/m.exec(cli)![1], 'and its cost range');
+
+      const none = new vscode.CancellationTokenSource().token;
+      const range = /^Cost: (\S+)/m.exec(estimate)![1]!;
+      const start = await confirmationOf(api.ctx, api.runs, 'evalRunner_start_run', {}, none);
+      assert.match(start!.message, new RegExp(`^Run benchmark evaluation 1 with the openai target \\(mode continue\\): 25 traces to call × an estimated ${range.replace(/[$.]/g, '\\$&')} in all \\(`));
+      const rerun = await confirmationOf(api.ctx, api.runs, 'evalRunner_rerun_traces', { traceIds: ['no-such-trace'] }, none);
+      assert.match(rerun!.message, /^Rerun 1 chosen traces of benchmark evaluation 1 .*no estimate: no trace of the evaluation is among those asked for\)/);
+      // A chat that cancels gets its confirmation at once, traces only, with the reason.
+      const cancelled = new vscode.CancellationTokenSource();
+      cancelled.cancel();
+      assert.match((await confirmationOf(api.ctx, api.runs, 'evalRunner_start_run', { mode: 'fresh' }, cancelled.token))!.message, /\(mode fresh\): \d+ traces journaled, 0 submitted; no estimate: cancelled\./);
+    } finally {
+      await config().update('target', { type: 'command', command: 'cat' }, G);
+      await config().update('prices', undefined, G);
+    }
   });
 
   it('lists every tool, starts a run the window follows, and reads its status and listing', async () => {

@@ -95,6 +95,9 @@ describe('eval-runner mcp: the agents\' tools over stdio (issue 39)', function (
       const estimate = await call(client, 'estimate_run');
       assert.ok(!estimate.isError, textOf(estimate));
       assert.equal(estimate.structuredContent!.traces, traces);
+      // No price for an http target without a usage path: the estimate says why, and where the server's prices go.
+      assert.match(String(estimate.structuredContent!.noCost), /^the http target has a price only with a usage path .*--price-in and --price-out/);
+      assert.match(textOf(estimate), /^Cost: unknown \(the http target has a price only/m);
       assert.equal(model.calls(), 0, 'an estimate calls no target');
       assert.equal(sandbox.stats.submissions, 0, 'and submits nothing');
 

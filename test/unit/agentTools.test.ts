@@ -1,9 +1,14 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createApiClient } from '../../src/api/client';
+import { EvaluationSession } from '../../src/core';
+import { RUNNER_PROTOCOL_VERSION, writeRunnerFile } from '../../src/protocol/runnerFiles';
+import { startSandbox } from '../../src/sandbox/server';
+import { estimateRunOf } from '../../src/tools/runEstimate';
 import { AGENT_TOOLS, callTool, inputJsonSchema, languageModelTools } from '../../src/tools/toolTable';
 import type { ToolContext } from '../../src/tools/toolTable';
-import { tempDir } from './helpers/runs';
+import { engineRun, scriptedTarget, tempDir } from './helpers/runs';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -43,6 +48,35 @@ describe("the agents' tool table", () => {
     assert.match((await callTool(tool('get_trace'), { evaluationId: -1, kind: 'benchmark', traceId: 'x', origin: 'file:///etc/passwd' }, context)).text, /evaluationId must be at least 0/);
     assert.match((await callTool(tool('get_trace'), { evaluationId: 1, kind: 'benchmark', traceId: 'x', origin: 'file:///etc/passwd' }, context)).text, /origin must be a service's origin/);
     assert.match((await callTool(tool('pause_run'), { evaluationId: 1, kind: 'benchmark' }, context)).text, /Could not reach the run of benchmark evaluation 1: no run of this evaluation is going on.*get_run_status/);
+  });
+
+  it("says a run is done once the journal records its end, while its runner lingers; a runner starting a run is not", async () => {
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: 3, evaluationSeconds: 0 });
+    try {
+      const stateDir = tempDir();
+      const { store } = await engineRun(sandbox, 'benchmark', stateDir, scriptedTarget((p) => `re: ${p}`));
+      const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+      const context: ToolContext = { stateDir, origin: key.origin, defaults: { kind: 'benchmark', evaluationId: 1 }, runs: { why: 'no target' } };
+      const status = async () => (await callTool(AGENT_TOOLS.find((t) => t.name === 'get_run_status')!, {}, context)) as unknown as { structured: { done: boolean } };
+      // A live runner of ours (this process), as a runner is in the seconds after its run.
+      const journal = new EvaluationSession(key, stateDir).journalFile;
+      const runner = (startedAt: number) => writeRunnerFile(journal, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: '/nowhere', secret: 'x', startedAt });
+      runner(store.runs[0]!.startedAt - 10);
+      assert.equal((await status()).structured.done, true, 'the run it started has ended');
+      runner(store.runs[0]!.endedAt! + 10);
+      assert.equal((await status()).structured.done, false, 'its run is not recorded yet: it is starting');
+      // An estimate would take the lock that runner's run is about to take: it says so instead.
+      const estimate = estimateRunOf(new EvaluationSession(key, stateDir), {
+        client: createApiClient({ baseUrl: sandbox.baseUrl, token: sandbox.token }),
+        identity: { description: 'scripted', fingerprint: 'test:scripted', facts: { target: 'scripted' } },
+        spec: { type: 'echo' },
+        price: undefined,
+        priceHint: '',
+      });
+      await assert.rejects(estimate, /A run of benchmark evaluation 1 is going on and holds its journal: no estimate until it ends/);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
 

@@ -57,8 +57,8 @@ function answerTokens(input: EstimateInput, inputTokens: number, assumptions: st
   return { low: cap(inputTokens * ASSUMED_ANSWER.low), high: cap(inputTokens * ASSUMED_ANSWER.high) };
 }
 
-/** The estimate in a few lines, for a terminal or the editor's confirmation. */
-export function estimateText(e: Estimate): string {
+/** The estimate in a few lines, for a terminal or the editor's confirmation; `noCost`: why there is no cost, when none. */
+export function estimateText(e: Estimate, noCost = 'no price for the model; set --price-in and --price-out'): string {
   const n = (x: number) => x.toLocaleString('en-US');
   const range = (lo: string, hi: string) => (lo === hi ? lo : `${lo}–${hi}`);
   const usd = usdText;
@@ -66,7 +66,7 @@ export function estimateText(e: Estimate): string {
     `Traces to call: ${n(e.traces)}`,
     `Input tokens: ${n(e.inputTokens)}`,
     `Output tokens: ${range(n(e.outputTokens.low), n(e.outputTokens.high))}`,
-    e.usd ? `Cost: ${range(usd(e.usd.low), usd(e.usd.high))} (prices: ${e.source ?? 'none'})` : 'Cost: unknown (no price for the model; set --price-in and --price-out)',
+    e.usd ? `Cost: ${range(usd(e.usd.low), usd(e.usd.high))} (prices: ${e.source ?? 'none'})` : `Cost: unknown (${noCost})`,
     ...e.assumptions.map((a) => `Assumed: ${a}`),
   ].join('\n');
 }

@@ -21,9 +21,11 @@ export function agentToolNames(ctx: Ctx): string[] {
 /** One tool: its confirmation and its call, each through the table. */
 export function agentToolOf(ctx: Ctx, runs: RunController, name: string): vscode.LanguageModelTool<unknown> {
   return {
-    prepareInvocation: (options) => {
-      const asked = calls().confirmationOf(ctx, runs, name, options.input);
-      return asked ? { confirmationMessages: { title: asked.title, message: new vscode.MarkdownString(asked.message) } } : undefined;
+    // An action's confirmation waits a few seconds at most for its estimate, and stops when the chat cancels. Plain
+    // text: its reasons may quote a service's words.
+    prepareInvocation: async (options, token) => {
+      const asked = await calls().confirmationOf(ctx, runs, name, options.input, token);
+      return asked ? { confirmationMessages: { title: asked.title, message: new vscode.MarkdownString().appendText(asked.message) } } : undefined;
     },
     invoke: async (options) => {
       const answer = await calls().invokeAgentTool(ctx, runs, name, options.input);
