@@ -101,7 +101,7 @@ async function estimateOf(setup: McpRunSetup, key: SessionKey, subset: RerunSubs
   );
   if (!traces) {
     const why = ran.result && 'message' in ran.result && ran.result.message ? ran.result.message : 'the run did not get as far as its prompts';
-    throw new ToolError(`No estimate: ${why}. get_run_status tells where the evaluation stands.`);
+    throw new ToolError(`No estimate: ${why.replace(/[\s.]+$/, '')}. get_run_status tells where the evaluation stands.`);
   }
   return estimateFor(traces, setup.plan.parts.spec, setup.price, session.store.runs);
 }

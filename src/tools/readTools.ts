@@ -111,7 +111,7 @@ const estimateRunTool = tool({
   name: 'estimate_run',
   title: 'Estimate run',
   description:
-    "What a run (or a rerun of some traces) would send to the target and cost: traces, input and output tokens, USD where the model's price is known, and what the figures assume. Lists the evaluation's prompts from the service; calls no target and submits nothing. Use it before start_run or rerun_traces on a paid model.",
+    "What a run (or a rerun of some traces) would send to the target and cost: traces, input and output tokens, USD where the model's price is known, and what the figures assume. Lists the evaluation's prompts from the service and journals them (as a run would), so it cannot run while a run holds the evaluation (get_run_status tells); calls no target and submits nothing. Use it before start_run or rerun_traces on a paid model.",
   input: z.strictObject({ ...EVALUATION_INPUT, rerun: z.optional(about(z.enum(RERUN_SUBSETS), 'Estimate a rerun of these traces (failed, bad, noted) instead of a run.')) }),
   hints: { readOnlyHint: true, openWorldHint: true },
   run: async (input, context) => {
