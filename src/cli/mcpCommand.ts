@@ -7,9 +7,9 @@ import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprot
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { EVALUATION_KINDS } from '../api/evaluationKinds';
 import { parseBaseUrl } from '../api/transport';
-import { REQUEST_ENCODINGS, TOOL_VERSION } from '../core';
-import { AGENT_TOOLS, callTool, inputJsonSchema } from '../tools/toolTable';
-import type { ToolContext } from '../tools/toolTable';
+import { heldSecrets, isAlive, REQUEST_ENCODINGS, TOOL_VERSION } from '../core';
+import { AGENT_TOOLS, callTool, inputJsonSchema, ToolError } from '../tools/toolTable';
+import type { RunStarter, ToolContext } from '../tools/toolTable';
 import { choiceOption, intOption, parseCommandArgs } from './args';
 import { CONFIG_HELP, explain, SERVICE_HELP, serviceArgs, stateDirOf } from './common';
 import type { ConfigFlags } from './configFile';
@@ -76,12 +76,14 @@ async function mcpContext(v: ReturnType<typeof parseCommandArgs<typeof RUN_FLAGS
     ...(v.kind !== undefined ? { kind: choiceOption(v.kind, 'kind', EVALUATION_KINDS) } : {}),
     ...(v.evaluation !== undefined ? { evaluationId: intOption(v.evaluation, 'evaluation', 0) } : {}),
   };
-  if (!baseUrl) return { stateDir, origin: undefined, defaults, runs: { why: 'The server has no service: add --base-url URL (or --config FILE) to its command in your agent configuration.' } };
+  const token = process.env.EVAL_RUNNER_TOKEN?.trim();
+  // What no tool's answer may carry: the token, and (once the target is read) the target's secrets.
+  const secrets = () => Promise.resolve(heldSecrets(token, {}));
+  if (!baseUrl) return { stateDir, origin: undefined, defaults, secrets, runs: { why: 'The server has no service: add --base-url URL (or --config FILE) to its command in your agent configuration.' } };
   const args = serviceArgs({ ...v, evaluation: String(defaults.evaluationId ?? 0), kind: defaults.kind ?? 'benchmark' });
   const origin = parseBaseUrl(args.baseUrl).origin;
-  const token = process.env.EVAL_RUNNER_TOKEN?.trim();
-  if (v.target === undefined) return { stateDir, origin, defaults, runs: { why: 'The server has no target: add --target KIND and its flags (or a --config FILE naming one) to its command in your agent configuration.' } };
-  if (!token) return { stateDir, origin, defaults, runs: { why: "Set EVAL_RUNNER_TOKEN to your personal access token in the server's environment (the env of its entry in your agent configuration), then restart the server." } };
+  if (v.target === undefined) return { stateDir, origin, defaults, secrets, runs: { why: 'The server has no target: add --target KIND and its flags (or a --config FILE naming one) to its command in your agent configuration.' } };
+  if (!token) return { stateDir, origin, defaults, secrets, runs: { why: "Set EVAL_RUNNER_TOKEN to your personal access token in the server's environment (the env of its entry in your agent configuration), then restart the server." } };
   // As run does, before anything is sent: where the token and each variable go is allowed (no terminal here: by --allow-env).
   const own = ownValues(argv, config, RUN_FLAGS);
   await allowTokenOrigin(args.baseUrl, v, own, config);
@@ -89,9 +91,36 @@ async function mcpContext(v: ReturnType<typeof parseCommandArgs<typeof RUN_FLAGS
   const options = runOptionsOf(v);
   const { price } = costChoices(v, plan.parts.spec);
   const encoding = choiceOption(v.encoding, 'encoding', REQUEST_ENCODINGS, 'urlencoded');
-  const runs = mcpRunStarter({ args, token, stateDir, encoding, options, plan, flags: v, price });
+  const runs = fewRunners(mcpRunStarter({ args, token, stateDir, encoding, options, plan, flags: v, price }));
   process.stderr.write(`eval-runner mcp: runs go to ${safeText(runs.target)} at ${origin}; journals in ${stateDir}.\n`);
-  return { stateDir, origin, defaults, runs };
+  const held = heldSecrets(token, plan.parts.secrets);
+  return { stateDir, origin, defaults, runs, secrets: () => Promise.resolve(held) };
+}
+
+/** How many runners one server's tools may have started and still running: a looping agent cannot fill the process table. */
+export const MAX_LIVE_RUNNERS = 4;
+
+/** The starter, refusing a start while MAX_LIVE_RUNNERS it started are alive. */
+function fewRunners(runs: RunStarter): RunStarter {
+  const pids = new Set<number>();
+  let starting = 0;
+  return {
+    ...runs,
+    start: async (key, request) => {
+      for (const pid of pids) if (!isAlive(pid)) pids.delete(pid);
+      if (pids.size + starting >= MAX_LIVE_RUNNERS) {
+        throw new ToolError(`This server has ${MAX_LIVE_RUNNERS} runs going on already, the most it starts at once: follow them with get_run_status and wait for one to finish, or stop one with cancel_run, then start again.`);
+      }
+      starting++;
+      try {
+        const started = await runs.start(key, request);
+        pids.add(started.pid);
+        return started;
+      } finally {
+        starting--;
+      }
+    },
+  };
 }
 
 /** The MCP server over stdio until the client closes it: every tool of the table, answered through callTool. */
@@ -109,6 +138,8 @@ async function serve(context: ToolContext): Promise<void> {
     return { content: [{ type: 'text', text: answer.text }], structuredContent: answer.structured };
   });
   const transport = new StdioServerTransport();
+  // The SDK ends the connection on a line over its limit (10 MiB) without a word, and the server would exit 0: say why.
+  transport.onerror = (error) => process.stderr.write(`eval-runner mcp: ${transportProblem(error)}\n`);
   const closed = new Promise<void>((resolve) => {
     transport.onclose = resolve;
     // The client went away (its session ended): the server ends; the runs it started go on.
@@ -119,4 +150,11 @@ async function serve(context: ToolContext): Promise<void> {
   process.stderr.write(`eval-runner mcp ${TOOL_VERSION}: serving ${AGENT_TOOLS.length} tools on stdio.\n`);
   await closed;
   await mcp.close();
+}
+
+/** A transport's error in a line; a message over the SDK's line limit, which ends the connection, in words. */
+function transportProblem(error: Error): string {
+  const over = /exceeded maximum size of (\d+) bytes/.exec(error.message);
+  if (over) return `a message over ${Math.round(Number(over[1]) / 1048576)} MiB ended the connection; the client must send smaller ones.`;
+  return safeText(error.message.slice(0, 300));
 }

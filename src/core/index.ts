@@ -38,6 +38,8 @@ export { spawnErrorText } from './targets/spawnErrors';
 export { TargetError } from './targets/target';
 export type { Target, TargetCallOptions } from './targets/target';
 export { looksSecretHeader } from './targets/targetSecrets';
+export { heldSecrets } from './targets/heldSecrets';
+export { redactSecrets } from './targets/targetSecrets';
 export { createTarget, targetIdentity } from './targets/targetSpec';
 export { absoluteCommand, ownCodeVerdict } from './targets/restrictedMode';
 export type { OwnCodeVerdict } from './targets/restrictedMode';

@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import { estimateText, lastRunOf, listEvaluations, LOCAL_STATES, RERUN_SUBSETS } from '../core';
 import type { TraceInfo } from '../core';
-import { about, capped, DEFAULT_TEXT, EVALUATION_INPUT, int, keyOf, MAX_TEXT, noJournal, ORIGIN_INPUT, PAGE, readSession, result, runsOf, text, tool, ToolError } from './toolKit';
+import { about, capped, DEFAULT_TEXT, EVALUATION_INPUT, idText, int, keyOf, MAX_TEXT, noJournal, ORIGIN_INPUT, PAGE, pagedResult, quoted, readSession, result, runsOf, shownId, text, tool, ToolError } from './toolKit';
 import type { AgentTool } from './toolKit';
 import { compareRunsTool } from './compareTool';
 
@@ -63,14 +63,16 @@ const listTracesTool = tool({
     const total = input.state ? store.counts[input.state] : store.total;
     const traces = input.state ? [...store.inState(input.state, input.offset, input.limit)] : [...store.traces.values()].slice(input.offset, input.offset + input.limit);
     const rows = traces.map((t) => traceRow(t));
-    const nextOffset = input.offset + rows.length < total ? input.offset + rows.length : null;
-    const text = [`${total} trace(s)${input.state ? ` ${input.state}` : ''}; ${rows.length} from ${input.offset}${nextOffset !== null ? ` (more: offset ${nextOffset})` : ''}.`, ...rows.map((r) => `${r.traceId} ${r.state}${r.error ? `: ${r.error}` : ''}${r.verdict ? ` [${r.verdict}]` : ''}`)].join('\n');
-    return result(text, { evaluation: key, state: input.state ?? null, total, traces: rows, nextOffset });
+    return pagedResult(rows, (page) => {
+      const nextOffset = input.offset + page.length < total ? input.offset + page.length : null;
+      const text = [`${total} trace(s)${input.state ? ` ${input.state}` : ''}; ${page.length} from ${input.offset}${nextOffset !== null ? ` (more: offset ${nextOffset})` : ''}.`, ...page.map((r) => `${idText(r)} ${r.state}${r.error ? `: ${quoted(r.error)}` : ''}${r.verdict ? ` [${r.verdict}]` : ''}`)].join('\n');
+      return result(text, { evaluation: key, state: input.state ?? null, total, traces: page, nextOffset });
+    });
   },
 });
 
 function traceRow(t: TraceInfo) {
-  return { traceId: t.traceId, state: t.state, error: capped(t.error, 0, 300).text, verdict: t.rating ?? null, note: capped(t.note, 0, 300).text, answerRun: t.answerRun ?? null, latencyMs: t.latencyMs ?? null };
+  return { ...shownId(t.traceId), state: t.state, error: capped(t.error, 0, 300).text, verdict: t.rating ?? null, note: capped(t.note, 0, 300).text, answerRun: t.answerRun ?? null, latencyMs: t.latencyMs ?? null };
 }
 
 const getTraceTool = tool({
@@ -95,10 +97,10 @@ const getTraceTool = tool({
     const structured = { evaluation: key, ...traceRow(t), error: capped(t.error, 0, MAX_TEXT).text, note: capped(t.note, 0, MAX_TEXT).text, errorAnswer: t.errorAnswer, prompt, answer };
     const more = [prompt.next, answer.next].filter((n): n is number => n !== null);
     const text = [
-      `Trace ${t.traceId}: ${t.state}${t.rating ? `, marked ${t.rating}` : ''}.`,
-      structured.error ? `Error: ${structured.error}` : '',
-      `Prompt (${prompt.length} chars): ${prompt.text ?? '(none)'}`,
-      `Answer (${answer.length} chars): ${answer.text ?? '(none)'}`,
+      `Trace ${idText(structured)}: ${t.state}${t.rating ? `, marked ${t.rating}` : ''}.`,
+      structured.error ? `Error: ${quoted(structured.error)}` : '',
+      `Prompt (${prompt.length} chars): ${quoted(prompt.text)}`,
+      `Answer (${answer.length} chars): ${quoted(answer.text)}`,
       more.length ? `Cut short: call again with offset ${Math.min(...more)} to read on.` : '',
     ].filter(Boolean).join('\n');
     return result(text, structured);
@@ -109,7 +111,7 @@ const estimateRunTool = tool({
   name: 'estimate_run',
   title: 'Estimate run',
   description:
-    "What a run (or a rerun of some traces) would send to the target and cost: traces, input and output tokens, USD where the model's price is known, and what the figures assume. Lists the evaluation's prompts from the service; calls no target and submits nothing. Use it before start_run or rerun_traces on a paid model.",
+    "What a run (or a rerun of some traces) would send to the target and cost: traces, input and output tokens, USD where the model's price is known, and what the figures assume. Lists the evaluation's prompts from the service and journals them (as a run would), so it cannot run while a run holds the evaluation (get_run_status tells); calls no target and submits nothing. Use it before start_run or rerun_traces on a paid model.",
   input: z.strictObject({ ...EVALUATION_INPUT, rerun: z.optional(about(z.enum(RERUN_SUBSETS), 'Estimate a rerun of these traces (failed, bad, noted) instead of a run.')) }),
   hints: { readOnlyHint: true, openWorldHint: true },
   run: async (input, context) => {

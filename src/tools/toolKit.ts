@@ -13,6 +13,8 @@ import type { RunnerState } from '../protocol/runnerProtocol';
 export interface ToolResult {
   text: string;
   structured: Record<string, unknown>;
+  /** The same answer with a shorter page (its nextOffset set), for an answer over the budget (resultGuard.ts). */
+  smaller?: () => ToolResult;
 }
 
 /** A mistake the agent can mend (a wrong id, no run going on, a host without a target): its words name the next step. */
@@ -52,6 +54,8 @@ export interface ToolContext {
   defaults: { kind?: EvaluationKind; evaluationId?: number };
   /** Absent: the host cannot start runs, and `why` says what to add. */
   runs: RunStarter | { why: string };
+  /** Every secret the host holds (the token, the target's key, header and query values): no answer carries one. */
+  secrets?: () => Promise<readonly string[]>;
 }
 
 export type ToolHints = { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
@@ -127,6 +131,25 @@ function originOf(text: string): string {
   throw new ToolError(`origin must be a service's origin such as https://evals.example.com, as list_evaluations gives it (got "${safeText(text.slice(0, 100))}").`);
 }
 
+/** The longest service-given id a tool returns: the bound of its traceId input, so any id shown can be asked for. */
+export const MAX_ID = 500;
+
+/** A trace id from the service as a tool returns it: inert, at most MAX_ID characters, `traceIdCut` when it was longer. */
+export function shownId(id: string): { traceId: string; traceIdCut?: number } {
+  const { text, length } = capped(id, 0, MAX_ID);
+  return { traceId: text!, ...(length > MAX_ID ? { traceIdCut: length } : {}) };
+}
+
+/** An untrusted text (an id, prompt, answer, error, note) in a tool's words: JSON-quoted, so it cannot add lines of its own. */
+export function quoted(value: string | null | undefined, none = '(none)'): string {
+  return value === null || value === undefined ? none : JSON.stringify(value);
+}
+
+/** A shown id in a tool's words: quoted, and said to be cut when it was. */
+export function idText(row: { traceId: string; traceIdCut?: number }): string {
+  return `${JSON.stringify(row.traceId)}${row.traceIdCut !== undefined ? ` (id cut from ${row.traceIdCut} characters)` : ''}`;
+}
+
 /** A text from the service or a target, made inert and cut to `max` characters from `offset`; `next`: where to read on. */
 export function capped(value: string | undefined, offset = 0, max = DEFAULT_TEXT): { text: string | null; length: number; next: number | null } {
   if (value === undefined) return { text: null, length: 0, next: null };
@@ -143,6 +166,12 @@ export function runsOf(context: ToolContext): RunStarter {
 /** A result whose text is the data's summary line(s); the data as structuredContent. */
 export function result(words: string, structured: Record<string, unknown>): ToolResult {
   return { text: safeText(words), structured: JSON.parse(safeJsonOf(structured)) as Record<string, unknown> };
+}
+
+/** A page's result that can be made smaller (its first half, and so on) when it is over the answers' budget. */
+export function pagedResult<T>(items: readonly T[], build: (page: readonly T[]) => ToolResult): ToolResult {
+  const whole = build(items);
+  return items.length > 1 ? { ...whole, smaller: () => pagedResult(items.slice(0, Math.ceil(items.length / 2)), build) } : whole;
 }
 
 /** Structured data with the controls JSON leaves raw written as escapes (as the CLI's --json). */

@@ -2,9 +2,10 @@
 // tools are thin adapters over it. A call is checked against the tool's bounded schema and run; a mistake comes back
 // as a tool error in words naming the next step, never as a crash of the host.
 import * as z from 'zod/mini';
-import { safeText } from '../core';
+import { JournalLockedError, safeText } from '../core';
 import { ACTION_TOOLS } from './actionTools';
 import { READ_TOOLS } from './readTools';
+import { guarded, redactor } from './resultGuard';
 import { ToolError } from './toolKit';
 import type { AgentTool, ToolContext, ToolResult } from './toolKit';
 
@@ -17,17 +18,24 @@ export const AGENT_TOOLS: readonly AgentTool[] = [...READ_TOOLS, ...ACTION_TOOLS
 /** A tool's answer: its result, or an error in words (`isError`). */
 export type ToolAnswer = (ToolResult & { isError?: false }) | { isError: true; text: string };
 
-/** Runs one tool on an input as the agent sent it: checked, run, and any failure told in words. */
+/** Runs one tool on an input as the agent sent it: checked, run, and any failure told in words; no secret of the host's in either. */
 export async function callTool(tool: AgentTool, input: unknown, context: ToolContext): Promise<ToolAnswer> {
   const parsed = tool.input.safeParse(input ?? {});
   if (!parsed.success) return { isError: true, text: `${tool.name}: ${inputProblem(parsed.error)} See the tool's input schema.` };
+  const clean = redactor((await context.secrets?.()) ?? []);
   try {
-    return await tool.run(parsed.data, context);
+    return guarded(await tool.run(parsed.data, context), clean);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
-    // A ToolError names its next step; anything else is said as it is, with one.
-    return { isError: true, text: safeText(error instanceof ToolError ? message : `${tool.name} failed: ${message}. get_run_status tells where the evaluation stands.`) };
+    return { isError: true, text: clean(safeText(failureText(tool, error))) };
   }
+}
+
+/** A ToolError names its next step; a locked journal is a run going on; anything else is said as it is, with one. */
+function failureText(tool: AgentTool, error: unknown): string {
+  if (error instanceof ToolError) return error.message;
+  if (error instanceof JournalLockedError) return `${tool.name} cannot act now: another Eval Runner process holds this evaluation's journal (a run going on). Follow it with get_run_status, or stop it with cancel_run, then ask again.`;
+  const message = error instanceof Error ? error.message : String(error);
+  return `${tool.name} failed: ${message.replace(/[\s.]+$/, '')}. get_run_status tells where the evaluation stands.`;
 }
 
 /** The schema's complaints in a line, each field and what it must be (zod/mini's own messages say "Invalid input"). */

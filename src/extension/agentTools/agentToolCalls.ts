@@ -14,6 +14,7 @@ import type { Ctx } from '../ctx';
 import type { RunController } from '../runs/runs';
 import { startParams } from '../runs/startParams';
 import type { RunEstimate } from '../../tools/runEstimate';
+import { heldByWindow } from './heldByWindow';
 import { confirmEstimate, estimateSettled, windowEstimate, windowRef } from './windowEstimate';
 
 /** What the chat shows: the tool's answer in words (never a secret: the table's results carry none). */
@@ -102,6 +103,7 @@ function windowContext(ctx: Ctx, runs: RunController): ToolContext {
     origin: mine[0]?.key.origin,
     defaults: only ? { kind: only.kind, evaluationId: only.evaluationId } : {},
     runs: ctx.settings.target.type === 'manual' ? { why: 'The manual target has no model to call: choose a target with Eval Runner: Select Target, then ask again.' } : windowRuns(ctx, runs),
+    secrets: () => heldByWindow(ctx),
   };
 }
 
