@@ -54,8 +54,9 @@ export async function startDetachedRun(runnerScript: string, journalFile: string
         resolve();
       };
       connection.onNotification(finished, done);
+      // Done: its end (the finished notification) follows, and is waited for.
       connection.onNotification(progress, (p) => {
-        if (p.phase !== 'listing') done();
+        if (p.phase === 'waiting' || p.phase === 'running') done();
       });
     });
     await connection.sendRequest(start, params);
