@@ -16,7 +16,7 @@ const CONCURRENCY = z.optional(int(min, max, `Traces handled at once (${min}–$
 async function started(key: SessionKey, request: StartRequest, context: ToolContext, what: string): Promise<ToolResult> {
   const runs = runsOf(context);
   const { running } = await readSession(key, context);
-  if (running) throw new ToolError(`A run of ${key.kind} evaluation ${key.evaluationId} is going on already: follow it with get_run_status, or pause_run / cancel_run it first.`);
+  if (running) throw new ToolError(`A run of ${key.kind} evaluation ${key.evaluationId} is going on already: follow it with get_run_status (resume_run if it is paused), or cancel_run it first.`);
   const { pid, state } = await runs.start(key, request);
   // A run that could not get going (an unknown evaluation, a refused token, a target refused) ended before its list.
   const ended = state.finished;

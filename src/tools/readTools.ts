@@ -5,6 +5,8 @@ import { estimateText, lastRunOf, listEvaluations, LOCAL_STATES, RERUN_SUBSETS }
 import type { TraceInfo } from '../core';
 import { about, capped, DEFAULT_TEXT, EVALUATION_INPUT, idText, int, keyOf, MAX_TEXT, noJournal, ORIGIN_INPUT, PAGE, pagedResult, quoted, readSession, result, runsOf, shownId, text, tool, ToolError } from './toolKit';
 import type { AgentTool } from './toolKit';
+import { reachRun } from '../protocol/runnerConnection';
+import { state } from '../protocol/runnerProtocol';
 import { compareRunsTool } from './compareTool';
 
 const READ = { readOnlyHint: true, openWorldHint: false } as const;
@@ -29,24 +31,41 @@ const getRunStatusTool = tool({
   name: 'get_run_status',
   title: 'Get run status',
   description:
-    "Tells an evaluation's progress from its journal: traces by state (pending, answered, submitted, failed, skipped), whether a run is going on, and the last run's id and outcome. `done` is true once no run is going on. Use it to follow a run after start_run or rerun_traces (call it again every few seconds until done); not for the traces themselves (list_traces).",
+    "Tells an evaluation's progress from its journal: traces by state (pending, answered, submitted, failed, skipped), whether a run is going on, and the last run's id and outcome. `done` is true once no run is going on; a run going on also says whether it is paused or waits (for a token, the service, a window). Use it to follow a run after start_run or rerun_traces (call it again every few seconds until done); not for the traces themselves (list_traces).",
   input: z.strictObject({ ...EVALUATION_INPUT, ...ORIGIN_INPUT }),
   hints: READ,
   run: async (input, context) => {
     const key = keyOf(input, context);
-    const { status, running } = await readSession(key, context);
+    const { session, status, running } = await readSession(key, context);
     if (!running && status.total === 0 && status.runs.length === 0) throw noJournal(key);
     const lastRun = lastRunOf(status);
     const c = status.counts;
+    const now = running ? await runNow(session.journalFile) : undefined;
     const text = [
       `${key.kind} ${key.evaluationId} at ${key.origin}: ${running ? 'a run is going on' : 'no run is going on'}.`,
+      now?.says ?? '',
       `${status.total} trace(s): ${c.submitted} submitted, ${c.answered} answered, ${c.failed} failed, ${c.skipped} skipped, ${c.pending + c.running} to do.`,
       lastRun ? `Last run ${lastRun.runId}: ${lastRun.outcome}.` : 'No run yet.',
       c.failed ? 'list_traces with state "failed" shows the failures; rerun_traces reruns them.' : '',
     ].filter(Boolean).join('\n');
-    return result(text, { evaluation: key, running, done: !running, total: status.total, counts: status.counts, runs: status.runs.length, lastRun, interrupted: status.interrupted });
+    return result(text, { evaluation: key, running, done: !running, ...(now ? { paused: now.paused, waiting: now.waiting, concurrency: now.concurrency } : {}), total: status.total, counts: status.counts, runs: status.runs.length, lastRun, interrupted: status.interrupted });
   },
 });
+
+// The run is asked briefly: a read never waits long on a run that does not answer (the journal has the rest).
+const STATE_TIMEOUT_MS = 2_000;
+
+/**
+ * What the run going on says of itself, asked over its socket as pause_run reaches it: paused, or waiting (for a
+ * token, the service, a window), and its concurrency. Undefined when it cannot be asked (a run of another version).
+ */
+async function runNow(journalFile: string): Promise<{ paused: boolean; waiting: string | null; concurrency: number | null; says: string } | undefined> {
+  const p = await reachRun(journalFile, (connection) => connection.sendRequest(state), STATE_TIMEOUT_MS).then((s) => s.progress, () => undefined);
+  if (!p) return undefined;
+  const waiting = p.hold ? (p.hold.kind === 'token' ? `the service refused the token (${p.hold.cause})` : `the service is unreachable (${p.hold.cause})`) : p.waitingFor === 'window' ? "a window to serve the chat model's calls" : (p.waitingReason ?? null);
+  const says = [p.paused ? 'It is paused: resume_run resumes it, cancel_run stops it.' : '', waiting ? `It waits: ${waiting}.` : ''].filter(Boolean).join(' ');
+  return { paused: p.paused === true, waiting, concurrency: p.targetConcurrency ?? null, says };
+}
 
 const listTracesTool = tool({
   name: 'list_traces',

@@ -202,7 +202,8 @@ export function runGoingOn(session: EvaluationSession, status: EvaluationStatus)
  * Before its run's record it is starting, and counts.
  */
 function runnerBusy(runner: RunnerFile | undefined, status: EvaluationStatus): boolean {
-  if (!runner) return false;
+  // Its own file says when its run ended (older runners' files do not: the journal tells then).
+  if (!runner || runner.endedAt !== undefined) return false;
   const last = status.runs[status.runs.length - 1];
   return !(last?.endedAt !== undefined && last.startedAt >= runner.startedAt);
 }

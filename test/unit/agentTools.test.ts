@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createApiClient } from '../../src/api/client';
-import { EvaluationSession } from '../../src/core';
+import { EvaluationSession, RunSteering } from '../../src/core';
+import { listenForRun } from '../../src/protocol/runListener';
 import { RUNNER_PROTOCOL_VERSION, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import { startSandbox } from '../../src/sandbox/server';
 import { estimateRunOf } from '../../src/tools/runEstimate';
@@ -65,6 +66,19 @@ describe("the agents' tool table", () => {
       assert.equal((await status()).structured.done, true, 'the run it started has ended');
       runner(store.runs[0]!.endedAt! + 10);
       assert.equal((await status()).structured.done, false, 'its run is not recorded yet: it is starting');
+      // A run going on that is paused says so, and how to go on: it is asked over its socket, as pause_run reaches it.
+      const steering = new RunSteering();
+      const listener = (await listenForRun({ journalFile: journal, steering, label: 'paused', key, cancel: () => undefined }))!;
+      try {
+        const counts = { pending: 1, running: 0, answered: 0, submitted: 2, failed: 0, skipped: 0 };
+        listener.progress({ phase: 'running', total: 3, counts, ratePerSecond: 0, etaSeconds: undefined, elapsedMs: 0, targetConcurrency: 2, lastError: undefined, paused: true });
+        const paused = (await callTool(AGENT_TOOLS.find((t) => t.name === 'get_run_status')!, {}, context)) as unknown as { text: string; structured: { done: boolean; paused: boolean; concurrency: number } };
+        assert.match(paused.text, /It is paused: resume_run resumes it/);
+        assert.deepEqual([paused.structured.done, paused.structured.paused, paused.structured.concurrency], [false, true, 2]);
+      } finally {
+        listener.close();
+      }
+      runner(store.runs[0]!.endedAt! + 10);
       // An estimate would take the lock that runner's run is about to take: it says so instead.
       const estimate = estimateRunOf(new EvaluationSession(key, stateDir), {
         client: createApiClient({ baseUrl: sandbox.baseUrl, token: sandbox.token }),
