@@ -216,10 +216,8 @@ export class TraceStore {
     if (!at || !this.rows.source || !('id' in record)) return;
     const i = this.rows.row(record.id);
     if (i === undefined) return;
-    if ('a' in record && record.a !== undefined && this.rows.held(i, 'a') === record.a) {
-      this.rows.setText(i, 'a', record.a, at);
-      this.rows.source.remember(at.offset, 'a', record.a);
-    }
+    // A run's submission is handed its answer (submissions.ts): nothing reads it back soon, so it is not kept.
+    if ('a' in record && record.a !== undefined && this.rows.held(i, 'a') === record.a) this.rows.setText(i, 'a', record.a, at);
     if (record.t === 'answer') this.history.settled(record, i, at);
     if ('p' in record && record.p !== undefined && this.rows.held(i, 'p') === record.p) this.rows.setText(i, 'p', record.p, at);
   }
