@@ -4,6 +4,7 @@ import type { EvaluationKind } from '../../api/evaluationKinds';
 import { backoffDelay, sleep } from '../../api/retry';
 import type { RetryPolicy } from '../../api/retry';
 import type { Journal } from '../journal/journal';
+import type { JournalRecord } from '../journal/journalRecords';
 import { commit } from '../store/commit';
 import { Gate } from './gate';
 import { isOutage } from './serviceHold';
@@ -69,11 +70,13 @@ export class Submitter {
    * trace leaves the queue.
    */
   async handOver(info: TraceInfo, answer: HandedAnswer, signal: AbortSignal, done: () => void): Promise<void> {
-    await this.handOverGate.enter();
+    const place = this.handOverGate.enter();
+    if (place) await place;
     const task = (async () => {
       try {
         if (answer.durable) await answer.durable;
-        await this.sendGate.enter();
+        const turn = this.sendGate.enter();
+        if (turn) await turn;
         try {
           if (!this.run.halted && !signal.aborted) await this.submit(info, answer.text, signal);
         } finally {
@@ -153,15 +156,16 @@ export class Submitter {
 
   private async accepted(info: TraceInfo, text: string | undefined, signal: AbortSignal): Promise<void> {
     const { kind, evaluationId } = this.evaluation;
-    const record = await this.client.submitAnswer(kind, evaluationId, info.traceId, text ?? info.answer!, { signal }).then(
-      (result) => ({ t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) }),
-      (error: unknown) => {
-        // 409 Conflict: the service already holds an answer for this trace (a reply lost after it recorded one,
-        // or another run's): submitted, "already at the service", and never sent again.
-        if (!(error instanceof ApiError && error.status === CONFLICT)) throw error;
-        return { t: 'submitted' as const, id: info.traceId, at: Date.now(), dup: true, ...(error.requestCode ? { code: error.requestCode } : {}) };
-      },
-    );
+    let record: Extract<JournalRecord, { t: 'submitted' }>;
+    try {
+      const result = await this.client.submitAnswer(kind, evaluationId, info.traceId, text ?? info.answer!, { signal });
+      record = { t: 'submitted', id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
+    } catch (error) {
+      // 409 Conflict: the service already holds an answer for this trace (a reply lost after it recorded one,
+      // or another run's): submitted, "already at the service", and never sent again.
+      if (!(error instanceof ApiError && error.status === CONFLICT)) throw error;
+      record = { t: 'submitted', id: info.traceId, at: Date.now(), dup: true, ...(error.requestCode ? { code: error.requestCode } : {}) };
+    }
     this.hold.up();
     this.run.submittedNow++;
     this.run.finishedNow++;
