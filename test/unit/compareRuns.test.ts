@@ -38,7 +38,7 @@ function write(path: string, records: JournalRecord[]): void {
 
 /** A source that counts its reads: the comparison itself must make none. */
 function counted(inner: TextSource): TextSource & { reads: number } {
-  const source = { reads: 0, read: (o: number, l: number, f: 'p' | 'a') => (source.reads++, inner.read(o, l, f)), remember: () => undefined, close: () => inner.close() };
+  const source = { reads: 0, read: (o: number, l: number, f: 'p' | 'a') => (source.reads++, inner.read(o, l, f)), close: () => inner.close() };
   return source;
 }
 

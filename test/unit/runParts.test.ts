@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { Gate } from '../../src/core/run/gate';
 import { RateScheduler } from '../../src/core/run/rateScheduler';
 import { planQueue, targetConflict } from '../../src/core/run/runPlan';
 import { RunState, waitingText } from '../../src/core/run/runState';
@@ -107,6 +108,28 @@ describe('run parts, each alone', () => {
         new AbortController().signal,
       );
       assert.deepEqual(submitted, { answer: 'target error: HTTP 500', ms: 0, errorAnswer: true });
+    });
+  });
+
+  describe('Gate', () => {
+    it('gives a place that is let go to the first waiter, never to one that comes after it; a free place is taken at once', async () => {
+      const gate = new Gate(1);
+      assert.equal(gate.enter(), undefined);
+      const order: string[] = [];
+      const first = gate.enter()?.then(() => order.push('first'));
+      const second = gate.enter()?.then(() => order.push('second'));
+      gate.leave();
+      // A newcomer before the first waiter has woken: it waits its turn rather than take the place let go.
+      const late = gate.enter()?.then(() => order.push('late'));
+      assert.ok(first && second && late);
+      await first;
+      gate.leave();
+      await second;
+      gate.leave();
+      await late;
+      assert.deepEqual(order, ['first', 'second', 'late']);
+      gate.leave();
+      assert.equal(gate.enter(), undefined);
     });
   });
 });

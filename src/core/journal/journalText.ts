@@ -3,8 +3,6 @@ import { closeSync, openSync, readSync } from 'node:fs';
 /** Where the store finds a text it does not hold: a record's line in the journal, and the field of it. */
 export interface TextSource {
   read(offset: number, length: number, field: 'p' | 'a'): string;
-  /** A text just written at `offset`: kept, so that what asks for it next (its submission) does not read it back. */
-  remember(offset: number, field: 'p' | 'a', text: string): void;
   close(): void;
 }
 
@@ -55,10 +53,7 @@ class KeptTexts {
  */
 export class JournalText implements TextSource {
   private fd: number | undefined;
-  /**
-   * Prompts and answers kept apart: a run reads prompts ahead, 256 at a time, and would otherwise push out the answers
-   * it remembered before their submissions (up to 256 behind) read them, half of them in a 20,000-trace run.
-   */
+  /** Prompts and answers kept apart: a run reads prompts ahead, 256 at a time, and would push out a view's answers. */
   private readonly kept = { p: new KeptTexts(), a: new KeptTexts() };
   /** Where the last prompt not kept was read (none yet: a first read reads its line only). */
   private lastMiss = -Infinity;
@@ -112,10 +107,6 @@ export class JournalText implements TextSource {
       }
       start = end + 1;
     }
-  }
-
-  remember(offset: number, field: 'p' | 'a', text: string): void {
-    this.kept[field].keep(offset, text);
   }
 
   close(): void {

@@ -113,6 +113,11 @@ export class RateScheduler {
     return this.limited && this.pacedSince !== undefined && performance.now() - this.pacedSince > 200 ? this.rate : undefined;
   }
 
+  /** Starts a call now when nothing waits and the pace allows it (no promise); false: acquire() waits its turn. */
+  startNow(signal: AbortSignal): boolean {
+    return !signal.aborted && this.waiters.length === 0 && this.tryStart();
+  }
+
   async acquire(signal: AbortSignal): Promise<void> {
     if (signal.aborted) throw abortReason(signal);
     if (this.waiters.length === 0 && this.tryStart()) return;

@@ -4,6 +4,7 @@ import type { EvaluationKind } from '../../api/evaluationKinds';
 import { backoffDelay, sleep } from '../../api/retry';
 import type { RetryPolicy } from '../../api/retry';
 import type { Journal } from '../journal/journal';
+import type { JournalRecord } from '../journal/journalRecords';
 import { commit } from '../store/commit';
 import { Gate } from './gate';
 import { isOutage } from './serviceHold';
@@ -24,6 +25,16 @@ export interface SubmitPolicy {
 // Between rounds of a submission that failed all of the API module's attempts for a passing reason; after
 // the last round the trace is marked failed (its answer stays journaled for the next run either way).
 const SUBMIT_ROUND_BACKOFF: RetryPolicy = { maxAttempts: Infinity, baseDelayMs: 1_000, maxDelayMs: 8_000, maxRetryAfterMs: Infinity };
+/**
+ * An answer handed to the submitter: `durable`, its journal write, which the submission waits for; `text`, the answer
+ * itself when the handler has it in hand (a target's), so the submission does not read it back through the store and
+ * the journal (a journaled answer from an earlier run is read there).
+ */
+export interface HandedAnswer {
+  durable: Promise<void> | undefined;
+  text?: string;
+}
+
 const TRANSIENT_SUBMIT_FAILURES: ReadonlySet<ApiError['reason']> = new Set(['server', 'rateLimited', 'network', 'timeout']);
 
 /**
@@ -55,17 +66,19 @@ export class Submitter {
   }
 
   /**
-   * Takes a trace's answer; resolves once it has a place in the queue (not when it is submitted). `durable`:
-   * the answer's journal write, which the submission waits for. `done` runs when the trace leaves the queue.
+   * Takes a trace's answer; resolves once it has a place in the queue (not when it is submitted). `done` runs when the
+   * trace leaves the queue.
    */
-  async handOver(info: TraceInfo, durable: Promise<void> | undefined, signal: AbortSignal, done: () => void): Promise<void> {
-    await this.handOverGate.enter();
+  async handOver(info: TraceInfo, answer: HandedAnswer, signal: AbortSignal, done: () => void): Promise<void> {
+    const place = this.handOverGate.enter();
+    if (place) await place;
     const task = (async () => {
       try {
-        if (durable) await durable;
-        await this.sendGate.enter();
+        if (answer.durable) await answer.durable;
+        const turn = this.sendGate.enter();
+        if (turn) await turn;
         try {
-          if (!this.run.halted && !signal.aborted) await this.submit(info, signal);
+          if (!this.run.halted && !signal.aborted) await this.submit(info, answer.text, signal);
         } finally {
           this.sendGate.leave();
         }
@@ -95,7 +108,7 @@ export class Submitter {
     while (this.tasks.size > 0) await Promise.all(this.tasks);
   }
 
-  private async submit(info: TraceInfo, signal: AbortSignal): Promise<void> {
+  private async submit(info: TraceInfo, text: string | undefined, signal: AbortSignal): Promise<void> {
     let round = 1;
     for (let probe = false; ; ) {
       if (this.hold.active) {
@@ -103,7 +116,7 @@ export class Submitter {
         if (turn === 'stop') return;
         probe = turn === 'probe';
       }
-      const outcome = await this.submitOnce(info, signal, round < this.policy.rounds);
+      const outcome = await this.submitOnce(info, text, signal, round < this.policy.rounds);
       if (outcome === 'held') continue;
       // A probe that ended otherwise (cancelled) hands the probing on.
       if (probe) this.hold.probeEnded();
@@ -118,7 +131,7 @@ export class Submitter {
    * One submission with the API module's retries: 'again' when it failed for a passing reason and may go again,
    * 'held' when the service is down or refused the token (it waits for the hold), 'done' otherwise.
    */
-  private async submitOnce(info: TraceInfo, signal: AbortSignal, mayRetry: boolean): Promise<'done' | 'again' | 'held'> {
+  private async submitOnce(info: TraceInfo, text: string | undefined, signal: AbortSignal, mayRetry: boolean): Promise<'done' | 'again' | 'held'> {
     // The service is paced only once it has asked for it; until then a start is only counted (cheap, no wait).
     const paced = this.pace.isLimited;
     if (paced) {
@@ -131,7 +144,7 @@ export class Submitter {
     const t0 = Date.now();
     let admitted = true;
     try {
-      await this.accepted(info, signal);
+      await this.accepted(info, text, signal);
       return 'done';
     } catch (error) {
       admitted = !(error instanceof ApiError && error.reason === 'rateLimited');
@@ -141,17 +154,18 @@ export class Submitter {
     }
   }
 
-  private async accepted(info: TraceInfo, signal: AbortSignal): Promise<void> {
+  private async accepted(info: TraceInfo, text: string | undefined, signal: AbortSignal): Promise<void> {
     const { kind, evaluationId } = this.evaluation;
-    const record = await this.client.submitAnswer(kind, evaluationId, info.traceId, info.answer!, { signal }).then(
-      (result) => ({ t: 'submitted' as const, id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) }),
-      (error: unknown) => {
-        // 409 Conflict: the service already holds an answer for this trace (a reply lost after it recorded one,
-        // or another run's): submitted, "already at the service", and never sent again.
-        if (!(error instanceof ApiError && error.status === CONFLICT)) throw error;
-        return { t: 'submitted' as const, id: info.traceId, at: Date.now(), dup: true, ...(error.requestCode ? { code: error.requestCode } : {}) };
-      },
-    );
+    let record: Extract<JournalRecord, { t: 'submitted' }>;
+    try {
+      const result = await this.client.submitAnswer(kind, evaluationId, info.traceId, text ?? info.answer!, { signal });
+      record = { t: 'submitted', id: info.traceId, at: Date.now(), ...(result.requestCode ? { code: result.requestCode } : {}) };
+    } catch (error) {
+      // 409 Conflict: the service already holds an answer for this trace (a reply lost after it recorded one,
+      // or another run's): submitted, "already at the service", and never sent again.
+      if (!(error instanceof ApiError && error.status === CONFLICT)) throw error;
+      record = { t: 'submitted', id: info.traceId, at: Date.now(), dup: true, ...(error.requestCode ? { code: error.requestCode } : {}) };
+    }
     this.hold.up();
     this.run.submittedNow++;
     this.run.finishedNow++;

@@ -72,7 +72,8 @@ export class TargetCaller {
     let rateLimits = 0;
     for (;;) {
       if (this.run.halted) return 'stopped';
-      const held = await this.budget?.admit(info.prompt!, signal);
+      // Neither a budget nor a pace that lets the call start now is awaited: an await costs a promise and a turn.
+      const held = this.budget ? await this.budget.admit(info.prompt!, signal) : undefined;
       if (this.budget && held === undefined) {
         this.run.halt('budget', budgetText(this.budget.state));
         return 'stopped';
@@ -81,7 +82,7 @@ export class TargetCaller {
         this.budget!.release(held);
         return 'stopped';
       }
-      await this.pace?.acquire(signal);
+      if (this.pace && !this.pace.startNow(signal)) await this.pace.acquire(signal);
       const t0 = Date.now();
       let rateInfo: RateInfo | undefined;
       const onRateInfo = (i: RateInfo) => (rateInfo = i);

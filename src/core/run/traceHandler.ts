@@ -2,7 +2,7 @@ import { commit } from '../store/commit';
 import { isAbortError } from '../../api/errors';
 import type { Journal } from '../journal/journal';
 import type { RunState } from './runState';
-import type { Submitter } from './submissions';
+import type { HandedAnswer, Submitter } from './submissions';
 import type { TargetCaller, TargetResult } from './targetCalls';
 import type { TraceInfo, TraceStore } from '../store/traceStore';
 
@@ -45,14 +45,14 @@ export class TraceHandler {
       const answer = given === undefined ? await this.answer(info, controller.signal) : await this.record(info, given);
       if (answer === 'done' || this.run.halted || controller.signal.aborted) return;
       handedOver = true;
-      await this.submitter.handOver(info, answer.durable, controller.signal, () => this.inflight.delete(controller));
+      await this.submitter.handOver(info, answer, controller.signal, () => this.inflight.delete(controller));
     } finally {
       if (!handedOver) this.inflight.delete(controller);
     }
   }
 
   /** Gets the trace an answer (unless the journal has one); 'done' when there is nothing to submit now. */
-  private async answer(info: TraceInfo, signal: AbortSignal): Promise<'done' | { durable: Promise<void> | undefined }> {
+  private async answer(info: TraceInfo, signal: AbortSignal): Promise<'done' | HandedAnswer> {
     if (hasJournaledAnswer(info)) return { durable: undefined };
     this.store.setTransient(info.traceId, 'running');
     this.changed(info);
@@ -67,7 +67,7 @@ export class TraceHandler {
   }
 
   /** Journals the target's answer (or failure); 'done' when there is nothing to submit now. */
-  private async record(info: TraceInfo, result: TargetResult): Promise<'done' | { durable: Promise<void> | undefined }> {
+  private async record(info: TraceInfo, result: TargetResult): Promise<'done' | HandedAnswer> {
     if (result === 'stopped') {
       this.store.setTransient(info.traceId, 'pending');
       this.changed(info);
@@ -110,7 +110,7 @@ export class TraceHandler {
       this.run.finishedNow++;
       return 'done';
     }
-    return { durable };
+    return { durable, text: result.answer };
   }
 }
 

@@ -10,11 +10,14 @@ import type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
 import { TraceMap } from './traceMap';
 import { RunVerdicts } from './runVerdicts';
 import type { RunVerdict, RunVerdictImage } from './runVerdicts';
+import { applyBatch } from './storeBatches';
+import type { BatchInfo } from './storeBatches';
 
 export { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceRows';
 export type { LocalTraceState, TraceColumns, TraceInfo } from './traceRows';
 export type { RunInfo, WindowEvents } from './runHistory';
 export type { RunVerdict } from './runVerdicts';
+export type { BatchInfo } from './storeBatches';
 
 export const STATE_LABELS: Readonly<Record<LocalTraceState, string>> = {
   pending: 'Awaiting Trigger',
@@ -40,19 +43,6 @@ export interface StoreImage {
   verdicts: RunVerdictImage;
   /** Each run's answers: places and digests (see runAnswers.ts). */
   answers: RunAnswersImage[];
-}
-
-/** One Batch API batch as the journal tells it. */
-export interface BatchInfo {
-  /** The uploaded input file's id (the key). */
-  file: string;
-  /** The traces of the file's lines, in order: custom_id "t<i>" is ids[i]. */
-  ids: string[];
-  /** The batch's id, once it was created. */
-  batch: string | undefined;
-  /** Its final status once its results are all journaled, or "abandoned"; undefined: open (a run takes it up). */
-  end: string | undefined;
-  at: number;
 }
 
 const ratingFlag = (rating: string | undefined) => (rating === 'good' ? FLAG.good : rating === 'bad' ? FLAG.bad : 0);
@@ -216,10 +206,8 @@ export class TraceStore {
     if (!at || !this.rows.source || !('id' in record)) return;
     const i = this.rows.row(record.id);
     if (i === undefined) return;
-    if ('a' in record && record.a !== undefined && this.rows.held(i, 'a') === record.a) {
-      this.rows.setText(i, 'a', record.a, at);
-      this.rows.source.remember(at.offset, 'a', record.a);
-    }
+    // A run's submission is handed its answer (submissions.ts): nothing reads it back soon, so it is not kept.
+    if ('a' in record && record.a !== undefined && this.rows.held(i, 'a') === record.a) this.rows.setText(i, 'a', record.a, at);
     if (record.t === 'answer') this.history.settled(record, i, at);
     if ('p' in record && record.p !== undefined && this.rows.held(i, 'p') === record.p) this.rows.setText(i, 'p', record.p, at);
   }
@@ -263,7 +251,7 @@ export class TraceStore {
         return;
       }
       case 'batch':
-        return this.applyBatch(record);
+        return applyBatch(this.batches, record);
     }
   }
 
@@ -281,18 +269,6 @@ export class TraceStore {
     if (record.run !== undefined && run !== answered) return;
     this.rows.setFlags(i, RATING, ratingFlag(record.rating));
     this.rows.setKept('note', i, record.note || undefined);
-  }
-
-  /** A Batch API batch's records, merged by input file: the first holds the traces, later ones the id and the end. */
-  private applyBatch(record: Extract<JournalRecord, { t: 'batch' }>): void {
-    const known = this.batches.get(record.file);
-    if (!known) {
-      if (!record.ids) return; // a later record whose first was lost: nothing to take up
-      this.batches.set(record.file, { file: record.file, ids: record.ids, batch: record.batch, end: record.end, at: record.at });
-      return;
-    }
-    if (record.batch) known.batch = record.batch;
-    if (record.end) known.end = record.end;
   }
 
   private applyAnswer(record: Extract<JournalRecord, { t: 'answer' }>, at: RecordLocation | undefined): void {
