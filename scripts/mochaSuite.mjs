@@ -1,7 +1,9 @@
 // Runs one mocha suite (files matching a folder) and ends with the plain closing line
 // "<suite>: N passed, N failed, N skipped" that CI and scripts/test.mjs read.
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+// EVAL_RUNNER_TEST_TIMES=<file> also writes where the time went (each file's tests and hooks added up, each test's
+// and hook's duration), slowest first, to find what to speed up; nothing asserts on it.
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import Mocha from 'mocha';
 
 const [suite, dir, ...rest] = process.argv.slice(2);
@@ -17,10 +19,26 @@ for (const f of files) mocha.addFile(f);
 // ESM test files (the e2e suite) need the async loader.
 await mocha.loadFilesAsync();
 const runner = mocha.run();
+const times = process.env.EVAL_RUNNER_TEST_TIMES ? recordTimes(runner) : undefined;
 runner.on('end', () => {
   const { passes = 0, failures = 0, pending = 0 } = runner.stats ?? {};
+  if (times) writeFileSync(process.env.EVAL_RUNNER_TEST_TIMES, JSON.stringify({ suite, ms: runner.stats?.duration, ...times() }, null, 1));
   console.log(`${suite}: ${passes} passed, ${failures} failed, ${pending} skipped`);
   // Open handles left by a broken test must not hang CI.
   setTimeout(() => process.exit(failures > 0 ? 1 : 0), 200).unref();
   process.exitCode = failures > 0 ? 1 : 0;
 });
+
+/** Listens to a run (serial or parallel: a parallel run's suites carry no file, its tests and hooks do). */
+function recordTimes(r) {
+  const runnables = [];
+  const where = (x) => relative(process.cwd(), x.file ?? '');
+  r.on('test end', (t) => runnables.push({ kind: 'test', file: where(t), title: t.fullTitle(), ms: t.duration ?? 0 }));
+  r.on('hook end', (h) => runnables.push({ kind: 'hook', file: where(h), title: h.fullTitle(), ms: h.duration ?? 0 }));
+  const slowest = (list) => list.sort((a, b) => b.ms - a.ms);
+  return () => {
+    const perFile = new Map();
+    for (const x of runnables) perFile.set(x.file, (perFile.get(x.file) ?? 0) + x.ms);
+    return { files: slowest([...perFile].map(([file, ms]) => ({ file, ms }))), runnables: slowest(runnables) };
+  };
+}
