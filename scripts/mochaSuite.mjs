@@ -3,21 +3,27 @@
 // EVAL_RUNNER_TEST_TIMES=<file> also writes where the time went (each file's tests and hooks added up, each test's
 // and hook's duration), slowest first, to find what to speed up; nothing asserts on it.
 import { readdirSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join, relative } from 'node:path';
 import Mocha from 'mocha';
 
 const [suite, dir, ...rest] = process.argv.slice(2);
 const grep = rest.find((a) => a.startsWith('--grep='))?.slice(7);
+// --parallel: one file per worker process, as many at once as there are cores (EVAL_RUNNER_TEST_JOBS to choose);
+// for suites whose files share nothing (each starts its own sandbox on a free port, in its own folders). The editor
+// suites stay serial: each of their files drives a code-server and a Chromium.
+const jobs = Number(process.env.EVAL_RUNNER_TEST_JOBS) || availableParallelism();
+const parallel = rest.includes('--parallel') && jobs > 1;
 const files = (function walk(d) {
   return readdirSync(d, { withFileTypes: true }).flatMap((e) =>
     e.isDirectory() ? walk(join(d, e.name)) : /\.test\.m?js$/.test(e.name) ? [join(d, e.name)] : [],
   );
 })(dir).sort();
 
-const mocha = new Mocha({ reporter: 'spec', timeout: 30_000, ...(grep ? { grep } : {}) });
+const mocha = new Mocha({ reporter: 'spec', timeout: 30_000, ...(grep ? { grep } : {}), ...(parallel ? { parallel, jobs } : {}) });
 for (const f of files) mocha.addFile(f);
-// ESM test files (the e2e suite) need the async loader.
-await mocha.loadFilesAsync();
+// ESM test files (the e2e suite) need the async loader; in parallel the workers load them.
+if (!parallel) await mocha.loadFilesAsync();
 const runner = mocha.run();
 const times = process.env.EVAL_RUNNER_TEST_TIMES ? recordTimes(runner) : undefined;
 runner.on('end', () => {

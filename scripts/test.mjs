@@ -34,9 +34,10 @@ if (step('typecheck', 'npm', ['run', '--silent', 'typecheck']) && step('lint', '
   // The editor suites need Chromium and code-server: set up (idempotently) while the unit and reliability suites run,
   // for on a fresh machine it is mostly a download (about a minute of the run).
   const setup = editorSetup();
-  step('unit', 'node', ['scripts/mochaSuite.mjs', 'unit', 'out/test/unit']);
+  // Files in parallel, one per core: each starts its own sandbox, on a free port, in folders of its own.
+  step('unit', 'node', ['scripts/mochaSuite.mjs', 'unit', 'out/test/unit', '--parallel']);
   // Crash, fault, malformed-input and secret tests: loopback only, bounded, slower than unit.
-  step('reliability', 'node', ['scripts/mochaSuite.mjs', 'reliability', 'out/test/reliability']);
+  step('reliability', 'node', ['scripts/mochaSuite.mjs', 'reliability', 'out/test/reliability', '--parallel']);
   const { status, stdout } = await setup;
   process.stdout.write(stdout);
   const state = /editor-setup: (ready|skipped)/.exec(stdout)?.[1];
