@@ -25,10 +25,11 @@ for (const f of files) mocha.addFile(f);
 // ESM test files (the e2e suite) need the async loader; in parallel the workers load them.
 if (!parallel) await mocha.loadFilesAsync();
 const runner = mocha.run();
-const times = process.env.EVAL_RUNNER_TEST_TIMES ? recordTimes(runner) : undefined;
+const timesFile = process.env.EVAL_RUNNER_TEST_TIMES;
+const times = timesFile ? recordTimes(runner) : undefined;
 runner.on('end', () => {
   const { passes = 0, failures = 0, pending = 0 } = runner.stats ?? {};
-  if (times) writeFileSync(process.env.EVAL_RUNNER_TEST_TIMES, JSON.stringify({ suite, ms: runner.stats?.duration, ...times() }, null, 1));
+  if (timesFile && times) writeFileSync(timesFile, JSON.stringify({ suite, ms: runner.stats?.duration, ...times() }, null, 1));
   console.log(`${suite}: ${passes} passed, ${failures} failed, ${pending} skipped`);
   // Open handles left by a broken test must not hang CI.
   setTimeout(() => process.exit(failures > 0 ? 1 : 0), 200).unref();
