@@ -42,12 +42,15 @@ async function launch(folder, { trust = false, extraEnv = {} } = {}) {
   return { code, stats: existsSync(results) ? JSON.parse(readFileSync(results, 'utf8')) : undefined };
 }
 
-const runs = [await launch(join(ROOT, 'test', 'fixtures', 'workspace'))];
+const launches = [launch(join(ROOT, 'test', 'fixtures', 'workspace'))];
 if (!desktop && !process.env.EVAL_RUNNER_TESTS_ENTRY && (!grep || grep.toLowerCase().includes('restricted'))) {
   const folder = join(mkdtempSync(join(tmpdir(), 'eval-runner-untrusted-')), 'cloned-repo');
   mkdirSync(folder);
-  runs.push(await launch(folder, { trust: true, extraEnv: { EVAL_RUNNER_TEST_GREP: RESTRICTED } }));
+  // Beside the first workbench, not after it: each has its own code-server, profile, folders and state, and the
+  // first mostly waits (for its runs, its sandbox, its webviews), so the second's start and its cases cost little.
+  launches.push(launch(folder, { trust: true, extraEnv: { EVAL_RUNNER_TEST_GREP: RESTRICTED } }));
 }
+const runs = await Promise.all(launches);
 const sum = (key) => runs.reduce((n, r) => n + (r.stats?.[key] ?? 0), 0);
 const failed = runs.reduce((n, r) => n + (r.stats ? r.stats.failures : 1), 0);
 console.log(`integration: ${sum('passes')} passed, ${failed} failed, ${sum('pending')} skipped`);
