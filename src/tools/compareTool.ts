@@ -26,7 +26,7 @@ export const compareRunsTool = tool({
     const rows = await session.compare(a.runId, b.runId);
     const tally = tallied(rows);
     const listed = input.onlyDiffering ? rows.filter(answeredDifferently) : rows;
-    const shown = listed.slice(input.offset, input.offset + input.limit).map((r) => comparedRow(r, a.runId, b.runId, session.store, input.maxChars));
+    const shown = listed.slice(input.offset, input.offset + input.limit).map((r) => comparedRow(r, a.runId, b.runId, session.store, input.maxChars, context.redact));
     const runOf = (r: RunInfo) => ({ runId: r.runId, target: r.target, startedAt: new Date(r.startedAt).toISOString(), outcome: r.outcome ?? null });
     const worse = idsWithin(tally.worse);
     const fixed = idsWithin(tally.fixed);
@@ -94,7 +94,7 @@ function tallied(rows: readonly ComparedTrace[]): { both: number; differing: num
   return { both, differing, onlyA, onlyB, worse, fixed };
 }
 
-function comparedRow(r: ComparedTrace, runA: string, runB: string, store: TraceStore, max: number) {
-  const side = (answer: ComparedTrace['a'], run: string) => ({ ...capped(answer?.answer, 0, max), errorAnswer: answer?.errorAnswer ?? false, verdict: store.verdictOf(run, r.traceId)?.rating ?? null });
+function comparedRow(r: ComparedTrace, runA: string, runB: string, store: TraceStore, max: number, redact: ((text: string) => string) | undefined) {
+  const side = (answer: ComparedTrace['a'], run: string) => ({ ...capped(answer?.answer, 0, max, redact), errorAnswer: answer?.errorAnswer ?? false, verdict: store.verdictOf(run, r.traceId)?.rating ?? null });
   return { ...shownId(r.traceId), differs: answeredDifferently(r), a: side(r.a, runA), b: side(r.b, runB) };
 }

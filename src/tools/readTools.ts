@@ -111,9 +111,9 @@ const getTraceTool = tool({
     const { session } = await readSession(key, context);
     const t = session.store.get(input.traceId);
     if (!t) throw new ToolError(`No trace "${input.traceId.slice(0, 100)}" in ${key.kind} evaluation ${key.evaluationId}: take an id from list_traces.`);
-    const prompt = capped(t.prompt, input.offset, input.maxChars);
-    const answer = capped(t.answer, input.offset, input.maxChars);
-    const structured = { evaluation: key, ...traceRow(t), error: capped(t.error, 0, MAX_TEXT).text, note: capped(t.note, 0, MAX_TEXT).text, errorAnswer: t.errorAnswer, prompt, answer };
+    const prompt = capped(t.prompt, input.offset, input.maxChars, context.redact);
+    const answer = capped(t.answer, input.offset, input.maxChars, context.redact);
+    const structured = { evaluation: key, ...traceRow(t), error: capped(t.error, 0, MAX_TEXT, context.redact).text, note: capped(t.note, 0, MAX_TEXT, context.redact).text, errorAnswer: t.errorAnswer, prompt, answer };
     const more = [prompt.next, answer.next].filter((n): n is number => n !== null);
     const text = [
       `Trace ${idText(structured)}: ${t.state}${t.rating ? `, marked ${t.rating}` : ''}.`,

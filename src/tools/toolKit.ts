@@ -56,6 +56,11 @@ export interface ToolContext {
   runs: RunStarter | { why: string };
   /** Every secret the host holds (the token, the target's key, header and query values): no answer carries one. */
   secrets?: () => Promise<readonly string[]>;
+  /**
+   * The secrets cleared from a whole text (callTool sets it): a tool cutting a text into pages clears it first, so a
+   * secret split by a cut is not told in two halves.
+   */
+  redact?: (text: string) => string;
 }
 
 export type ToolHints = { readOnlyHint: boolean; destructiveHint?: boolean; idempotentHint?: boolean; openWorldHint?: boolean };
@@ -151,8 +156,9 @@ export function idText(row: { traceId: string; traceIdCut?: number }): string {
 }
 
 /** A text from the service or a target, made inert and cut to `max` characters from `offset`; `next`: where to read on. */
-export function capped(value: string | undefined, offset = 0, max = DEFAULT_TEXT): { text: string | null; length: number; next: number | null } {
+export function capped(value: string | undefined, offset = 0, max = DEFAULT_TEXT, redact?: (text: string) => string): { text: string | null; length: number; next: number | null } {
   if (value === undefined) return { text: null, length: 0, next: null };
+  if (redact) value = redact(value);
   const end = Math.min(value.length, offset + max);
   return { text: safeText(value.slice(offset, end)), length: value.length, next: end < value.length ? end : null };
 }

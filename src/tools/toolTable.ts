@@ -24,7 +24,7 @@ export async function callTool(tool: AgentTool, input: unknown, context: ToolCon
   if (!parsed.success) return { isError: true, text: `${tool.name}: ${inputProblem(parsed.error)} See the tool's input schema.` };
   const clean = redactor((await context.secrets?.()) ?? []);
   try {
-    return guarded(await tool.run(parsed.data, context), clean);
+    return guarded(await tool.run(parsed.data, { ...context, redact: clean }), clean);
   } catch (error) {
     return { isError: true, text: clean(safeText(failureText(tool, error))) };
   }

@@ -94,6 +94,28 @@ describe("the agents' tool table", () => {
   });
 });
 
+describe("the agents' tools' answers", () => {
+  it('clear a secret a cut would split: a page never shows half of it', async () => {
+    const sandbox = await startSandbox({ port: 0, benchmarkTraces: 1, evaluationSeconds: 0 });
+    try {
+      const stateDir = tempDir();
+      const secret = 'SECRET-KEY-0123456789';
+      await engineRun(sandbox, 'benchmark', stateDir, scriptedTarget(() => `echo ${secret} done`));
+      const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+      const context: ToolContext = { stateDir, origin: key.origin, defaults: { kind: 'benchmark', evaluationId: 1 }, runs: { why: 'no target' }, secrets: () => Promise.resolve([secret]) };
+      const session = new EvaluationSession(key, stateDir);
+      await session.status();
+      const [traceId] = session.store.traces.keys();
+      const page = async (offset: number) => ((await callTool(AGENT_TOOLS.find((t) => t.name === 'get_trace')!, { traceId, offset, maxChars: 12 }, context)) as unknown as { structured: { answer: { text: string } } }).structured.answer.text;
+      const pages = [await page(0), await page(12), await page(24)].join('');
+      assert.ok(!pages.includes('SECRET-') && !pages.includes('0123456789'), `no half of the secret: ${pages}`);
+      assert.match(pages, /\[redacted\]/);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
+
 describe("the agents' tools as the editor's language-model tools", () => {
   it('names each evalRunner_<tool>, gives the reads a reference name, and keeps the input schema of the table', () => {
     const tools = languageModelTools();
