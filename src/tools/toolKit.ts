@@ -52,6 +52,11 @@ export interface ToolContext {
   origin: string | undefined;
   /** The evaluation a tool acts on when its input names none. */
   defaults: { kind?: EvaluationKind; evaluationId?: number };
+  /**
+   * The service of the evaluation of this kind and id that the host lists, when it lists several services (a window:
+   * its settings' and the sandbox's); undefined: `origin`.
+   */
+  originFor?: (kind: EvaluationKind, evaluationId: number) => string | undefined;
   /** Absent: the host cannot start runs, and `why` says what to add. */
   runs: RunStarter | { why: string };
   /** Every secret the host holds (the token, the target's key, header and query values): no answer carries one. */
@@ -113,14 +118,14 @@ export const ORIGIN_INPUT = {
   origin: z.optional(text(300, "The service's origin, as list_evaluations gives it (default: the server's service).")),
 };
 
-/** The evaluation the input names, or the defaults; `origin`: one read from list_evaluations, else the host's. */
+/** The evaluation the input names, or the defaults; `origin`: one read from list_evaluations, else the host's for it. */
 export function keyOf(input: { evaluationId?: number | undefined; kind?: EvaluationKind | undefined; origin?: string | undefined }, context: ToolContext): SessionKey {
   const evaluationId = input.evaluationId ?? context.defaults.evaluationId;
   const kind = input.kind ?? context.defaults.kind;
   if (evaluationId === undefined || kind === undefined) {
     throw new ToolError('Name the evaluation: give evaluationId and kind (list_evaluations shows those in the state folder), or start the server with --evaluation and --kind.');
   }
-  const origin = input.origin !== undefined ? originOf(input.origin) : context.origin;
+  const origin = input.origin !== undefined ? originOf(input.origin) : (context.originFor?.(kind, evaluationId) ?? context.origin);
   if (origin === undefined) throw new ToolError('No service is set: give origin (from list_evaluations), or start the server with --base-url or --config.');
   return { origin, kind, evaluationId };
 }

@@ -7,6 +7,7 @@ import { listenForRun } from '../../src/protocol/runListener';
 import { RUNNER_PROTOCOL_VERSION, writeRunnerFile } from '../../src/protocol/runnerFiles';
 import { startSandbox } from '../../src/sandbox/server';
 import { estimateRunOf } from '../../src/tools/runEstimate';
+import { keyOf } from '../../src/tools/toolKit';
 import { AGENT_TOOLS, callTool, inputJsonSchema, languageModelTools } from '../../src/tools/toolTable';
 import type { ToolContext } from '../../src/tools/toolTable';
 import { engineRun, scriptedTarget, tempDir } from './helpers/runs';
@@ -38,6 +39,13 @@ describe("the agents' tool table", () => {
   it('bounds every input: numbers, texts and lists have limits, and no other field is taken', () => {
     const problems = AGENT_TOOLS.flatMap((t) => unbounded(inputJsonSchema(t) as Schema, t.name));
     assert.deepEqual(problems, []);
+  });
+
+  it("acts on an evaluation at the service that lists it: a window's sandbox beside its settings' service", () => {
+    const context: ToolContext = { stateDir: tempDir(), origin: 'https://evals.example.com', defaults: {}, runs: { why: 'none' }, originFor: (kind, id) => (kind === 'benchmark' && id === 7 ? 'sandbox' : undefined) };
+    assert.equal(keyOf({ evaluationId: 7, kind: 'benchmark' }, context).origin, 'sandbox', 'the one service that lists it');
+    assert.equal(keyOf({ evaluationId: 8, kind: 'benchmark' }, context).origin, 'https://evals.example.com', "else the host's");
+    assert.equal(keyOf({ evaluationId: 7, kind: 'benchmark', origin: 'https://other.example.com/x' }, context).origin, 'https://other.example.com', 'an origin given wins');
   });
 
   it('tells a mistake in words naming the next step, and never throws', async () => {

@@ -101,6 +101,11 @@ function windowContext(ctx: Ctx, runs: RunController): ToolContext {
   return {
     stateDir: ctx.settings.stateDir,
     origin: mine[0]?.key.origin,
+    // An evaluation listed at one service only (the sandbox's beside the settings' service) is acted on there.
+    originFor: (kind, evaluationId) => {
+      const same = listed.filter((r) => r.kind === kind && r.evaluationId === evaluationId);
+      return (same.length === 1 ? same[0] : same.find((r) => r.source === 'configured'))?.key.origin;
+    },
     defaults: only ? { kind: only.kind, evaluationId: only.evaluationId } : {},
     runs: ctx.settings.target.type === 'manual' ? { why: 'The manual target has no model to call: choose a target with Eval Runner: Select Target, then ask again.' } : windowRuns(ctx, runs),
     secrets: () => heldByWindow(ctx),
