@@ -7,7 +7,8 @@ import { startSandbox } from '../sandbox/server';
 import { parseCommandArgs } from './args';
 import { EXIT } from './exitCodes';
 import type { ExitCode } from './exitCodes';
-import { DRAIN_WORDS, executeRun, interruptSignals } from './runCommand';
+import { DRAIN_WORDS, interruptSignals } from './interruptSignals';
+import { executeRun } from './runCommand';
 
 const ECHO: TargetSpec = { type: 'echo' };
 

@@ -18,6 +18,7 @@ import type { CostChoices } from './costFlags';
 import { allowTokenOrigin, ownValues } from './tokenOrigin';
 import type { ConfigFlags } from './configFile';
 import { safeJson, safeText } from './terminalText';
+import { interruptSignals } from './interruptSignals';
 
 export const RUN_HELP = `Usage: eval-runner run --base-url URL --evaluation ID --kind benchmark|robustness --target KIND [options]
 
@@ -325,34 +326,6 @@ function onlyOption(value: string | undefined): RerunSubset | undefined {
 
 export function invalidLinesNote(count: number, path: string): string {
   return `Note: ${count} line(s) of the journal ${path} are unreadable or not a record Eval Runner wrote; they were skipped and nothing is submitted from them.`;
-}
-
-export const DRAIN_WORDS = 'Finishing the traces in flight and saving; press Ctrl-C again to stop at once.';
-
-/** Ctrl-C once: finish in-flight traces and save; twice: abort at once. */
-export function interruptSignals(
-  stderr: NodeJS.WritableStream,
-  /** What the first Ctrl-C does, in words (the demo, once its runs are over, only stops). */
-  firstWords: () => string = () => DRAIN_WORDS,
-): { drain: AbortController; hard: AbortController; dispose(): void } {
-  const drain = new AbortController();
-  const hard = new AbortController();
-  const onSignal = () => {
-    if (!drain.signal.aborted) {
-      drain.abort();
-      stderr.write(`\n${firstWords()}\n`);
-    } else hard.abort();
-  };
-  process.on('SIGINT', onSignal);
-  process.on('SIGTERM', onSignal);
-  return {
-    drain,
-    hard,
-    dispose: () => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-    },
-  };
 }
 
 /** `run`; `config`: the config file whose flags argv starts with (the rest are the command line's own). */
