@@ -6,7 +6,8 @@ import { confirmationOf } from '../../src/extension/agentTools/agentToolCalls';
 import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/evaluations/registry';
 import { liveRunner } from '../../src/protocol/runnerFiles';
-import { freshSandbox } from './freshSandbox';
+import { listedEvaluation } from './listedEvaluation';
+import type { ListedEvaluation } from './listedEvaluation';
 import type { Sandbox } from '../../src/sandbox/server';
 import { tempDir } from '../unit/helpers/runs';
 import { until } from './until';
@@ -27,21 +28,17 @@ const invoke = async (name: string, input: object) => textOf(await vscode.lm.inv
 describe("the agents' tools in the editor (vscode.lm)", () => {
   let api: TestHandles;
   let sandbox: Sandbox;
-  const label = 'Agent tools';
-  const refOf = (): EvaluationRef => api.ctx.registry.refs.find((r) => r.label === label)!;
+  let listed: ListedEvaluation;
+  const refOf = (): EvaluationRef => listed.refOf();
 
   before(async () => {
-    api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0 });
-    await config().update('baseUrl', sandbox.baseUrl, G);
-    await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }], G);
-    await config().update('target', { type: 'command', command: 'cat' }, G);
-    await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === label));
+    listed = await listedEvaluation('Agent tools', { target: { type: 'command', command: 'cat' } });
+    ({ api, sandbox } = listed);
     await api.ctx.tokens.set(refOf().origin, sandbox.token);
   });
   after(async () => {
-    for (const key of ['baseUrl', 'evaluations', 'target', 'prices']) await config().update(key, undefined, G);
-    await sandbox.close();
+    await config().update('prices', undefined, G);
+    await listed.close();
   });
 
   it("estimates a run as `run --estimate` does, and confirms start_run and rerun_traces with traces × estimated cost", async () => {

@@ -3,16 +3,14 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as vscode from 'vscode';
 import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/evaluations/registry';
 import { runActionItems } from '../../src/extension/runs/runMenu';
-import { freshSandbox } from './freshSandbox';
+import { listedEvaluation } from './listedEvaluation';
+import type { ListedEvaluation } from './listedEvaluation';
 import type { Sandbox } from '../../src/sandbox/server';
 import { until } from './until';
 
-const config = () => vscode.workspace.getConfiguration('evalRunner');
-const G = vscode.ConfigurationTarget.Global;
 const CLI = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
 
 // A run started by `eval-runner run` in a terminal, after this window opened: the window finds it, follows it, and
@@ -20,20 +18,14 @@ const CLI = join(__dirname, '..', '..', '..', 'dist', 'cli.js');
 describe('steering from Run Details a run the CLI started', () => {
   let api: TestHandles;
   let sandbox: Sandbox;
-  const label = 'Steered from the CLI';
-  const refOf = (): EvaluationRef => api.ctx.registry.refs.find((r) => r.label === label)!;
+  let listed: ListedEvaluation;
+  const refOf = (): EvaluationRef => listed.refOf();
 
   before(async () => {
-    api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0 });
-    await config().update('baseUrl', sandbox.baseUrl, G);
-    await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }], G);
-    await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === label));
+    listed = await listedEvaluation('Steered from the CLI');
+    ({ api, sandbox } = listed);
   });
-  after(async () => {
-    for (const key of ['baseUrl', 'evaluations']) await config().update(key, undefined, G);
-    await sandbox.close();
-  });
+  after(() => listed.close());
 
   it('pauses it (no target call while paused), says so, resumes it, and the run finishes', async () => {
     // The window has stopped looking for runs going on at its start: this run is found because its journal changed.

@@ -11,7 +11,7 @@ import { seedPrompts } from '../../src/sandbox/seed';
 import { wordCount } from '../../src/sandbox/echoModel';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import { tempDir } from './helpers/runs';
+import { runnerStartParams, tempDir } from './helpers/runs';
 
 const RUNNER = join(__dirname, '..', '..', '..', 'dist', 'runner.js');
 const TRACES = 12;
@@ -30,20 +30,7 @@ describe("an editor run's cost: the window's evalRunner.prices and budgetUsd thr
   async function runWith(cost: StartParams['cost'], confirmEstimate?: RemoteRunEvents['confirmEstimate']) {
     const stateDir = tempDir();
     const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
-    const params: StartParams = {
-      key,
-      baseUrl: sandbox.baseUrl,
-      stateDir,
-      label: 'test',
-      token: sandbox.token,
-      encoding: 'urlencoded',
-      proxy: null,
-      userAgent: 'eval-runner-test',
-      target: { spec: openai(`${sandbox.baseUrl}/v1`), secrets: { apiKey: 'sk-test-never-logged' } },
-      identity: { description: 'openai', fingerprint: 'test:openai', facts: {} },
-      run: { mode: 'continue', holdAnswers: false, concurrency: 2, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
-      ...(cost ? { cost } : {}),
-    };
+    const params = runnerStartParams(sandbox, stateDir, key, { spec: openai(`${sandbox.baseUrl}/v1`), secrets: { apiKey: 'sk-test-never-logged' } }, { ...(cost ? { cost } : {}), run: { concurrency: 2 } });
     const logs: string[] = [];
     const run = await RemoteRun.start(RUNNER, journalPath(stateDir, key), params, {
       progress: () => undefined,

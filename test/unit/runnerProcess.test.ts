@@ -15,7 +15,7 @@ import type { StartParams } from '../../src/protocol/runnerProtocol';
 import type { TargetSpec } from '../../src/core';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import { tempDir } from './helpers/runs';
+import { runnerStartParams, tempDir } from './helpers/runs';
 
 const RUNNER = join(__dirname, '..', '..', '..', 'dist', 'runner.js');
 
@@ -56,19 +56,7 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
   });
   afterEach(() => sandbox.close());
 
-  const startParams = (stateDir: string, key: StartParams['key'], target: StartParams['target']): StartParams => ({
-    key,
-    baseUrl: sandbox.baseUrl,
-    stateDir,
-    label: 'test',
-    token: sandbox.token,
-    encoding: 'urlencoded',
-    proxy: null,
-    userAgent: 'eval-runner-test',
-    target,
-    identity: { description: target.spec.type, fingerprint: `test:${target.spec.type}`, facts: {} },
-    run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test' },
-  });
+  const startParams = (stateDir: string, key: StartParams['key'], target: StartParams['target']): StartParams => runnerStartParams(sandbox, stateDir, key, target);
 
   it('listens on an owner-only socket, says so in an owner-only file, and answers only a client with its secret', async function () {
     if (process.platform === 'win32') this.skip();

@@ -8,7 +8,7 @@ import { cancelRun, startDetachedRun } from '../../src/protocol/runnerStart';
 import { steerRun } from '../../src/protocol/steerClient';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
-import { tempDir } from './helpers/runs';
+import { runnerStartParams, tempDir } from './helpers/runs';
 
 const RUNNER = join(__dirname, '..', '..', '..', 'dist', 'runner.js');
 const ENV = { PATH: process.env.PATH ?? '' };
@@ -25,20 +25,8 @@ describe('a detached start: one run per evaluation, and a start that fails is to
   });
   after(() => sandbox.close());
 
-  const paramsFor = (stateDir: string, evaluationId: number, over: Partial<StartParams> = {}): StartParams => ({
-    key: { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark', evaluationId },
-    baseUrl: sandbox.baseUrl,
-    stateDir,
-    label: 'test',
-    token: sandbox.token,
-    encoding: 'urlencoded',
-    proxy: null,
-    userAgent: 'eval-runner-test',
-    target: { spec: SLOW, secrets: {} },
-    identity: { description: 'command', fingerprint: 'test:command', facts: {} },
-    run: { mode: 'continue', holdAnswers: false, concurrency: 1, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 60_000, targetTimeoutMs: 10_000, tool: 'test' },
-    ...over,
-  });
+  const paramsFor = (stateDir: string, evaluationId: number, over: Partial<StartParams> = {}): StartParams =>
+    runnerStartParams(sandbox, stateDir, { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark', evaluationId }, { spec: SLOW, secrets: {} }, { ...over, run: { concurrency: 1, servicePatienceMs: 60_000 } });
 
   it('two starts at once: one runs, the other is refused in words, and pause and cancel reach the one', async function () {
     if (process.platform === 'win32') this.skip();

@@ -8,6 +8,7 @@ import { EvaluationSession } from '../../../src/core/session/session';
 import type { SessionRunOptions } from '../../../src/core/session/session';
 import type { Target } from '../../../src/core/targets/target';
 import type { TraceStore } from '../../../src/core/store/traceStore';
+import type { StartParams } from '../../../src/protocol/runnerProtocol';
 import type { Sandbox } from '../../../src/sandbox/server';
 import { FAST_RETRY } from './servers';
 
@@ -62,4 +63,26 @@ export async function engineRun(
   } finally {
     await client.close();
   }
+}
+
+/**
+ * A runner's start for one of the sandbox's evaluations, as a window sends it: the tests' defaults, any part changed
+ * by `over` (`run` field by field).
+ */
+export function runnerStartParams(sandbox: Sandbox, stateDir: string, key: StartParams['key'], target: StartParams['target'], over: Partial<Omit<StartParams, 'run'>> & { run?: Partial<StartParams['run']> } = {}): StartParams {
+  const { run, ...rest } = over;
+  return {
+    key,
+    baseUrl: sandbox.baseUrl,
+    stateDir,
+    label: 'test',
+    token: sandbox.token,
+    encoding: 'urlencoded',
+    proxy: null,
+    userAgent: 'eval-runner-test',
+    target,
+    identity: { description: target.spec.type, fingerprint: `test:${target.spec.type}`, facts: {} },
+    run: { mode: 'continue', holdAnswers: false, concurrency: 4, onTargetError: 'fail', waitForGenerationMs: 0, servicePatienceMs: 5_000, targetTimeoutMs: 10_000, tool: 'test', ...run },
+    ...rest,
+  };
 }
