@@ -114,8 +114,8 @@ export class StoreSync {
 
   /**
    * Writes the index again once the journal has grown past it by a quarter (at least 1 MB): a 100,000-trace journal is
-   * opened by reading its index and what follows it; a store that follows a run in another process rewrites it a
-   * few dozen times over the run, not at every read.
+   * opened by reading its index and what follows it; a store that reads another process's run through its journal
+   * alone rewrites it a few dozen times over the run, not at every read (one that follows the run, never: see read).
    */
   async keepIndex(force = false): Promise<void> {
     const position = this.position;

@@ -116,16 +116,18 @@ export class EvaluationRegistry extends Disposable {
  * A stat a second, not an fs watcher: the file may not exist yet, and watchers differ between platforms.
  *
  * A run this window follows (its runner's progress comes over the socket) is read only while something shown needs
- * its traces (`rowsShown`), and at most every FOLLOWED_READ_MS: its counts come with its progress, and the window
- * reads it once when it ends, from the index the runner leaves (runs.ts). Read each second, a 100,000-trace run cost
- * the extension host about a second of CPU, the editor's runner run a tenth slower for it.
+ * its traces (`rowsShown`): its counts come with its progress, and the window reads it once when it ends, from the
+ * index the runner leaves (runs.ts). Each read parses every record since the last, so reading less often alone
+ * saves nothing: what saves is the part of the run left to that index. So the reads are paced by their cost, at
+ * most a fiftieth of a core, and no more often than every FOLLOWED_READ_MS. Read each second, a 100,000-trace run's
+ * records cost the extension host 1.4 s of CPU, on a machine whose two cores the run already takes.
  */
 function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () => void {
   const path = session.journalFile;
   let reading = false;
   // A 100k-trace journal takes a good part of a second to read: the next read waits ten times as long as the
   // last one took (its wait for its turn apart: a long Fetch Prompts is not a slow read), so following another
-  // process's run never costs this window more than a tenth of a core; a followed run, a twentieth.
+  // process's run never costs this window more than a tenth of a core.
   let notBefore = 0;
   // Compared with what was last read (not with the last look), so a change seen while waiting is read later.
   let seen = '';
@@ -140,7 +142,7 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
         if (key === seen) return;
         seen = key;
         await session.load();
-        notBefore = Date.now() + (followed ? Math.max(FOLLOWED_READ_MS, 20 * session.lastReadMs) : 10 * session.lastReadMs);
+        notBefore = Date.now() + (followed ? Math.max(FOLLOWED_READ_MS, 50 * session.lastReadMs) : 10 * session.lastReadMs);
       })
       .catch(() => undefined)
       .finally(() => {
