@@ -20,7 +20,14 @@ export async function measure() {
   const rounds = [];
   for (let i = 0; i < Number(process.env.BENCH_ROUNDS ?? 3); i++) {
     const round = await editorRound();
-    say(`  round ${i + 1}: editor ${round.editorMs} ms · CLI ${round.cliMs} ms = ${round.ratio.toFixed(2)}×`);
+    // The window's CPU per second of the run too: it draws at a fixed pace, so a run the machine's load stretches
+    // costs it more in all, and per second is what compares across rounds and loads.
+    const cpu = round.editorCpuMs;
+    const perSecond = (/** @type {number | undefined} */ ms) => Math.round((1000 * (ms ?? 0)) / round.editorMs);
+    say(
+      `  round ${i + 1}: editor ${round.editorMs} ms · CLI ${round.cliMs} ms = ${round.ratio.toFixed(2)}× · CPU ms renderer ${cpu['chromium renderer'] ?? 0}` +
+        ` (${perSecond(cpu['chromium renderer'])}/s), extension host ${cpu.extensionHost ?? 0} (${perSecond(cpu.extensionHost)}/s), runner ${cpu.runner ?? 0} against the CLI's ${round.cliCpuMs.cli}`,
+    );
     rounds.push(round);
   }
   const mid = (pick) => median(rounds.map(pick));

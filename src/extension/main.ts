@@ -48,6 +48,7 @@ function start(context: vscode.ExtensionContext, handles?: TestHandles): TestHan
   // Several traces may be selected: Approve and Submit sends those.
   const view = vscode.window.createTreeView('evalRunner.evaluations', { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true });
   ctx.treeSelection = () => view.selection;
+  tree.watchView(view);
   features = vscode.Disposable.from(
     ...registerCommands(ctx, { tree, runs, panels, compare }),
     ...registerAgentTools(ctx, runs),

@@ -70,7 +70,11 @@ describe('your own code as the target, in the editor: pick, edit and save, rerun
 
   it('saving the file mid-run restarts the workers: the next answers come from the edit', async () => {
     const running = api.runs.run(ref());
-    await until('a few answers', () => answers().filter((a) => a.startsWith('v1 ')).length >= 4);
+    // Counted from the run's progress: the window reads the journal of a run it follows only while it shows its traces.
+    await until('a few answers', () => {
+      const c = session().lastProgress?.counts;
+      return (c?.answered ?? 0) + (c?.submitted ?? 0) >= 4;
+    });
     const doc = await vscode.workspace.openTextDocument(vscode.Uri.file(file));
     const edit = new vscode.WorkspaceEdit();
     edit.replace(doc.uri, new vscode.Range(0, 0, doc.lineCount, 0), model('v2'));

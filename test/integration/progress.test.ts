@@ -43,10 +43,15 @@ describe('progress: the tree, the toast and the status bar draw the same update'
     };
     const seen: string[] = [];
     const differ: string[] = [];
+    // Traces the window read from the journal while it followed the run: nothing it shows needs them (the tree's node is
+    // collapsed, Run Details closed), so it reads the run once, at its end.
+    let readDuringRun = 0;
     // Each time the session changes during the run, the tree's line (as it would be drawn now) against the last update drawn.
     const off = session.onDidChange(() => {
       const drawn = drawnLine();
       if (!session.isRunning || !drawn) return;
+      // (Until its last update: the window reads the run once it ended, before it stops following it.)
+      if (api.runs.lastDrawn(ref.id)?.phase !== 'done') readDuringRun = Math.max(readDuringRun, session.store.total);
       seen.push(drawn);
       if (!line().startsWith(`${drawn} ·`)) differ.push(`tree "${line()}" against drawn "${drawn}"`);
     });
@@ -63,5 +68,7 @@ describe('progress: the tree, the toast and the status bar draw the same update'
     assert.equal(api.runs.lastDrawn(ref.id)?.phase, 'done');
     assert.equal(drawnLine(), `${TRACES}/${TRACES} submitted`);
     assert.equal(line(), `${TRACES}/${TRACES} submitted`);
+    assert.equal(readDuringRun, 0, 'the window read no trace of the journal during the run');
+    assert.equal(session.store.counts.submitted, TRACES, 'the window read the run at its end');
   });
 });

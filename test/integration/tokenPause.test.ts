@@ -54,9 +54,9 @@ describe('a token revoked mid-run pauses the run in the editor; a new token lets
     const running = api.runs.run(ref);
     await until('the run is paused for a token', () => session.lastProgress?.hold?.kind === 'token');
     assert.ok(session.isRunning, 'paused, not ended');
-    // The window reads the runner's journal once a second or so.
-    await until('answers are journaled and wait', () => session.store.counts.answered > 0);
-    assert.equal(session.store.counts.failed, 0);
+    // The runner's progress says so (the window reads the journal of a run it follows only while it shows its traces).
+    await until('answers are journaled and wait', () => (session.lastProgress?.counts.answered ?? 0) > 0);
+    assert.equal(session.lastProgress?.counts.failed, 0);
 
     await api.ctx.tokens.set(ref.origin, 'the-new-token');
     const summary = await running;

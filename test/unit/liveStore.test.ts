@@ -1,11 +1,13 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { createApiClient } from '../../src/api/client';
 import { journalPath, readJournal } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { EvaluationSession } from '../../src/core/session/session';
+import { sessionId } from '../../src/core/session/storeSync';
+import { readIndex } from '../../src/core/store/storeIndex';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { startSandbox } from '../../src/sandbox/server';
 import { tempDir } from './helpers/runs';
@@ -152,6 +154,36 @@ describe('one live store: the journal is read on from its last byte, never repla
     const reader = new EvaluationSession(KEY, stateDir);
     await Promise.all([reader.load(), reader.load()]);
     assert.deepEqual([...reader.store.traces.values()].map((t) => [t.traceId, t.state, t.prompt]), [['a', 'answered', 'qa'], ['b', 'pending', 'qb']]);
+  });
+
+  it('a run followed in another process: its journal read without writing the index, then read from the index its end left', async () => {
+    const stateDir = tempDir();
+    // 24 traces, a fifth of them 200 KB: a journal of about 2.4 MB, one worth an index.
+    const path = seed(stateDir, 24);
+    const answers = (run: string) => {
+      const lines = [{ t: 'run', at: 4, run, target: 'echo' }, ...Array.from({ length: 24 }, (_, i) => ({ t: 'answer', id: `t${i}`, a: `${run} ${TRICKY[i % TRICKY.length]!}`, at: 5, ms: 1, run }))];
+      appendFileSync(path, lines.map((r) => `${JSON.stringify(r)}\n`).join(''));
+    };
+    const reader = new EvaluationSession(KEY, stateDir);
+    await reader.load();
+    const indexed = await readIndex(path, sessionId(KEY));
+    assert.equal(indexed?.position.bytes, statSync(path).size, 'a reader that follows no run keeps the index');
+    const followed = reader.follow({ cancel: () => undefined });
+    // The run's writer appends a run of answers (past the growth at which a reader rewrites the index): read, not indexed.
+    answers('r2');
+    await reader.load();
+    assert.equal(reader.store.get('t0')!.answer, `r2 ${TRICKY[0]!}`, 'the followed run was read');
+    assert.equal((await readIndex(path, sessionId(KEY)))?.position.bytes, indexed.position.bytes, 'the follower left the index as it was');
+    // Then the run appends more and ends, writing the index itself (as the runner's end does).
+    answers('r3');
+    answers('r4');
+    await new EvaluationSession(KEY, stateDir).load();
+    const store = reader.store;
+    await reader.loadAfterRun();
+    followed.end(undefined);
+    assert.notEqual(reader.store, store, "the store is the index's, not the run's records read on");
+    sameTraces(reader.store, await fresh(path));
+    assert.equal(reader.store.get('t5')!.answer, `r4 ${TRICKY[1]!}`);
   });
 
   it('a read asked for while Fetch Prompts waits for generation does not wait for it (the fetch holds the lock: nothing to read)', async () => {

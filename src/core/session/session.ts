@@ -157,16 +157,29 @@ export class EvaluationSession {
   /**
    * Brings the traces up to date with the journal: reads on from the last byte read (another process's run, another
    * window's verdict), or the whole journal when it is new or another file. A run in this process keeps the store
-   * current itself. The first read also takes the prompts a version before 0.2 kept beside the journal.
+   * current itself. The first read also takes the prompts a version before 0.2 kept beside the journal. While a run
+   * in another process is followed, the index is left to that run's end, which writes it.
    */
   async load(): Promise<void> {
+    return this.read(this.remote ? 'running' : undefined);
+  }
+
+  /**
+   * The run this session followed in another process ended (or was lost): one read, so the store is exact, opened from
+   * the index the run's end left when that is ahead of the store (far cheaper than reading the run's records).
+   */
+  async loadAfterRun(): Promise<void> {
+    return this.read('ended');
+  }
+
+  private async read(writer: 'running' | 'ended' | undefined): Promise<void> {
     // While an action holds the journal's lock nobody else writes it, and the action keeps the store current: there
     // is nothing to read, and no reason to wait for it (a Fetch Prompts may wait minutes for generation).
     if (this.running || this.acting) return;
     await this.inTurn(async () => {
       if (this.running) return;
       const started = Date.now();
-      await this.sync.read();
+      await this.sync.read(writer);
       this.lastReadMs = Date.now() - started;
       this.changed();
     });

@@ -5,6 +5,7 @@ import type { Journal, JournalKey, JournalPosition, JournalReadResult, JournalVi
 import { JournalText } from '../journal/journalText';
 import type { JournalFs } from '../journal/storage';
 import { readIndex, writeIndex } from '../store/storeIndex';
+import type { StoreIndex } from '../store/storeIndex';
 import { TraceStore } from '../store/traceStore';
 
 /** The journal under its lock for an action, the store it keeps current, and the evaluation it is of. */
@@ -56,13 +57,18 @@ export class StoreSync {
     return [this.journalFile, ...this.alsoFrom.map((dir) => journalPath(dir, this.key))];
   }
 
-  /** One read of the journal (and the other folders'): opened from the index when there is one, and the index kept. */
-  async read(): Promise<void> {
+  /**
+   * One read of the journal (and the other folders'): opened from the index when there is one, and the index kept.
+   * `writer`: another process writes the journal (a run this window follows) and its end writes the index, so the read
+   * leaves it alone; once that run `ended`, its fresh index is taken when it is ahead of the store.
+   */
+  async read(writer?: 'running' | 'ended'): Promise<void> {
+    if (writer === 'ended') await this.takeIndexAhead();
     await this.openIndex();
     const replay = await this.readAll();
     await this.readLegacyPrompts();
     this.absorb(replay);
-    await this.keepIndex();
+    if (!writer) await this.keepIndex();
   }
 
   /** Opens the journal under its lock (for an action), reading on from where the store's last read ended; absorb() next. */
@@ -80,6 +86,11 @@ export class StoreSync {
     if (!this.journaled || this.position || this.alsoFrom.length) return;
     const index = await readIndex(this.journalFile, sessionId(this.key));
     if (!index || this.position) return;
+    this.adopt(index);
+  }
+
+  /** The store as the index has it, read on from the index's place. */
+  private adopt(index: StoreIndex): void {
     this.store.close();
     this.store = TraceStore.fromImage(index.image, new JournalText(this.journalFile));
     this.position = index.position;
@@ -88,9 +99,23 @@ export class StoreSync {
   }
 
   /**
+   * The index beside the journal, taken in place of the store when it is of a place at least INDEX_MIN_GROWTH further
+   * on: a run in another process wrote it at its end, and opening it costs far less than reading the run's records.
+   */
+  private async takeIndexAhead(): Promise<void> {
+    const position = this.position;
+    if (!this.journaled || !position || this.alsoFrom.length) return;
+    const index = await readIndex(this.journalFile, sessionId(this.key));
+    if (!index) return;
+    if (index.position.bytes >= position.bytes + INDEX_MIN_GROWTH) this.adopt(index);
+    // Close behind the store: the index is current enough, and this store does not write it again.
+    else this.indexedAt = Math.max(this.indexedAt, index.position.bytes);
+  }
+
+  /**
    * Writes the index again once the journal has grown past it by a quarter (at least 1 MB): a 100,000-trace journal is
-   * opened by reading its index and what follows it; a store that follows a run in another process rewrites it a
-   * few dozen times over the run, not at every read.
+   * opened by reading its index and what follows it; a store that reads another process's run through its journal
+   * alone rewrites it a few dozen times over the run, not at every read (one that follows the run, never: see read).
    */
   async keepIndex(force = false): Promise<void> {
     const position = this.position;

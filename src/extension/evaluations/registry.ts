@@ -16,6 +16,8 @@ export class EvaluationRegistry extends Disposable {
   private readonly unsubscribe = new Map<string, () => void>();
   private readonly listEmitter = this._register(new vscode.EventEmitter<void>());
   private readonly sessionEmitter = this._register(new vscode.EventEmitter<EvaluationRef>());
+  /** What shows an evaluation's traces (an expanded tree node, Run Details, a review): see showsRows. */
+  private readonly rowViews = new Set<(refId: string) => boolean>();
   readonly onDidChangeList = this.listEmitter.event;
   readonly onDidChangeSession = this.sessionEmitter.event;
 
@@ -72,13 +74,27 @@ export class EvaluationRegistry extends Disposable {
     return journalPath(this.stateDir, ref.key);
   }
 
+  /**
+   * Something this window shows needs an evaluation's traces, not only its counts, while `shows(refId)` says so: a
+   * run followed in another process is read from its journal only then (its counts come with its progress).
+   */
+  showsRows(shows: (refId: string) => boolean): vscode.Disposable {
+    this.rowViews.add(shows);
+    return toDisposable(() => this.rowViews.delete(shows));
+  }
+
+  private rowsShown(refId: string): boolean {
+    for (const shows of this.rowViews) if (shows(refId)) return true;
+    return false;
+  }
+
   session(ref: EvaluationRef): EvaluationSession {
     const existing = this.sessions.get(ref.id);
     if (existing) return existing;
     const session = new EvaluationSession(ref.key, this.stateDir);
     this.sessions.set(ref.id, session);
     const off = session.onDidChange(() => this.sessionEmitter.fire(ref));
-    const unwatch = watchJournal(session);
+    const unwatch = watchJournal(session, () => this.rowsShown(ref.id));
     this.unsubscribe.set(ref.id, () => {
       off();
       unwatch();
@@ -98,8 +114,15 @@ export class EvaluationRegistry extends Disposable {
  * Follows a journal that another process writes (a CLI run, another window): when it changes and no run of
  * this window holds it, the session reads it again, so the tree and Run Details show that run's progress.
  * A stat a second, not an fs watcher: the file may not exist yet, and watchers differ between platforms.
+ *
+ * A run this window follows (its runner's progress comes over the socket) is read only while something shown needs
+ * its traces (`rowsShown`): its counts come with its progress, and the window reads it once when it ends, from the
+ * index the runner leaves (runs.ts). Each read parses every record since the last, so reading less often alone
+ * saves nothing: what saves is the part of the run left to that index. So the reads are paced by their cost, at
+ * most a fiftieth of a core, and no more often than every FOLLOWED_READ_MS. Read each second, a 100,000-trace run's
+ * records cost the extension host 1.4 s of CPU, on a machine whose two cores the run already takes.
  */
-function watchJournal(session: EvaluationSession): () => void {
+function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () => void {
   const path = session.journalFile;
   let reading = false;
   // A 100k-trace journal takes a good part of a second to read: the next read waits ten times as long as the
@@ -110,6 +133,8 @@ function watchJournal(session: EvaluationSession): () => void {
   let seen = '';
   const look = () => {
     if (session.runsHere || reading || Date.now() < notBefore) return;
+    const followed = session.isRunning;
+    if (followed && !rowsShown()) return;
     reading = true;
     void stat(path)
       .then(async (now) => {
@@ -117,7 +142,7 @@ function watchJournal(session: EvaluationSession): () => void {
         if (key === seen) return;
         seen = key;
         await session.load();
-        notBefore = Date.now() + 10 * session.lastReadMs;
+        notBefore = Date.now() + (followed ? Math.max(FOLLOWED_READ_MS, 50 * session.lastReadMs) : 10 * session.lastReadMs);
       })
       .catch(() => undefined)
       .finally(() => {
@@ -128,6 +153,9 @@ function watchJournal(session: EvaluationSession): () => void {
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/** How often, at most, a window reads the journal of a run it follows while it shows that run's traces. */
+const FOLLOWED_READ_MS = 5000;
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);

@@ -44,6 +44,8 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
   private roots = new Map<string, EvaluationNode>();
   /** The evaluations changed since the last refresh; undefined: the whole tree. */
   private changed: Set<string> | undefined = new Set();
+  /** The evaluations whose node is expanded: they show traces (see watchView). */
+  private readonly expanded = new Set<string>();
 
   constructor(private readonly ctx: Ctx) {
     super();
@@ -72,8 +74,21 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
     }, delayMs);
   }
 
+  /**
+   * Follows which evaluations the view shows expanded (VS Code asks an expanded node for its children, also when it
+   * restores one): while one is, and the view is visible, a run of it followed in another process is read from its
+   * journal for the groups' counts and the traces.
+   */
+  watchView(view: vscode.TreeView<TreeNode>): void {
+    const expanded = (node: TreeNode, is: boolean) => node.kind === 'evaluation' && (is ? this.expanded.add(node.ref.id) : this.expanded.delete(node.ref.id));
+    this._register(view.onDidExpandElement((e) => expanded(e.element, true)));
+    this._register(view.onDidCollapseElement((e) => expanded(e.element, false)));
+    this._register(this.ctx.registry.showsRows((refId) => view.visible && this.expanded.has(refId)));
+  }
+
   getChildren(node?: TreeNode): TreeNode[] {
     if (!node) return this.rootNodes();
+    if (node.kind === 'evaluation') this.expanded.add(node.ref.id);
     return childrenOf(node, this.ctx.registry.session(node.ref), this.visibleStates);
   }
 

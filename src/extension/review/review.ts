@@ -40,6 +40,11 @@ export function parseReviewUri(ctx: Ctx, uri: vscode.Uri): ReviewTarget | undefi
   return ref ? { ref, traceId, part: file === 'prompt.txt' ? 'prompt' : 'answer' } : undefined;
 }
 
+/** Whether an editor in view shows a trace of this evaluation. */
+function reviewShown(ctx: Ctx, refId: string): boolean {
+  return vscode.window.visibleTextEditors.some((e) => parseReviewUri(ctx, e.document.uri)?.ref.id === refId);
+}
+
 /**
  * Prompts and answers as virtual documents. The prompt is read-only; the answer is editable while it is not
  * submitted, and saving it journals the reviewer's text (it is then what gets submitted).
@@ -57,6 +62,8 @@ export class ReviewFileSystem extends Disposable implements vscode.FileSystemPro
         .map((d) => ({ type: vscode.FileChangeType.Changed, uri: d.uri }));
       if (changes.length) this.emitter.fire(changes);
     }));
+    // A trace shown in an editor: a run followed in another process is read from its journal meanwhile.
+    this._register(ctx.registry.showsRows((refId) => reviewShown(ctx, refId)));
   }
 
   private async resolve(uri: vscode.Uri) {
@@ -123,7 +130,9 @@ export class ReviewCodeLens extends Disposable implements vscode.CodeLensProvide
 
   constructor(private readonly ctx: Ctx) {
     super();
-    this._register(ctx.registry.onDidChangeSession(() => this.emitter.fire()));
+    // Only for an answer shown of that evaluation: a run changes its session a few times a second, and each event
+    // went to the workbench for nothing.
+    this._register(ctx.registry.onDidChangeSession((ref) => reviewShown(ctx, ref.id) && this.emitter.fire()));
   }
 
   provideCodeLenses(document: vscode.TextDocument): vscode.CodeLens[] {

@@ -34,6 +34,8 @@ export class RunDetailsPanels extends PanelHost<RunDetailsState, RunDetailsPanel
       keyOf: (state) => state.refId,
       create: (panel, ref) => new RunDetailsPanel(ctx, panel, ref),
     });
+    // A visible panel shows the traces' rows: a run followed in another process is read from its journal meanwhile.
+    this._register(ctx.registry.showsRows((refId) => this.find(refId)?.panel.visible === true));
   }
 
   open(ref: EvaluationRef): void {
@@ -217,10 +219,12 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private postProgress(): void {
     const s = this.session;
     const p = s.isRunning ? s.lastProgress : undefined;
+    // During a run its counts are the run's progress, as the tree's and the status bar's (the store lags them).
+    const counted = p?.total ? p : undefined;
     this.post((this.lastProgress = {
       type: 'progress',
-      counts: s.store.snapshotCounts(),
-      total: s.store.total,
+      counts: counted?.counts ?? s.store.snapshotCounts(),
+      total: counted?.total ?? s.store.total,
       running: s.isRunning,
       ratePerSecond: p?.ratePerSecond ?? 0,
       etaSeconds: p?.etaSeconds ?? null,

@@ -287,8 +287,8 @@ export class RunController extends Disposable {
       if (remote) this.remotes.delete(remote);
       remote?.detach();
       // The runner wrote the journal: this window reads it before it says the run ended (the tree and Process
-      // Details show the run's end at once).
-      if (!this.isDisposed) await session.load().catch(() => undefined);
+      // Details show the run's end at once), from the index the runner's end left.
+      if (!this.isDisposed) await session.loadAfterRun().catch(() => undefined);
       handle.end(summary?.outcome === 'targetChanged' ? undefined : summary);
       this.status.ended(ref);
     }
