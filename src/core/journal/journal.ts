@@ -157,7 +157,7 @@ class GroupCommitJournal implements Journal {
     const lines: string[] = new Array<string>(records.length);
     let offset = this.nextOffset;
     for (let i = 0; i < records.length; i++) {
-      const line = JSON.stringify(records[i]);
+      const line = lineOf(records[i]!);
       const length = Buffer.byteLength(line);
       at[i] = { offset, length };
       offset += length + 1;
@@ -227,6 +227,16 @@ class GroupCommitJournal implements Journal {
       this.writing = 0;
     }
   }
+}
+
+/**
+ * A record's line, as JSON.stringify writes it. A list item's, the one record written per prompt of a list, is put
+ * together from its two strings: half the CPU of stringifying the object, the same bytes (its four keys in this order,
+ * as ListWriter makes it, and an integer time).
+ */
+function lineOf(record: JournalRecord): string {
+  if (record.t !== 'item' || !Number.isSafeInteger(record.at)) return JSON.stringify(record);
+  return `{"t":"item","id":${JSON.stringify(record.id)},"p":${JSON.stringify(record.p)},"at":${record.at}}`;
 }
 
 /** A journal that keeps nothing: for benchmarking the journal's own cost. */
