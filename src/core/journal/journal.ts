@@ -106,6 +106,7 @@ async function openForAppend(fs: JournalFs, path: string, from: JournalPosition 
  * fsync (at most maxBatch of them). The first failure (a full disk) is kept: every later append fails with it.
  */
 class GroupCommitJournal implements Journal {
+  /** Lines to write, each entry one or more without their last newline (the flush puts them in). */
   private queue: Array<{ line: string; bytes: number; resolve: () => void; reject: (e: unknown) => void }> = [];
   private writing = 0;
   private flushing: Promise<void> | undefined;
@@ -144,8 +145,9 @@ class GroupCommitJournal implements Journal {
   }
 
   place(record: JournalRecord): { durable: Promise<void>; at: RecordLocation } {
-    const line = `${JSON.stringify(record)}\n`;
-    const length = Buffer.byteLength(line) - 1;
+    // No newline appended here: a rope per record that the length and then the flush would flatten again.
+    const line = JSON.stringify(record);
+    const length = Buffer.byteLength(line);
     const at = { offset: this.nextOffset, length };
     // A failed journal writes nothing more: nothing is placed after its failure either.
     if (!this.firstFailure) this.nextOffset += length + 1;
@@ -165,11 +167,12 @@ class GroupCommitJournal implements Journal {
     }
     const bytes = offset - this.nextOffset;
     if (!this.firstFailure) this.nextOffset = offset;
-    // One string of the lines, not a concatenation per line (a rope the flush flattens again).
-    return { durable: this.enqueue(lines.length ? `${lines.join('\n')}\n` : '', bytes), at };
+    // Nothing to queue (an empty line would be written): as a write would, it fails once the journal has.
+    if (lines.length === 0) return { durable: this.firstFailure ? Promise.reject(this.firstFailure) : Promise.resolve(), at };
+    return { durable: this.enqueue(lines.join('\n'), bytes), at };
   }
 
-  /** Queues whole lines (`bytes` long in UTF-8) for the next flush; resolves once they are on disk. */
+  /** Queues lines (`bytes` long in UTF-8 with their newlines) for the next flush; resolves once they are on disk. */
   private enqueue(line: string, bytes: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ line, bytes, resolve, reject });
@@ -212,7 +215,7 @@ class GroupCommitJournal implements Journal {
       this.writing = batch.length;
       try {
         if (this.firstFailure) throw this.firstFailure;
-        const text = batch.map((b) => b.line).join('');
+        const text = `${batch.map((b) => b.line).join('\n')}\n`;
         await this.handle.write(text);
         for (const b of batch) this.written += b.bytes;
         // The last bytes from the last characters (CHECKED of them are at least CHECKED bytes; one more in case the
