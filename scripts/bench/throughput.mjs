@@ -1,5 +1,6 @@
 // The 20,000-trace rows, on one sandbox: its own POST capacity (ceiling), the CLI's echo run against it (client), the
 // journal on and off (journal), and a naive sequential fetch loop (naive); rows 1–3 and 6 of the table.
+import { rmSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import autocannon from 'autocannon';
 import { cliRun, listOnce, median, runArgs, sandboxProcess, say, tempDir, tracesPerSecond } from './processes.mjs';
@@ -31,7 +32,10 @@ export async function measure(wanted) {
     if (wanted('client') || wanted('journal')) {
       say('2, 6. client: run --target echo, 20,000 traces, concurrency 64; journal on and off, alternating, 3 each');
       for (let i = 0; i < 3; i++) {
-        client.push(await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', tempDir()]), env));
+        // Each run's journal removed after it: they stayed in the temporary folder, 18 of them per --against run.
+        const stateDir = tempDir();
+        client.push(await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', stateDir]), env));
+        rmSync(stateDir, { recursive: true, force: true });
         noJournal.push(await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--no-journal']), env));
       }
       for (const r of [...client, ...noJournal]) if (r.summary.submittedNow !== 20000) throw new Error(`a run submitted ${r.summary.submittedNow}`);

@@ -67,6 +67,9 @@ export class ListParser extends ListScanner {
   private itemIndex = 0;
   private itemBytes = 0;
 
+  /** The piece of the body whose items wholeRun could not read at once: read item by item. */
+  private noRunIn: Buffer | undefined;
+
   private batch: PromptItem[] = [];
   private batchChars = 0;
   /** Batches complete and not yet taken (takeBatches). */
@@ -131,6 +134,11 @@ export class ListParser extends ListScanner {
   protected override wholeObject(buf: Buffer, i: number): number {
     const s = this.states[this.depth];
     if (this.roles[this.depth] !== DATA || this.envelope.dataIssue !== undefined || (s !== A_VALUE && s !== A_VALUE_OR_END)) return -1;
+    if (buf !== this.noRunIn) {
+      const after = this.wholeRun(buf, i);
+      if (after >= 0) return after;
+      this.noRunIn = buf;
+    }
     const limit = Math.min(buf.length, i + this.options.maxItemBytes);
     let end = buf.indexOf(CLOSE_BRACE, i + 1);
     for (let tries = 0; end !== -1 && end < limit && tries < WHOLE_TRIES; tries++) {
@@ -150,6 +158,34 @@ export class ListParser extends ListScanner {
       return end + 1;
     }
     return -1;
+  }
+
+  /**
+   * The items from here to the piece's last closing brace read at once, as one JSON array, when that is what they are:
+   * plain items, separated by commas, within the size cap together. One parse per piece of the body rather than one
+   * per item (a 20,000-item list is some 300 pieces); the same items, since bytes that parse as `[...]` from a value's
+   * start in an array are those values. Anything else (a piece ending inside an item, a nested value) is read item by
+   * item: tried once per piece, so a piece never costs more than twice its parse.
+   */
+  private wholeRun(buf: Buffer, i: number): number {
+    const end = buf.lastIndexOf(CLOSE_BRACE);
+    if (end <= i || end - i >= this.options.maxItemBytes) return -1;
+    let values: unknown;
+    try {
+      values = JSON.parse(`[${buf.toString('utf8', i, end + 1)}]`);
+    } catch {
+      return -1;
+    }
+    const items = values as unknown[];
+    for (const value of items) if (typeof value !== 'object' || value === null || Array.isArray(value) || !isPlainItem(value)) return -1;
+    for (const item of items as Array<{ traceId: string; content: string }>) {
+      this.itemIndex++;
+      this.traceId = item.traceId;
+      this.content = item.content;
+      this.finishItem();
+    }
+    this.valueDone();
+    return end + 1;
   }
 
   protected opened(role: number): void {

@@ -61,7 +61,7 @@ export class ListStream {
 
   async deliver(batch: PromptItem[]): Promise<void> {
     await this.options.sink(batch);
-    for (const item of batch) this.digest.update(`${item.traceId}\0`);
+    this.digest.update(idsText(batch, batch.length));
     this.delivered += batch.length;
   }
 }
@@ -118,7 +118,7 @@ class ListBody implements StreamedBody<StreamedList> {
   /** The part of a batch the sink does not have yet; the part it has must be what it was given before. */
   private skipKnown(batch: PromptItem[]): PromptItem[] {
     const known = Math.min(batch.length, this.toSkip - this.skipped);
-    for (let i = 0; i < known; i++) this.replay!.update(`${batch[i]!.traceId}\0`);
+    this.replay!.update(idsText(batch, known));
     this.skipped += known;
     if (this.skipped === this.toSkip && this.replay!.digest('hex') !== this.list.deliveredDigest()) throw this.changed();
     return known === batch.length ? [] : batch.slice(known);
@@ -185,4 +185,11 @@ function judgeFailure(parseFailure: string, status: number, headers: HttpHeaders
     if (error instanceof ApiError) return error;
   }
   return new ApiError(`The service answered with ${parseFailure}`, 'Check the base URL.', { reason: 'format', operation, status });
+}
+
+/** The digested text of the first `count` items: each trace id and a NUL. One update per batch, not one per item. */
+function idsText(batch: readonly PromptItem[], count: number): string {
+  let text = '';
+  for (let i = 0; i < count; i++) text += `${batch[i]!.traceId}\0`;
+  return text;
 }

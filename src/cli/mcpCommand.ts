@@ -17,11 +17,11 @@ import { costChoices } from './costFlags';
 import { EXIT, UsageError } from './exitCodes';
 import { mcpRunStarter } from './mcpRuns';
 import { RUN_FLAGS, runOptionsOf } from './runFlags';
-import { TARGET_HELP, allowedTargetPlan } from './targetOptions';
+import { allowedTargetPlan, targetHelp } from './targetOptions';
 import { allowTokenOrigin, ownValues } from './tokenOrigin';
 import { safeText } from './terminalText';
 
-export const MCP_HELP = `Usage: eval-runner mcp [--config FILE] [run's flags: --base-url URL --evaluation ID --kind KIND --target KIND ...]
+const mcpHelp = (): string => `Usage: eval-runner mcp [--config FILE] [run's flags: --base-url URL --evaluation ID --kind KIND --target KIND ...]
 
 A Model Context Protocol server on stdio for coding agents (VS Code, Claude Code, Cursor): its tools list
 evaluations, follow a run, list and read traces, compare runs, estimate, start, pause, resume, cancel and rerun.
@@ -35,7 +35,7 @@ ${SERVICE_HELP}
 ${CONFIG_HELP}
   --state-dir DIR             where journals live (default: run's)
   --concurrency N             start_run's default
-${TARGET_HELP}
+${targetHelp()}
 
 The personal access token is read from EVAL_RUNNER_TOKEN in the server's environment (the "env" of its entry in
 the agent's configuration); without it the tools still read journals, and start_run says what to set.
@@ -58,7 +58,7 @@ export async function mcpCommand(argv: string[], stdout: NodeJS.WritableStream, 
 async function serveCommand(argv: string[], stdout: NodeJS.WritableStream, config: ConfigFlags | undefined): Promise<number> {
   const v = parseCommandArgs(argv, RUN_FLAGS);
   if (v.help) {
-    stdout.write(MCP_HELP);
+    stdout.write(mcpHelp());
     return EXIT.ok;
   }
   const refused = NOT_FOR_MCP.find((flag) => v[flag] !== undefined);

@@ -11,7 +11,7 @@ import type { ServiceArgs } from './common';
 import { EXIT, UsageError } from './exitCodes';
 import type { ExitCode } from './exitCodes';
 import { progressReporter } from './progressLine';
-import { TARGET_HELP, allowedTargetPlan, targetFromPlan } from './targetOptions';
+import { allowedTargetPlan, targetFromPlan, targetHelp } from './targetOptions';
 import { RUN_FLAGS, runOptionsOf, shardOption } from './runFlags';
 import { COST_HELP, costChoices, estimateWords } from './costFlags';
 import type { CostChoices } from './costFlags';
@@ -20,7 +20,7 @@ import type { ConfigFlags } from './configFile';
 import { safeJson, safeText } from './terminalText';
 import { interruptSignals } from './interruptSignals';
 
-export const RUN_HELP = `Usage: eval-runner run --base-url URL --evaluation ID --kind benchmark|robustness --target KIND [options]
+const runHelp = (): string => `Usage: eval-runner run --base-url URL --evaluation ID --kind benchmark|robustness --target KIND [options]
 
 Lists the evaluation's prompts (robustness: waits for generation), sends each to the target, journals
 every answer on disk, then submits it. Run it again to resume: journaled answers are submitted without
@@ -68,7 +68,7 @@ ${CONFIG_HELP}
   --no-journal                keep nothing on disk (for measuring the journal's cost; no resume)
   --json                      JSON lines on stdout: progress events and one final summary
 ${COST_HELP}
-${TARGET_HELP}
+${targetHelp()}
 
 ${TOKEN_HELP}
 Exit codes: 0 all submitted (or the --limit asked for) · 1 failed traces · 2 usage/configuration, or the
@@ -332,7 +332,7 @@ export function invalidLinesNote(count: number, path: string): string {
 export async function runCommand(argv: string[], stdout: NodeJS.WritableStream, config?: ConfigFlags): Promise<number> {
   const v = parseCommandArgs(argv, RUN_FLAGS);
   if (v.help) {
-    stdout.write(RUN_HELP);
+    stdout.write(runHelp());
     return EXIT.ok;
   }
   const args = serviceArgs(v);

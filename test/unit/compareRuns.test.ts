@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { journalPath, readJournal } from '../../src/core/journal/journal';
@@ -90,6 +91,13 @@ describe('Compare Runs is a lookup in the answers the store keeps per run', func
     assert.equal(store.runAnswers('R')!.columns().held[0], 'held for now');
     store.settle(record, { offset: 40, length: 50 });
     assert.deepEqual([store.runAnswers('R')!.columns().at[0], store.runAnswers('R')!.columns().held], [40, {}]);
+    // The digest kept is the text's SHA-256, its first 16 bytes as little-endian words, whatever the text.
+    TRICKY.forEach((a, i) => store.apply({ t: 'answer', id: `d${i}`, a, at: 2, run: 'R' }));
+    const words = store.runAnswers('R')!.columns().digest;
+    TRICKY.forEach((a, i) => {
+      const sha = createHash('sha256').update(a).digest();
+      assert.deepEqual([...words.subarray((i + 1) * 4, (i + 2) * 4)], [0, 4, 8, 12].map((at) => sha.readUInt32LE(at)), a.slice(0, 40));
+    });
   });
 
   it('the index keeps each run’s answers: a store opened from it compares without the journal’s lines', async () => {

@@ -30,6 +30,8 @@ describe('the prompt list in the journal', () => {
     assert.deepEqual(journal.lastWritten, file.subarray(-64), 'the last bytes a reader goes on from');
     assert.equal(journal.bytesWritten, file.length);
     assert.deepEqual(JSON.parse(file.subarray(batch.at[299]!.offset, batch.at[299]!.offset + batch.at[299]!.length).toString()), { t: 'item', id: 't299', p: items(300)[299]!.content, at: 2 });
+    // Each item's line is JSON.stringify's, byte for byte.
+    assert.equal(file.subarray(batch.at[0]!.offset, batch.at[299]!.offset + batch.at[299]!.length + 1).toString(), items(300).map(({ traceId, content }) => `${JSON.stringify({ t: 'item', id: traceId, p: content, at: 2 })}\n`).join(''));
   });
 
   it('a batch cut short by a kill keeps its whole lines, and the list is not whole until listed again', async () => {
@@ -82,6 +84,29 @@ describe('the prompt list in the journal', () => {
     for (let i = 2; i < 100; i++) assert.equal(text.read(places[i]!.offset, places[i]!.length, 'p'), list[i]!.content);
     // Not past a line that is not an item.
     assert.throws(() => text.read(places[101]!.offset, places[101]!.length, 'p'), /changed under Eval Runner/);
+    text.close();
+  });
+
+  it('reads ahead the exact prompt of item lines whose id or prompt looks like the line\'s own keys', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const tricky = [
+      { id: 'a","p":"not this', p: 'ends like a line ","at":5}' },
+      { id: '\\', p: '\\"' },
+      { id: 'x', p: ',"p":"x","at":1}' },
+      { id: 'ü 🌍', p: '' },
+      { id: 'y', p: '\u0000 "at":  \n' },
+    ];
+    const batch = journal.placeAll([{ t: 'item', id: 'first', p: 'first', at: 1 }, ...tricky.map(({ id, p }): JournalRecord => ({ t: 'item', id, p, at: 2 }))]);
+    await batch.durable;
+    await journal.close();
+    const text = new JournalText(path);
+    const places = batch.at.map((a) => a!);
+    text.read(places[0]!.offset, places[0]!.length, 'p');
+    assert.equal(text.read(places[1]!.offset, places[1]!.length, 'p'), tricky[0]!.p);
+    // Read ahead with the second: the rest come from memory.
+    truncateSync(path, 0);
+    tricky.forEach(({ p }, i) => assert.equal(text.read(places[i + 1]!.offset, places[i + 1]!.length, 'p'), p));
     text.close();
   });
 });

@@ -106,6 +106,7 @@ async function openForAppend(fs: JournalFs, path: string, from: JournalPosition 
  * fsync (at most maxBatch of them). The first failure (a full disk) is kept: every later append fails with it.
  */
 class GroupCommitJournal implements Journal {
+  /** Lines to write, each entry one or more without their last newline (the flush puts them in). */
   private queue: Array<{ line: string; bytes: number; resolve: () => void; reject: (e: unknown) => void }> = [];
   private writing = 0;
   private flushing: Promise<void> | undefined;
@@ -144,8 +145,9 @@ class GroupCommitJournal implements Journal {
   }
 
   place(record: JournalRecord): { durable: Promise<void>; at: RecordLocation } {
-    const line = `${JSON.stringify(record)}\n`;
-    const length = Buffer.byteLength(line) - 1;
+    // No newline appended here: a rope per record that the length and then the flush would flatten again.
+    const line = JSON.stringify(record);
+    const length = Buffer.byteLength(line);
     const at = { offset: this.nextOffset, length };
     // A failed journal writes nothing more: nothing is placed after its failure either.
     if (!this.firstFailure) this.nextOffset += length + 1;
@@ -153,22 +155,24 @@ class GroupCommitJournal implements Journal {
   }
 
   placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: RecordLocation[] } {
-    const at: RecordLocation[] = [];
-    let lines = '';
+    const at: RecordLocation[] = new Array<RecordLocation>(records.length);
+    const lines: string[] = new Array<string>(records.length);
     let offset = this.nextOffset;
-    for (const record of records) {
-      const line = JSON.stringify(record);
+    for (let i = 0; i < records.length; i++) {
+      const line = lineOf(records[i]!);
       const length = Buffer.byteLength(line);
-      at.push({ offset, length });
+      at[i] = { offset, length };
       offset += length + 1;
-      lines += `${line}\n`;
+      lines[i] = line;
     }
     const bytes = offset - this.nextOffset;
     if (!this.firstFailure) this.nextOffset = offset;
-    return { durable: this.enqueue(lines, bytes), at };
+    // Nothing to queue (an empty line would be written): as a write would, it fails once the journal has.
+    if (lines.length === 0) return { durable: this.firstFailure ? Promise.reject(this.firstFailure) : Promise.resolve(), at };
+    return { durable: this.enqueue(lines.join('\n'), bytes), at };
   }
 
-  /** Queues whole lines (`bytes` long in UTF-8) for the next flush; resolves once they are on disk. */
+  /** Queues lines (`bytes` long in UTF-8 with their newlines) for the next flush; resolves once they are on disk. */
   private enqueue(line: string, bytes: number): Promise<void> {
     return new Promise<void>((resolve, reject) => {
       this.queue.push({ line, bytes, resolve, reject });
@@ -211,7 +215,7 @@ class GroupCommitJournal implements Journal {
       this.writing = batch.length;
       try {
         if (this.firstFailure) throw this.firstFailure;
-        const text = batch.map((b) => b.line).join('');
+        const text = `${batch.map((b) => b.line).join('\n')}\n`;
         await this.handle.write(text);
         for (const b of batch) this.written += b.bytes;
         // The last bytes from the last characters (CHECKED of them are at least CHECKED bytes; one more in case the
@@ -226,6 +230,16 @@ class GroupCommitJournal implements Journal {
       this.writing = 0;
     }
   }
+}
+
+/**
+ * A record's line, as JSON.stringify writes it. A list item's, the one record written per prompt of a list, is put
+ * together from its two strings: half the CPU of stringifying the object, the same bytes (its four keys in this order,
+ * as ListWriter makes it, and an integer time).
+ */
+function lineOf(record: JournalRecord): string {
+  if (record.t !== 'item' || !Number.isSafeInteger(record.at)) return JSON.stringify(record);
+  return `{"t":"item","id":${JSON.stringify(record.id)},"p":${JSON.stringify(record.p)},"at":${record.at}}`;
 }
 
 /** A journal that keeps nothing: for benchmarking the journal's own cost. */

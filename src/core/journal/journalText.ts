@@ -14,7 +14,12 @@ const AHEAD_BYTES = 64 * 1024;
 const AHEAD_LINES = 256;
 // How an item line begins (JSON.stringify writes `t` first); only such lines are read ahead.
 const ITEM_HEAD = Buffer.from('{"t":"item",');
+// Where an item line's prompt begins and what follows it (`{"t":"item","id":…,"p":"…","at":N}`): a quote inside a
+// string is escaped, so neither can be met inside the id or the prompt.
+const PROMPT_KEY = Buffer.from(',"p":');
+const AT_KEY = Buffer.from(',"at":');
 const NEWLINE = 0x0a;
+const CLOSE_BRACE = 0x7d;
 
 /**
  * Texts by their line's offset: the last CACHED kept, and up to as many before them. Two generations rather than one
@@ -101,7 +106,7 @@ export class JournalText implements TextSource {
       const end = block.indexOf(NEWLINE, start);
       if (end === -1 || end - start < ITEM_HEAD.length || block.compare(ITEM_HEAD, 0, ITEM_HEAD.length, start, start + ITEM_HEAD.length) !== 0) return;
       if (!kept.has(offset + start)) {
-        const text = textOf(block.toString('utf8', start, end), 'p');
+        const text = itemPrompt(block, start, end) ?? textOf(block.toString('utf8', start, end), 'p');
         if (text === undefined) return;
         kept.keep(offset + start, text);
       }
@@ -114,6 +119,23 @@ export class JournalText implements TextSource {
     this.fd = undefined;
     this.kept.p.clear();
     this.kept.a.clear();
+  }
+}
+
+/**
+ * The prompt of the item line at block[start, end), parsing its string alone (not the record's object, id and all):
+ * read ahead, a run decodes every prompt of the list once more. Undefined for a line of any other shape.
+ */
+function itemPrompt(block: Buffer, start: number, end: number): string | undefined {
+  const from = block.indexOf(PROMPT_KEY, start);
+  const to = block.lastIndexOf(AT_KEY, end);
+  if (from === -1 || to === -1 || from > to || block[end - 1] !== CLOSE_BRACE) return undefined;
+  for (let i = to + AT_KEY.length; i < end - 1; i++) if (block[i]! < 0x30 || block[i]! > 0x39) return undefined;
+  try {
+    const value: unknown = JSON.parse(block.toString('utf8', from + PROMPT_KEY.length, to));
+    return typeof value === 'string' ? value : undefined;
+  } catch {
+    return undefined;
   }
 }
 

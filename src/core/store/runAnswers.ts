@@ -55,8 +55,7 @@ export class RunAnswers {
     c.row[slot] = row;
     c.ms[slot] = ms ?? NaN;
     c.flags[slot] = flags;
-    const d = hash('sha256', text, 'buffer');
-    for (let w = 0; w < WORDS; w++) c.digest[slot * WORDS + w] = d.readUInt32LE(w * 4);
+    digestInto(text, c.digest, slot * WORDS);
     if (at) return this.setPlace(slot, at);
     c.at[slot] = HELD;
     c.len[slot] = 0;
@@ -114,6 +113,28 @@ export class RunAnswers {
     const c = this.c;
     const n = c.n;
     return { n, row: c.row.subarray(0, n), at: c.at.subarray(0, n), len: c.len.subarray(0, n), ms: c.ms.subarray(0, n), flags: c.flags.subarray(0, n), digest: c.digest.subarray(0, n * WORDS), held: { ...c.held } };
+  }
+}
+
+const BASE64 = new Uint8Array(128);
+for (const [i, ch] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/'].entries()) BASE64[ch.charCodeAt(0)] = i;
+
+/**
+ * The first WORDS words (little-endian) of the text's SHA-256 into `out` from `at`. Read from the digest in base64,
+ * 24 characters for its first 18 bytes: a string costs a run less than a Buffer per answer (allocated, then read).
+ */
+function digestInto(text: string, out: Uint32Array, at: number): void {
+  const b64 = hash('sha256', text, 'base64');
+  let word = 0;
+  for (let byte = 0, i = 0; byte < WORDS * 4; i += 4) {
+    const bits = (BASE64[b64.charCodeAt(i)]! << 18) | (BASE64[b64.charCodeAt(i + 1)]! << 12) | (BASE64[b64.charCodeAt(i + 2)]! << 6) | BASE64[b64.charCodeAt(i + 3)]!;
+    for (let shift = 16; shift >= 0 && byte < WORDS * 4; shift -= 8, byte++) {
+      word |= ((bits >>> shift) & 0xff) << ((byte & 3) * 8);
+      if ((byte & 3) === 3) {
+        out[at + (byte >> 2)] = word >>> 0;
+        word = 0;
+      }
+    }
   }
 }
 
