@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { BAR_PACE_MS, BarPace, PROGRESS_PACE_MS, ProgressPace } from '../../src/extension/runs/progressPace';
+import { BAR_PACE_MS, BarPace, PROGRESS_PACE_MS, ProgressPace, STATUS_PACE_MS, StatusPace } from '../../src/extension/runs/progressPace';
 import type { PaceClock } from '../../src/extension/runs/progressPace';
 
 /** A clock that moves only when told, running each timer when its time comes. */
@@ -91,5 +91,20 @@ describe('ProgressPace', () => {
     for (let i = 1; i < moves.length; i++) assert.ok(moves[i]! - moves[i - 1]! >= BAR_PACE_MS, 'two moves closer than a second');
     assert.equal(shown + bar.step(100), 100, 'the run done: the bar is full at once');
     assert.equal(bar.step(100), 0);
+  });
+  it("draws the status bar's counts once a second at most, and a change of the run's state at once", () => {
+    const clock = new FakeClock();
+    const status = new StatusPace(STATUS_PACE_MS, clock);
+    // 10 s of updates at the toast's pace, the run paused from 4.25 s to 6.25 s.
+    const drawn: number[] = [];
+    for (let at = 0; at < 10_000; at += PROGRESS_PACE_MS) {
+      if (status.due(at >= 4_250 && at < 6_250 ? 'paused' : 'running')) drawn.push(at);
+      clock.advance(PROGRESS_PACE_MS);
+    }
+    assert.deepEqual(drawn, [0, 1000, 2000, 3000, 4250, 5250, 6250, 7250, 8250, 9250]);
+    assert.equal(status.due('done'), true, 'the run done: drawn at once');
+    clock.advance(100);
+    assert.equal(status.due('paused'), true, 'paused again within the second: drawn at once');
+    assert.equal(status.due('paused'), false);
   });
 });

@@ -89,3 +89,30 @@ export class BarPace {
     return increment;
   }
 }
+
+/**
+ * How often the status bar's counts change: a glance, not a read (the toast's words change with every update). Each
+ * change is a message to the workbench and a layout of its status bar: at four a second, the status bar and the toast
+ * together were most of the ten messages a second the renderer handled during a run.
+ */
+export const STATUS_PACE_MS = 1000;
+
+/** Whether the status bar draws an update: at most once per `intervalMs`, and at once when the run's state changes. */
+export class StatusPace {
+  private drawnAt = Number.NEGATIVE_INFINITY;
+  private state: string | undefined;
+
+  constructor(
+    private readonly intervalMs = STATUS_PACE_MS,
+    private readonly clock: Pick<PaceClock, 'now'> = REAL_CLOCK,
+  ) {}
+
+  /** `state`: what the status bar says besides the counts (paused, held, done); a change is drawn at once. */
+  due(state: string): boolean {
+    const now = this.clock.now();
+    if (state === this.state && now - this.drawnAt < this.intervalMs) return false;
+    this.state = state;
+    this.drawnAt = now;
+    return true;
+  }
+}

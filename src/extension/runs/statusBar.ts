@@ -4,7 +4,7 @@ import { Disposable } from '../lifecycle';
 import { costText, holdProgressText, progressText, usdText, WAITING_FOR_WINDOW } from '../../core';
 import type { RunProgress } from '../../core';
 import type { EvaluationRef } from '../evaluations/registry';
-import { BarPace } from './progressPace';
+import { BarPace, StatusPace } from './progressPace';
 
 /** The runs this window follows, in the status bar (one item for all of them) and in the `evalRunner.running` context. */
 export class RunStatus extends Disposable {
@@ -38,17 +38,19 @@ export class RunStatus extends Disposable {
 
   /**
    * The toast and the status bar follow a run's progress, fed at a reader's pace (progressPace.ts) by the same event
-   * as the tree and Run Details: each call is drawn (the toast's bar moves once a second: BarPace).
+   * as the tree and Run Details: the toast's words change with each call, its bar once a second (BarPace), and the
+   * status bar's counts once a second or when the run's state changes (StatusPace).
    */
   progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
     const bar = new BarPace();
+    const status = new StatusPace();
     return (p) => {
       this.active.set(ref.id, { ref, progress: p });
       this.drawn.set(ref.id, p);
       const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
       // An increment of 0 keeps the bar determinate without moving it.
       progress.report({ message: progressText('', p).replace(/^: /, ''), increment: bar.step(p.total ? (100 * done) / p.total : 0) });
-      this.update();
+      if (status.due(`${p.paused === true}|${p.hold?.kind ?? ''}|${p.waitingFor ?? ''}|${done === p.total}`)) this.update();
     };
   }
 
