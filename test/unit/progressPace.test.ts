@@ -101,7 +101,7 @@ describe('ProgressPace', () => {
       if (status.due(at >= 4_250 && at < 6_250 ? 'paused' : 'running')) drawn.push(at);
       clock.advance(PROGRESS_PACE_MS);
     }
-    assert.deepEqual(drawn, [0, 1000, 2000, 3000, 4250, 5250, 6250, 7250, 8250, 9250]);
+    assert.deepEqual(drawn, [0, 1000, 2000, 3000, 4000, 4250, 5250, 6250, 7250, 8250, 9250]);
     assert.equal(status.due('done'), true, 'the run done: drawn at once');
     clock.advance(100);
     assert.equal(status.due('paused'), true, 'paused again within the second: drawn at once');
