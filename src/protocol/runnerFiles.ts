@@ -1,7 +1,8 @@
 // Where a runner says it listens, and how a window finds it: a small owner-only file beside the journal. Read by
 // the window (attach) and written by the runner; nothing else of the protocol touches the disk.
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { lstat, readdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -100,13 +101,17 @@ export function interruptedRun(journalFile: string): boolean {
  */
 export function newSocketPath(platform = process.platform): { path: string; dispose(): void } {
   if (platform === 'win32') return { path: `\\\\.\\pipe\\eval-runner-${randomBytes(12).toString('hex')}`, dispose: () => undefined };
-  void sweepLeftSocketFolders();
+  // Later and off the main thread: listing a large temporary folder (28,000 entries here) blocked every run's start
+  // for 20-30 ms. A process that ends sooner leaves the sweep to the next.
+  setTimeout(() => void sweepLeftSocketFolders(), SWEEP_DELAY_MS).unref();
   // The pid in the name lets a later run tell a folder that a killed run left (SIGKILL, a crash) from a live one's.
   const dir = mkdtempSync(join(tmpdir(), `evr-${process.pid}-`));
   const problem = folderProblem(dir);
   if (problem) throw new Error(`The runner's socket folder is not this user's alone: ${problem}.`);
   return { path: join(dir, 's'), dispose: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+const SWEEP_DELAY_MS = 10_000;
 
 // A folder this young may be a starting run's that has not listened yet (its pid may be in another pid namespace).
 const LEFT_FOLDER_AGE_MS = 60_000;
@@ -119,17 +124,17 @@ export async function sweepLeftSocketFolders(dir = tmpdir()): Promise<string[]> 
   const swept: string[] = [];
   let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => /^evr-\d+-/.test(n));
+    names = (await readdir(dir)).filter((n) => /^evr-\d+-/.test(n));
   } catch {
     return swept;
   }
   for (const name of names) {
     const folder = join(dir, name);
     try {
-      const stat = lstatSync(folder);
+      const stat = await lstat(folder);
       if (!stat.isDirectory() || stat.uid !== process.getuid?.() || Date.now() - stat.mtimeMs < LEFT_FOLDER_AGE_MS) continue;
       if (isAlive(Number(/^evr-(\d+)-/.exec(name)![1])) || (await someoneListens(join(folder, 's')))) continue;
-      rmSync(folder, { recursive: true, force: true });
+      await rm(folder, { recursive: true, force: true });
       swept.push(folder);
     } catch {
       // another sweeper's, or not ours to read: left as it is

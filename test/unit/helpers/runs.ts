@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApiClient } from '../../../src/api/client';
@@ -12,8 +12,24 @@ import type { StartParams } from '../../../src/protocol/runnerProtocol';
 import type { Sandbox } from '../../../src/sandbox/server';
 import { FAST_RETRY } from './servers';
 
+/** The folders tempDir made, removed when the test process exits: each suite's run left some hundreds in /tmp. */
+const made: string[] = [];
+
 export function tempDir(prefix = 'eval-runner-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (made.length === 0) process.once('exit', removeMade);
+  made.push(dir);
+  return dir;
+}
+
+function removeMade(): void {
+  for (const dir of made) {
+    try {
+      rmSync(dir, { recursive: true, force: true });
+    } catch {
+      // a folder a test left unreadable: the system's temporary folder keeps it
+    }
+  }
 }
 
 /** A target whose behaviour the test scripts; it counts calls per prompt. */
