@@ -23,6 +23,9 @@ const QUIET_SETTINGS = {
   'workbench.tips.enabled': false,
   'chat.commandCenter.enabled': false,
   'workbench.colorTheme': 'Default Dark Modern',
+  // code-server is a remote to the workbench: its port forwarding runs `ps` from the extension host every few
+  // seconds (0.2-0.5 s of its CPU per bench run). VS Code on the desktop, where users run us, does not.
+  'remote.autoForwardPorts': false,
 };
 
 export function freePort() {
