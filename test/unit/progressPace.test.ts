@@ -106,5 +106,9 @@ describe('ProgressPace', () => {
     clock.advance(100);
     assert.equal(status.due('paused'), true, 'paused again within the second: drawn at once');
     assert.equal(status.due('paused'), false);
+    assert.equal(status.waitMs(), 1000, 'an update held back is due a second after the last drawn');
+    clock.advance(400);
+    status.drew();
+    assert.equal(status.waitMs(), 1000, 'drawn when held back: the next second starts then');
   });
 });

@@ -113,6 +113,8 @@ export class EvaluationSession {
   follow(remote: { cancel(hard: boolean): void }): { progress(p: RunProgress): void; end(summary: RunSummary | undefined): void } {
     const state = { remote, cancelled: false };
     this.remote = state;
+    // The last run's counts are not this one's (Run Details shows the progress while a run goes on).
+    this.lastProgress = undefined;
     this.lastRunAt = Date.now();
     this.changed();
     return {

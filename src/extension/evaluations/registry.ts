@@ -117,10 +117,10 @@ export class EvaluationRegistry extends Disposable {
  *
  * A run this window follows (its runner's progress comes over the socket) is read only while something shown needs
  * its traces (`rowsShown`): its counts come with its progress, and the window reads it once when it ends, from the
- * index the runner leaves (runs.ts). Each read parses every record since the last, so reading less often alone
- * saves nothing: what saves is the part of the run left to that index. So the reads are paced by their cost, at
- * most a fiftieth of a core, and no more often than every FOLLOWED_READ_MS. Read each second, a 100,000-trace run's
- * records cost the extension host 1.4 s of CPU, on a machine whose two cores the run already takes.
+ * index the runner leaves (runs.ts). Read each second, a 100,000-trace run's records cost the extension host 1.4 s of
+ * CPU, on a machine whose two cores the run already takes. Each read parses every record since the last, so a
+ * longer wait only makes each read longer: the saving is the part of the run left to that index. So the wait is
+ * fixed (FOLLOWED_READ_MS), not paced by the last read's cost, which would grow with each wait.
  */
 function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () => void {
   const path = session.journalFile;
@@ -129,12 +129,14 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
   // last one took (its wait for its turn apart: a long Fetch Prompts is not a slow read), so following another
   // process's run never costs this window more than a tenth of a core.
   let notBefore = 0;
+  // A followed run's reads keep their own pace, so the run's end leaves the pace above as it was.
+  let followedNotBefore = 0;
   // Compared with what was last read (not with the last look), so a change seen while waiting is read later.
   let seen = '';
   const look = () => {
-    if (session.runsHere || reading || Date.now() < notBefore) return;
+    if (session.runsHere || reading) return;
     const followed = session.isRunning;
-    if (followed && !rowsShown()) return;
+    if (Date.now() < (followed ? followedNotBefore : notBefore) || (followed && !rowsShown())) return;
     reading = true;
     void stat(path)
       .then(async (now) => {
@@ -142,7 +144,8 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
         if (key === seen) return;
         seen = key;
         await session.load();
-        notBefore = Date.now() + (followed ? Math.max(FOLLOWED_READ_MS, 50 * session.lastReadMs) : 10 * session.lastReadMs);
+        if (followed) followedNotBefore = Date.now() + FOLLOWED_READ_MS;
+        else notBefore = Date.now() + 10 * session.lastReadMs;
       })
       .catch(() => undefined)
       .finally(() => {
@@ -154,7 +157,7 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
   return () => clearInterval(timer);
 }
 
-/** How often, at most, a window reads the journal of a run it follows while it shows that run's traces. */
+/** How often a window reads the journal of a run it follows while it shows that run's traces. */
 const FOLLOWED_READ_MS = 5000;
 
 function capitalise(text: string): string {

@@ -1,5 +1,6 @@
 // The pace at which a window draws a run's progress: whatever the runner's rate, the toast, the status bar, the tree
-// and Run Details are all fed from one coalesced stream, so they never disagree and never outrun a reader.
+// and Run Details are all fed from one coalesced stream, so they never outrun a reader (the status bar draws one
+// update a second of it: StatusPace).
 // No vscode here: the unit suite drives it with a fake clock.
 
 /** A few updates a second: as fast as anyone reads a count, and each one lays out the workbench. */
@@ -109,10 +110,19 @@ export class StatusPace {
 
   /** `state`: what the status bar says besides the counts (paused, held, done); a change is drawn at once. */
   due(state: string): boolean {
-    const now = this.clock.now();
-    if (state === this.state && now - this.drawnAt < this.intervalMs) return false;
+    if (state === this.state && this.waitMs() > 0) return false;
     this.state = state;
-    this.drawnAt = now;
+    this.drew();
     return true;
+  }
+
+  /** How long until an update of the same state is due (an update held back is drawn then). */
+  waitMs(): number {
+    return Math.max(0, this.drawnAt + this.intervalMs - this.clock.now());
+  }
+
+  /** The update held back was drawn. */
+  drew(): void {
+    this.drawnAt = this.clock.now();
   }
 }

@@ -44,17 +44,31 @@ export class RunStatus extends Disposable {
   progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
     const bar = new BarPace();
     const status = new StatusPace();
+    // An update held back is drawn when its second is up, so the status bar never stays behind the toast.
+    let heldBack: NodeJS.Timeout | undefined;
+    const drawHeldBack = () => {
+      heldBack = undefined;
+      status.drew();
+      this.update();
+    };
     return (p) => {
       this.active.set(ref.id, { ref, progress: p });
       this.drawn.set(ref.id, p);
       const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
       // An increment of 0 keeps the bar determinate without moving it.
       progress.report({ message: progressText('', p).replace(/^: /, ''), increment: bar.step(p.total ? (100 * done) / p.total : 0) });
-      if (status.due(`${p.paused === true}|${p.hold?.kind ?? ''}|${p.waitingFor ?? ''}|${done === p.total}`)) this.update();
+      if (status.due(`${p.paused === true}|${p.hold?.kind ?? ''}|${p.waitingFor ?? ''}|${done === p.total}`)) {
+        clearTimeout(heldBack);
+        heldBack = undefined;
+        this.update();
+      } else heldBack ??= setTimeout(drawHeldBack, status.waitMs());
     };
   }
 
-  /** The progress the toast and the status bar last drew of an evaluation's run (kept after it ends, for the tests). */
+  /**
+   * The progress the toast last drew of an evaluation's run, which the status bar draws within a second (kept after
+   * the run ends, for the tests).
+   */
   lastDrawn(refId: string): RunProgress | undefined {
     return this.drawn.get(refId);
   }
