@@ -150,10 +150,7 @@ export class ListParser extends ListScanner {
         continue;
       }
       if (!isPlainItem(value)) return -1;
-      this.itemIndex++;
-      this.traceId = value.traceId;
-      this.content = value.content;
-      this.finishItem();
+      this.takeItem(value);
       this.valueDone();
       return end + 1;
     }
@@ -178,14 +175,17 @@ export class ListParser extends ListScanner {
     }
     const items = values as unknown[];
     for (const value of items) if (typeof value !== 'object' || value === null || Array.isArray(value) || !isPlainItem(value)) return -1;
-    for (const item of items as Array<{ traceId: string; content: string }>) {
-      this.itemIndex++;
-      this.traceId = item.traceId;
-      this.content = item.content;
-      this.finishItem();
-    }
+    for (const item of items as Array<{ traceId: string; content: string }>) this.takeItem(item);
     this.valueDone();
     return end + 1;
+  }
+
+  /** An item read whole (parsed at once): as if its fields had been read one by one. */
+  private takeItem(item: { traceId: string; content: string }): void {
+    this.itemIndex++;
+    this.traceId = item.traceId;
+    this.content = item.content;
+    this.finishItem();
   }
 
   protected opened(role: number): void {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { openJournal, readJournal } from '../../src/core/journal/journal';
 import type { RecordLocation } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
-import { JournalText } from '../../src/core/journal/journalText';
+import { itemPrompt, JournalText } from '../../src/core/journal/journalText';
 import { JournalWriteError, ListWriter } from '../../src/core/store/listWriter';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { faultyFs } from './helpers/faultyFs';
@@ -108,5 +108,9 @@ describe('the prompt list in the journal', () => {
     truncateSync(path, 0);
     tricky.forEach(({ p }, i) => assert.equal(text.read(places[i + 1]!.offset, places[i + 1]!.length, 'p'), p));
     text.close();
+    // Each by the prompt-alone parse, not by the whole line's fallback; a line of another shape is left to that.
+    const line = (l: string) => Buffer.from(`${l}\n`);
+    for (const { id, p } of tricky) assert.equal(itemPrompt(line(JSON.stringify({ t: 'item', id, p, at: 2 })), 0, Buffer.byteLength(JSON.stringify({ t: 'item', id, p, at: 2 }))), p);
+    for (const other of ['{"t":"item","p":"x","id":"a","at":1}', '{"t":"item","id":"a","p":"x","at":1.5}', '{"t":"item","id":"a","p":"x"}']) assert.equal(itemPrompt(line(other), 0, other.length), undefined, other);
   });
 });

@@ -126,7 +126,7 @@ export class JournalText implements TextSource {
  * The prompt of the item line at block[start, end), parsing its string alone (not the record's object, id and all):
  * read ahead, a run decodes every prompt of the list once more. Undefined for a line of any other shape.
  */
-function itemPrompt(block: Buffer, start: number, end: number): string | undefined {
+export function itemPrompt(block: Buffer, start: number, end: number): string | undefined {
   const from = block.indexOf(PROMPT_KEY, start);
   const to = block.lastIndexOf(AT_KEY, end);
   if (from === -1 || to === -1 || from > to || block[end - 1] !== CLOSE_BRACE) return undefined;
