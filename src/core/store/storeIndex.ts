@@ -159,7 +159,8 @@ export async function writeIndex(journalFile: string, key: string, index: StoreI
   try {
     // The columns are written as the machine holds them: a big-endian one (none Node runs on today) keeps no index.
     if (endianness() !== 'LE') return;
-    await writeFile(aside, Buffer.concat(encode(key, index)), { mode: 0o600 });
+    // Its pieces as they are: one buffer of them all was a second copy of the index (12 MB at 100,000 traces).
+    await writeFile(aside, encode(key, index), { mode: 0o600 });
     await rename(aside, path);
   } catch {
     // An index is only a shortcut: without it the next open reads the journal whole.
