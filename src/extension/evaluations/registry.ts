@@ -120,8 +120,8 @@ export class EvaluationRegistry extends Disposable {
  * index the runner leaves (runs.ts). Read each second, a 100,000-trace run's records cost the extension host 1.4 s of
  * CPU, on a machine whose two cores the run already takes. Each read parses every record since the last, so a
  * longer wait only makes each read longer: the saving is the part of the run left to that index, and each read's
- * redraw. So the wait is a second while a read costs little (a small run: its rows follow it), FOLLOWED_READ_MS
- * once it costs more, never a multiple of the last read's cost, which would grow with each wait.
+ * redraw. So the wait is a second while the journal is small or a read costs little (a small run: its rows follow
+ * it), FOLLOWED_READ_MS once it costs more, never a multiple of the last read's cost, which would grow with each wait.
  */
 function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () => void {
   const path = session.journalFile;
@@ -145,7 +145,7 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
         if (key === seen) return;
         seen = key;
         await session.load();
-        if (followed) followedNotBefore = Date.now() + (session.lastReadMs < CHEAP_READ_MS ? 1000 : FOLLOWED_READ_MS);
+        if (followed) followedNotBefore = Date.now() + (now.size < SMALL_JOURNAL_BYTES || session.lastReadMs < CHEAP_READ_MS ? 1000 : FOLLOWED_READ_MS);
         else notBefore = Date.now() + 10 * session.lastReadMs;
       })
       .catch(() => undefined)
@@ -162,6 +162,8 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
 const FOLLOWED_READ_MS = 5000;
 /** A read of a followed run's journal this short is repeated each second: 2 % of a core at most. */
 const CHEAP_READ_MS = 20;
+/** A journal this small is read each second however long its read took (a loaded machine slows any read). */
+const SMALL_JOURNAL_BYTES = 1024 * 1024;
 
 function capitalise(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
