@@ -1,7 +1,8 @@
 // --against=<commit>: the chosen rows on this checkout and on a build of another commit, alternating, each round on
 // its own sandbox, so a change is measured side by side on one machine at one time (the machine is shared and noisy:
 // single runs vary by ±15 %, medians of alternating rounds far less). The other commit is checked out in a temporary
-// worktree with this checkout's node_modules hard-linked, built, measured through its own dist/cli.js, and removed.
+// worktree with this checkout's node_modules hard-linked, built, measured through its own dist/cli.js and out/, and
+// removed.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
@@ -48,6 +49,8 @@ function checkout(sha) {
       if (!existsSync(join(dir, 'node_modules'))) symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
     }
     execFileSync(process.execPath, ['scripts/build.mjs'], { cwd: dir, stdio: 'inherit' });
+    // The rows that time the core in a process of their own load its tsc output (processes.mjs builtModule).
+    execFileSync(process.execPath, [join(dir, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], { cwd: dir, stdio: 'inherit' });
   } catch (error) {
     execFileSync('git', ['worktree', 'remove', '--force', dir], { cwd: ROOT, stdio: 'ignore' });
     throw error;

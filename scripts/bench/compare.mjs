@@ -4,8 +4,8 @@
 // the first window's texts). The host's part of editorscale's "to its first rows", without the editor around it.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { ROOT, median, say, tempDir } from './processes.mjs';
+import { dirname } from 'node:path';
+import { builtModule, median, say, tempDir } from './processes.mjs';
 
 export const names = ['compare'];
 
@@ -15,7 +15,7 @@ const KEY = { origin: 'http://127.0.0.1:9', kind: 'benchmark', evaluationId: 1 }
 export async function measure() {
   say('10c. compare: Compare Runs to its first rows, 100,000 traces × 2 KB, two runs (the host, in one process)');
   const stateDir = tempDir();
-  const { journalPath } = await import(join(ROOT, 'out', 'src', 'core', 'journal', 'journal.js'));
+  const { journalPath } = await import(builtModule('core', 'journal', 'journal.js'));
   const journal = journalPath(stateDir, KEY);
   try {
     writeJournal(journal);
@@ -55,7 +55,7 @@ function writeJournal(path) {
 
 /** A process of its own: the evaluation opened, then Compare Runs asked three times (a new panel each time). */
 function probe(stateDir) {
-  const out = (p) => JSON.stringify(join(ROOT, 'out', 'src', ...p.split('/')));
+  const out = (p) => JSON.stringify(builtModule(...p.split('/')));
   const script = `
     const { EvaluationSession } = require(${out('core/session/session.js')});
     const { CompareTable } = require(${out('extension/compare/compareTable.js')});

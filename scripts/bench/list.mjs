@@ -1,15 +1,14 @@
 // 5d. A list of any size: 600,000 prompts of 1 KB (about 620 MB), made up by the sandbox as it sends them, read by
 // the client in a process of its own that keeps nothing (its peak RSS is the list reader's own cost).
 import { spawn, spawnSync } from 'node:child_process';
-import { join } from 'node:path';
-import { ROOT, say } from './processes.mjs';
+import { builtModule, say } from './processes.mjs';
 
 export const names = ['list'];
 
 export async function measure() {
   const figures = {};
   say('5d. list: 600,000 prompts of 1 KB (about 620 MB), streamed to a sink that keeps nothing');
-  const server = spawn(process.execPath, ['-e', `require(${JSON.stringify(join(ROOT, 'out', 'src', 'sandbox', 'server.js'))}).startSandbox({ port: 0, generatedList: { evaluationId: 11, traces: 600000, promptBytes: 1000 } }).then((s) => console.log(JSON.stringify({ baseUrl: s.baseUrl, token: s.token })))`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(process.execPath, ['-e', `require(${JSON.stringify(builtModule('sandbox', 'server.js'))}).startSandbox({ port: 0, generatedList: { evaluationId: 11, traces: 600000, promptBytes: 1000 } }).then((s) => console.log(JSON.stringify({ baseUrl: s.baseUrl, token: s.token })))`], { stdio: ['ignore', 'pipe', 'inherit'] });
   try {
     const sb = await new Promise((resolve, reject) => {
       let text = '';
@@ -19,7 +18,7 @@ export async function measure() {
       });
       server.on('exit', (code) => reject(new Error(`sandbox exited ${code}`)));
     });
-    const reader = `const { createApiClient } = require(${JSON.stringify(join(ROOT, 'out', 'src', 'api', 'client.js'))});
+    const reader = `const { createApiClient } = require(${JSON.stringify(builtModule('api', 'client.js'))});
       const c = createApiClient({ baseUrl: process.env.B, token: process.env.T });
       const t0 = performance.now();
       let count = 0, batches = 0;

@@ -6,7 +6,7 @@ import { createRequire } from 'node:module';
 import os from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, cliRun, median, runArgs, sandboxProcess, say, tempDir } from './processes.mjs';
+import { builtModule, cliRun, median, runArgs, sandboxProcess, say, tempDir } from './processes.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -31,7 +31,7 @@ export async function measure() {
     }
     for (const r of [...runs.python, ...runs.command]) if (r.summary.submittedNow !== 300) throw new Error(`an own-code run submitted ${r.summary.submittedNow}`);
     // The protocol's own cost: one worker, concurrency 1, a function that returns at once, 2,000 calls.
-    const { createPythonTarget } = require(join(ROOT, 'out', 'src', 'core', 'targets', 'python', 'pythonTarget.js'));
+    const { createPythonTarget } = require(builtModule('core', 'targets', 'python', 'pythonTarget.js'));
     writeFileSync(join(dir, 'instant.py'), 'def answer(prompt):\n    return prompt\n');
     const target = createPythonTarget({ type: 'python', file: join(dir, 'instant.py'), workers: 1 }, { concurrency: 1 });
     const call = { signal: new AbortController().signal, timeoutMs: 60_000, context: { traceId: 't' } };

@@ -8,13 +8,22 @@ import { performance } from 'node:perf_hooks';
 import { ROOT } from '../../test/harness/workbench.mjs';
 
 export { ROOT };
-/** The CLI every row runs: this checkout's build, or another commit's (bench.mjs --against). */
+/** The checkout every row measures: this one, or another commit's (bench.mjs --against). */
+let BUILD = ROOT;
+/** The CLI every row runs: the measured checkout's build. */
 export let CLI = join(ROOT, 'dist', 'cli.js');
 
 /** The rows measure the build in `root` from now on (its dist/cli.js, for the CLI and the sandbox alike). */
 export function measureBuild(root) {
+  BUILD = root;
   CLI = join(root, 'dist', 'cli.js');
 }
+
+/**
+ * A module of the measured checkout's tsc output, for rows that time the core in their own process (the list
+ * reader, Compare, the Python protocol). With --against, the other commit's, never this checkout's by mistake.
+ */
+export const builtModule = (...parts) => join(BUILD, 'out', 'src', ...parts);
 const USAGE_PRELOAD = join(ROOT, 'scripts', 'benchUsage.cjs');
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

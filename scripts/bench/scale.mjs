@@ -1,9 +1,8 @@
 // 5. 100,000 traces.
 import { statSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { ROOT, cliRun, findFiles, listOnce, median, runArgs, sandboxProcess, say, tempDir, tracesPerSecond } from './processes.mjs';
+import { builtModule, cliRun, findFiles, listOnce, median, runArgs, sandboxProcess, say, tempDir, tracesPerSecond } from './processes.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -13,7 +12,7 @@ export async function measure() {
   const figures = {};
   say('5. scale: 100,000 traces (list + validate, a whole run, resume over the finished journal)');
   const sb = await sandboxProcess(['--benchmark-traces', '100000']);
-  const { createApiClient } = require(join(ROOT, 'out', 'src', 'api', 'client.js'));
+  const { createApiClient } = require(builtModule('api', 'client.js'));
   try {
     const client = createApiClient({ baseUrl: sb.baseUrl, token: sb.token });
     const times = [];
