@@ -84,7 +84,9 @@ export function truncate(text: string, max: number): string {
 
 /** Removes every occurrence of a secret from text that may end up in a message or a log. */
 export function redact(text: string, secret: string | undefined): string {
-  if (!secret || secret.length < 4) return text;
+  // Searched before it is split: every answer's message and code pass here, and an array and a new string per answer
+  // for a secret that is almost never there (--cpu-prof: 43 ms of a 20,000-trace run).
+  if (!secret || secret.length < 4 || !text.includes(secret)) return text;
   return text.split(secret).join('[redacted]');
 }
 

@@ -5,10 +5,14 @@ import { openJournal, readJournal } from '../../src/core/journal/journal';
 import type { RecordLocation } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { itemPrompt, JournalText } from '../../src/core/journal/journalText';
+import { RateScheduler } from '../../src/core/run/rateScheduler';
+import { RunState } from '../../src/core/run/runState';
+import { TargetCaller } from '../../src/core/run/targetCalls';
+import { HeldPrompts } from '../../src/core/store/heldPrompts';
 import { JournalWriteError, ListWriter } from '../../src/core/store/listWriter';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { faultyFs } from './helpers/faultyFs';
-import { tempDir } from './helpers/runs';
+import { scriptedTarget, tempDir } from './helpers/runs';
 
 const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ traceId: `t${from + i}`, content: `prompt ${from + i} ü "quoted" \\ ${'🌍'.repeat(40)}` }));
 
@@ -62,6 +66,32 @@ describe('the prompt list in the journal', () => {
     await assert.rejects(list.add(items(600)), JournalWriteError);
     assert.equal(store.get('t5')!.prompt, items(6)[5]!.content);
     await journal.close();
+  });
+
+  it('hands the prompts just listed to the target calls from memory, each once, and none of a list past the bound', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const store = new TraceStore().readFrom(new JournalText(path));
+    const held = new HeldPrompts();
+    const list = new ListWriter(store, journal, () => undefined, held);
+    await list.add(items(300));
+    await list.end();
+    await journal.close();
+    // The journal's lines are gone: a prompt read back from them would fail; the calls take theirs from memory.
+    truncateSync(path, 0);
+    const run = new RunState(() => undefined, new AbortController().signal, undefined);
+    const policy = { retries: 0, timeoutMs: 1000, maxRetryAfterMs: 1000, maxQuotaStrikes: 3, maxRateLimitRetries: 1, onError: 'fail' as const };
+    const caller = new TargetCaller(scriptedTarget((prompt) => prompt), new RateScheduler({ concurrency: 4, initialPerSecond: Infinity }), policy, run, undefined, undefined, undefined, held);
+    for (const { traceId, content } of items(300)) {
+      const result = await caller.call(store.get(traceId)!, new AbortController().signal);
+      assert.equal(typeof result === 'object' && 'answer' in result ? result.answer : result, content);
+    }
+    assert.equal(held.size, 0, 'each taken once');
+    // A list whose prompts pass the bound holds none (its prompts are read back from the journal, in order).
+    const small = new HeldPrompts(items(1)[0]!.content.length * 10);
+    for (const { traceId, content } of items(11)) small.keep(traceId, content);
+    assert.equal(small.size, 0);
+    assert.equal(small.take('t0'), undefined);
   });
 
   it('reads the item lines after a prompt ahead, in one read, when prompts are read in list order', async () => {

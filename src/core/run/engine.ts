@@ -28,6 +28,7 @@ import type { StateCounts, TraceInfo, TraceStore } from '../store/traceStore';
 import { runBudget } from '../cost/budget';
 import { runCost } from '../cost/runCost';
 import type { Budget } from '../cost/budget';
+import { HeldPrompts } from '../store/heldPrompts';
 
 // What the session and the tests import from the engine, declared where it belongs.
 export type { EngineOptions } from './engineOptions';
@@ -46,7 +47,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // 1. The prompts, journaled as they come where they are new or changed.
   let listed: ReadonlySet<string>;
   try {
-    listed = await listPrompts(options, engine.run);
+    listed = await listPrompts(options, engine.run, engine.heldPrompts);
   } catch (error) {
     if (error instanceof JournalWriteError) {
       engine.run.fail(error.cause);
@@ -83,6 +84,8 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
  */
 class EngineRun {
   readonly run: RunState;
+  /** The prompts just listed, for the target calls (heldPrompts.ts). */
+  readonly heldPrompts = new HeldPrompts();
   private readonly concurrency: number;
   private readonly targetPace: RateScheduler;
   /** The service's pace: unpaced until it answers 429, then the same learning as the target's. */
@@ -245,7 +248,7 @@ class EngineRun {
   private caller(): TargetCaller {
     const o = this.options;
     const limit = o.maxErrorRate === 'off' ? undefined : (o.maxErrorRate ?? DEFAULT_MAX_ERROR_RATE);
-    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId }, limit && new ErrorRateGuard(limit), this.budget);
+    return new TargetCaller(o.target, this.targetPace, targetCallPolicy(o), this.run, { kind: o.kind, evaluationId: o.evaluationId }, limit && new ErrorRateGuard(limit), this.budget, this.heldPrompts);
   }
 
   private submitter(): Submitter {

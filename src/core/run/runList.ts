@@ -1,6 +1,7 @@
 // A run's prompts: the service's list journaled as it streams in (the run works on the ids listed), and read once
 // more at the end. How the list itself is read, benchmark or robustness, is promptList.ts's.
 import { ListWriter } from '../store/listWriter';
+import type { HeldPrompts } from '../store/heldPrompts';
 import type { PromptItem } from '../../api/schemas';
 import type { Journal } from '../journal/journal';
 import type { EngineOptions } from './engineOptions';
@@ -12,9 +13,10 @@ import type { TraceStore } from '../store/traceStore';
 /**
  * The service's list (for robustness, after waiting for generation; the wait shows in progress), registered as it
  * comes; the ids listed. A benchmark's list is fixed: when the journal holds all of it and every trace is submitted,
- * there is nothing to list it again for (a run with nothing to do reads no 200 MB list).
+ * there is nothing to list it again for (a run with nothing to do reads no 200 MB list). The prompts listed are held in
+ * `held` for the run's target calls, within its bound.
  */
-export async function listPrompts(options: EngineOptions, run: RunState): Promise<ReadonlySet<string>> {
+export async function listPrompts(options: EngineOptions, run: RunState, held?: HeldPrompts): Promise<ReadonlySet<string>> {
   const { client, kind, evaluationId, store } = options;
   const allDone = kind === 'benchmark' && options.runRecord?.mode !== 'fresh' && store.promptsRecorded && store.counts.submitted === store.total && store.total === store.listedTotal;
   if (options.journaledPrompts || allDone) {
@@ -22,7 +24,7 @@ export async function listPrompts(options: EngineOptions, run: RunState): Promis
     // A journal with no prompts yet (Run Trace before any list): listed after all.
     if (journaled.size > 0) return journaled;
   }
-  const list = new ListWriter(store, options.journal, (m) => run.log('warn', m));
+  const list = new ListWriter(store, options.journal, (m) => run.log('warn', m), held);
   if (options.prompts) {
     await list.add(options.prompts);
     return list.end();

@@ -10,6 +10,7 @@ import type { TraceInfo } from '../store/traceStore';
 import type { ErrorRateGuard } from './errorRate';
 import { budgetText } from '../cost/budget';
 import type { Budget } from '../cost/budget';
+import type { HeldPrompts } from '../store/heldPrompts';
 
 
 export interface TargetCallPolicy {
@@ -63,17 +64,20 @@ export class TargetCaller {
     private readonly errors?: ErrorRateGuard,
     /** No call starts that could pass it (counting the calls in flight); the run stops with outcome "budget". */
     private readonly budget?: Budget,
+    /** The prompts the run just listed, taken here rather than read back from the journal (none held: read). */
+    private readonly held?: HeldPrompts,
   ) {
     this.pace = target.gathersBatches ? undefined : scheduler;
   }
 
   async call(info: TraceInfo, signal: AbortSignal): Promise<TargetResult> {
+    const prompt = this.held?.take(info.traceId) ?? info.prompt!;
     let failures = 0;
     let rateLimits = 0;
     for (;;) {
       if (this.run.halted) return 'stopped';
       // Neither a budget nor a pace that lets the call start now is awaited: an await costs a promise and a turn.
-      const held = this.budget ? await this.budget.admit(info.prompt!, signal) : undefined;
+      const held = this.budget ? await this.budget.admit(prompt, signal) : undefined;
       if (this.budget && held === undefined) {
         this.run.halt('budget', budgetText(this.budget.state));
         return 'stopped';
@@ -97,8 +101,8 @@ export class TargetCaller {
       try {
         this.run.targetCalls++;
         const context = { traceId: info.traceId, ...this.evaluation };
-        const answer = await this.target.send(info.prompt!, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, onQueued, onBatch, context });
-        if (held !== undefined) this.budget!.settle(held, info.prompt!, usage ?? undefined);
+        const answer = await this.target.send(prompt, { signal, timeoutMs: this.policy.timeoutMs, onRateInfo, onUsage, onFirstToken, onQueued, onBatch, context });
+        if (held !== undefined) this.budget!.settle(held, prompt, usage ?? undefined);
         const total = Date.now() - t0;
         this.pace?.release(true, total, rateInfo);
         this.quotaStrikes = 0;
@@ -109,7 +113,7 @@ export class TargetCaller {
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
         // A refused (rate-limited) call costs nothing; any other failure may have, and spends its estimate.
-        if (held !== undefined) this.budget!.settle(held, info.prompt!, limited ? { promptTokens: 0, completionTokens: 0 } : undefined);
+        if (held !== undefined) this.budget!.settle(held, prompt, limited ? { promptTokens: 0, completionTokens: 0 } : undefined);
         this.pace?.release(!limited, Date.now() - t0, rateInfo);
         if (signal.aborted) throw error;
         const te = error instanceof TargetError ? error : new TargetError(`The target failed: ${(error as Error).message}`, 'failed');

@@ -1,6 +1,7 @@
 import { commit, commitAll } from './commit';
 import type { Journal } from '../journal/journal';
 import type { JournalRecord } from '../journal/journalRecords';
+import type { HeldPrompts } from './heldPrompts';
 import type { PromptItem } from '../../api/schemas';
 import type { TraceStore } from './traceStore';
 
@@ -30,6 +31,8 @@ export class ListWriter {
     private readonly store: TraceStore,
     private readonly journal: Journal,
     private readonly warn: (message: string) => void,
+    /** Where the listed prompts are held for the run's target calls (heldPrompts.ts); none: not held. */
+    private readonly held?: HeldPrompts,
   ) {}
 
   async add(items: readonly PromptItem[]): Promise<void> {
@@ -41,6 +44,7 @@ export class ListWriter {
         continue;
       }
       this.seen.add(traceId);
+      this.held?.keep(traceId, content);
       const known = this.store.get(traceId);
       if (known?.hasPrompt && known.prompt === content) continue;
       records.push({ t: 'item', id: traceId, p: content, at });
