@@ -142,9 +142,17 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
         if (known) run('evalRunner.debugTrace', message.traceId);
         return;
       case 'details':
-        if (known) this.post({ type: 'details', traceId: known.traceId, prompt: known.prompt ?? '', answer: known.answer ?? null, note: known.note ?? null, error: known.state === 'failed' ? known.error ?? null : null });
+        if (known) void this.sendDetails(message.traceId);
         return;
     }
+  }
+
+  /** One trace's full texts; a followed run's row may be ahead of the store, which reads the journal first then. */
+  private async sendDetails(traceId: string): Promise<void> {
+    const told = this.followed.answers ? this.followed.factsOf(traceId) : undefined;
+    if (told && told.state !== this.session.store.get(traceId)?.state) await this.session.load().catch(() => undefined);
+    const t = this.session.store.get(traceId);
+    if (t) this.post({ type: 'details', traceId, prompt: t.prompt ?? '', answer: t.answer ?? null, note: t.note ?? null, error: t.state === 'failed' ? t.error ?? null : null });
   }
 
   private async judge(traceId: string, rating: Verdict | undefined, note: string | undefined): Promise<void> {
