@@ -3,7 +3,7 @@ import { followedView, LOCAL_STATES, runFigures } from '../../src/core';
 import type { RunProgress } from '../../src/core';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { MAX_WINDOW } from '../../src/extension/panels/rowView';
-import { FollowedRows, SentCharts } from '../../src/extension/runDetails/followedRows';
+import { CHARTS_DURING_RUN_MS, FollowedRows, SentCharts } from '../../src/extension/runDetails/followedRows';
 import { TraceTable } from '../../src/extension/runDetails/traceTable';
 import { Row } from '../../src/webview/protocol';
 import type { RunLine } from '../../src/webview/protocol';
@@ -66,5 +66,17 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     sent.reset();
     assert.deepEqual(sent.strip({ ...line, runId: 'r2', charts: more })?.charts, more, 'a new page gets them');
     assert.equal(sent.strip(null), null);
+  });
+
+  it("a running run's charts go at most every few seconds, its end's at once", () => {
+    const sent = new SentCharts();
+    const charts = (n: number) => ({ histogram: { edges: [0, 1], counts: [n] }, timeline: { startMs: 0, binMs: 10, answers: [n], errors: [0], limited: [0] } });
+    const line = (n: number): RunLine => ({ runId: 'r1', target: 'echo', stats: `${n} answered`, cost: 'no cost', charts: charts(n) });
+    assert.deepEqual(sent.strip(line(1), true, 0)?.charts, charts(1), 'the first charts go');
+    const soon = sent.strip(line(2), true, CHARTS_DURING_RUN_MS - 1);
+    assert.equal(soon && 'charts' in soon, false, 'changed a moment later: not yet');
+    assert.equal(soon?.stats, '2 answered', 'the words go each time');
+    assert.deepEqual(sent.strip(line(3), true, CHARTS_DURING_RUN_MS)?.charts, charts(3), 'a few seconds on, they go');
+    assert.deepEqual(sent.strip(line(4), false, CHARTS_DURING_RUN_MS + 1)?.charts, charts(4), "the run's end goes at once");
   });
 });

@@ -280,8 +280,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
       paused: p?.paused === true,
       concurrency: p?.targetConcurrency ?? null,
-      // A followed run's figures are the runner's; the page gets the charts only when they changed.
-      run: this.sentCharts.strip(this.followed.answers ? this.followed.run ?? null : this.runLine()),
+      // A followed run's figures are the runner's; the page gets the charts only when they changed (see SentCharts).
+      run: this.sentCharts.strip(this.followed.answers ? this.followed.run ?? null : this.runLine(), s.isRunning),
       debuggable: debuggable(this.ctx.settings.target),
     }));
   }
