@@ -4,7 +4,7 @@
 // BENCH_NO_PANEL=1 leave them closed, to tell their cost from the extension host's own). This machine's speed
 // moves by a fifth between minutes, so the two alternate over BENCH_ROUNDS rounds (3), each with a fresh sandbox,
 // and the ratio is the median of the rounds'. The CPU each process spent (from /proc) says where the time went.
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { editorReady, packageVsix, pickIfAsked, setToken } from './editor.mjs';
 import { cpuByRole, cpuDelta } from './procfs.mjs';
@@ -59,6 +59,24 @@ async function runSummaryFrom(wb, timeoutMs) {
   }
 }
 
+/** Starts a Chromium trace of the workbench's page (and the webviews in its process); stop() writes it to a folder. */
+async function startTrace(page) {
+  const cdp = await page.context().newCDPSession(page);
+  const events = [];
+  cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8.execute', transferMode: 'ReportEvents' });
+  return {
+    async stop(folder) {
+      const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
+      await cdp.send('Tracing.end');
+      await done;
+      const file = join(folder, `editorrun-${Date.now()}.trace.json`);
+      writeFileSync(file, JSON.stringify({ traceEvents: events }));
+      return file;
+    },
+  };
+}
+
 /** One round of the editorrun row: the CLI's run, then the editor's, each against its own fresh sandbox. */
 async function editorRound() {
   const { openWorkbench, openView, palette } = await import('../../test/e2e/workbenchPage.mjs');
@@ -88,6 +106,8 @@ async function editorRound() {
       await setToken(page, sb.token);
       // As a user watches it: the sidebar's tree open, and Run Details showing the run.
       if (!process.env.BENCH_NO_VIEW) await openView(page);
+      // BENCH_TRACE=<folder>: a Chromium trace of the run (the renderer's frames, layouts and scripts), for chrome://tracing.
+      const trace = process.env.BENCH_TRACE ? await startTrace(page) : undefined;
       const editorBefore = cpuByRole();
       const harnessBefore = process.cpuUsage();
       await palette(page, 'Eval Runner: Run Evaluation');
@@ -100,6 +120,7 @@ async function editorRound() {
       // four times a second) would put the harness's own work in the editor's renderer while it is measured.
       const line = await runSummaryFrom(wb, 300_000);
       const editorCpuMs = cpuDelta(editorBefore, cpuByRole());
+      if (trace) say(`  trace: ${await trace.stop(process.env.BENCH_TRACE)}`);
       // This process drives the browser (Playwright): what it spends is the harness's, not the editor's.
       const harness = process.cpuUsage(harnessBefore);
       editorCpuMs.harness = Math.round((harness.user + harness.system) / 1000);

@@ -11,7 +11,7 @@ import { ownerOnlyFolder } from './ownerOnly';
 import { removeRunnerFile, RunnerFileHeld } from './runnerFiles';
 import { cancel, finished, progress, state } from './runnerProtocol';
 import { answerWindow, listenBesideJournal } from './runnerServe';
-import type { ProgressParams, RunFinished, RunnerState } from './runnerTypes';
+import type { ProgressParams, RunFinished, RunnerState, RunViewParams } from './runnerTypes';
 
 /** What the run lends its listener. */
 export interface ListenedRun {
@@ -20,6 +20,8 @@ export interface ListenedRun {
   label: string;
   key: RunnerState['key'];
   cancel(hard: boolean): void;
+  /** What Run Details shows of the run; left out, a window reads the run's journal instead. */
+  view?(ids: string[]): RunViewParams;
 }
 
 /** The listening run: feed it progress and the end; close it when the run is over. */
@@ -81,6 +83,10 @@ function serve(socket: Socket, ctx: { run: ListenedRun; secret: string; clients:
     proven: (c) => ctx.clients.add(c),
     gone: (c) => ctx.clients.delete(c),
     steering: () => ctx.run.steering,
+    view: (ids) => {
+      if (!ctx.run.view) throw new Error('This run does not tell its view: read its journal.');
+      return ctx.run.view(ids);
+    },
   });
   connection.onRequest(state, () => {
     owner();

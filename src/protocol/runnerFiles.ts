@@ -16,7 +16,9 @@ export { isAlive, journalHeld } from '../core';
 // 3: a mutual challenge-response (hello with nonces, then prove): the secret no longer crosses the socket.
 // 4: start carries a rerun's subset (run.subset) rather than its ids and a rerun flag; the runner picks the traces.
 // 5: pause, resume and setConcurrency steer a run; a CLI run listens too, and its progress says when it is paused.
-export const RUNNER_PROTOCOL_VERSION = 6;
+// 6: start carries the window's cost settings; confirmEstimate asks a window before a costly run.
+// 7: view: a window showing the run asks the runner for Run Details' rows and figures instead of reading its journal.
+export const RUNNER_PROTOCOL_VERSION = 7;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,

@@ -4,7 +4,7 @@
 // named pipe on Windows), framed by vscode-jsonrpc. Its messages' types are its own (runnerTypes.ts); each message
 // says who sends it (RUNNER_MESSAGES); docs/runner-protocol.md tells them, and a test keeps it in step.
 import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
-import type { CancelParams, ConfirmEstimateParams, HelloParams, HelloResult, LmSendError, LmSendParams, LmSendResult, LogParams, ProgressParams, RunFinished, RunnerState, SetConcurrencyParams, StartParams, SteerResult } from './runnerTypes';
+import type { CancelParams, ConfirmEstimateParams, HelloParams, HelloResult, LmSendError, LmSendParams, LmSendResult, LogParams, ProgressParams, RunFinished, RunnerState, RunViewParams, SetConcurrencyParams, StartParams, SteerResult, ViewParams } from './runnerTypes';
 
 export { RUNNER_PROTOCOL_VERSION } from './runnerFiles';
 export type { RunnerFile } from './runnerFiles';
@@ -21,6 +21,11 @@ export const prove = new RequestType<{ proof: string }, void, void>('evalRunner/
 export const start = new RequestType<StartParams, void, void>('evalRunner/start');
 /** What the runner is doing now: for a window that attaches after a reload. */
 export const state = new RequestType0<RunnerState, void>('evalRunner/state');
+/**
+ * What Run Details shows of the run: its figures and charts, and these traces' rows. A window showing the run asks it
+ * once a second rather than reading the run's journal, which the runner has in memory.
+ */
+export const view = new RequestType<ViewParams, RunViewParams, void>('evalRunner/view');
 /** Cancel: drain (finish in-flight traces) or hard (abort them). */
 export const cancel = new RequestType<CancelParams, void, void>('evalRunner/cancel');
 /** No new target call starts until resume; calls in flight finish, the run keeps its lock. Answered once in effect. */
@@ -50,6 +55,7 @@ export const RUNNER_MESSAGES: ReadonlyArray<{ method: string; kind: 'request' | 
   { method: prove.method, kind: 'request', direction: 'window → runner' },
   { method: start.method, kind: 'request', direction: 'window → runner' },
   { method: state.method, kind: 'request', direction: 'window → runner' },
+  { method: view.method, kind: 'request', direction: 'window → runner' },
   { method: cancel.method, kind: 'request', direction: 'window → runner' },
   { method: pause.method, kind: 'request', direction: 'window → runner' },
   { method: resume.method, kind: 'request', direction: 'window → runner' },

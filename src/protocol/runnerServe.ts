@@ -5,10 +5,12 @@ import { chmodSync } from 'node:fs';
 import type { Server, Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { MAX_VIEW_IDS } from '../core';
 import type { RunSteering } from '../core';
 import { claimRunnerFile, newSocketPath } from './runnerFiles';
 import { RunnerHandshake } from './runnerHandshake';
-import { hello, pause, prove, resume, RUNNER_PROTOCOL_VERSION, setConcurrency } from './runnerProtocol';
+import { hello, pause, prove, resume, RUNNER_PROTOCOL_VERSION, setConcurrency, view } from './runnerProtocol';
+import type { RunViewParams } from './runnerTypes';
 
 /**
  * Listens on a fresh owner-only socket and writes the runner file beside the journal (its folder made owner-only by
@@ -38,6 +40,8 @@ export interface WindowHooks {
   gone(connection: MessageConnection): void;
   /** The run's steering; throws in words when there is nothing to steer yet. */
   steering(): RunSteering;
+  /** What Run Details shows of the run (the view request); throws in words when the host cannot say. */
+  view(ids: string[]): RunViewParams;
 }
 
 /**
@@ -60,6 +64,12 @@ export function answerWindow(socket: Socket, secret: string, hooks: WindowHooks)
   connection.onRequest(pause, () => steering().pause());
   connection.onRequest(resume, () => steering().resume());
   connection.onRequest(setConcurrency, ({ concurrency }) => steering().setConcurrency(concurrency));
+  connection.onRequest(view, (params) => {
+    owner();
+    // A proven window's, yet checked: a list of ids, of which only a window's worth is looked up.
+    const ids = Array.isArray(params?.ids) ? params.ids.slice(0, MAX_VIEW_IDS).filter((id): id is string => typeof id === 'string') : [];
+    return hooks.view(ids);
+  });
   // At the window's end of the socket, before anything else is written to it: a message to a half-closed socket fails.
   socket.on('end', () => hooks.gone(connection));
   connection.onClose(() => {

@@ -194,6 +194,45 @@ export interface RunnerState {
   finished: RunFinished | undefined;
 }
 
+/** Which traces Run Details shows (at most MAX_VIEW_IDS; more are left out). */
+export interface ViewParams {
+  ids: string[];
+}
+
+/** A trace as a row shows it: its texts as previews, never whole. */
+export interface TraceFactsParams {
+  traceId: string;
+  state: StateParams;
+  prompt: string | undefined;
+  answer: string | undefined;
+  latencyMs: number | undefined;
+  error: string | undefined;
+  rating: 'good' | 'bad' | undefined;
+  note: string | undefined;
+}
+
+export type StateParams = keyof StateCountsParams;
+
+/** The run's figures and charts as Run Details shows them. */
+export interface RunFiguresParams {
+  runId: string;
+  target: string;
+  stats: string;
+  cost: string;
+  charts: {
+    histogram: { edges: number[]; counts: number[] };
+    timeline: { startMs: number; binMs: number; answers: number[]; errors: number[]; limited: number[] };
+  };
+}
+
+/** What the run going on says of itself for Run Details: so a window need not read its journal to show it. */
+export interface RunViewParams {
+  /** null: the run has no record yet (it is listing its prompts). */
+  run: RunFiguresParams | null;
+  /** The traces asked for that the run knows, in the order asked. */
+  traces: TraceFactsParams[];
+}
+
 export interface HelloParams {
   version: number;
   /** The window's fresh nonce. */

@@ -53,6 +53,10 @@ class RunnerHost {
         if (!this.run) throw new Error('This runner has no run to steer yet.');
         return this.run.steering;
       },
+      view: (ids) => {
+        if (!this.run) throw new Error('This runner has no run to show yet.');
+        return this.run.view(ids);
+      },
     });
     connection.onRequest(start, (params) => {
       owner();

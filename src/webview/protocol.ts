@@ -47,8 +47,11 @@ export interface RunLine {
   stats: string;
   /** What the run has cost so far, or "no cost: <why>" (the target reported no usage, no price): never a guess. */
   cost: string;
-  /** The run's latency histogram and answers over time, as the report draws them (src/webview/app/charts.ts). */
-  charts: Pick<ReportRun, 'histogram' | 'timeline'>;
+  /**
+   * The run's latency histogram and answers over time, as the report draws them (src/webview/app/charts.ts). Absent:
+   * the same as in the last message, which the page keeps (the host sends them only when they changed).
+   */
+  charts?: Pick<ReportRun, 'histogram' | 'timeline'>;
 }
 
 export interface ProgressMessage {

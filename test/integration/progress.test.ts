@@ -9,6 +9,7 @@ import { until } from './until';
 const config = () => vscode.workspace.getConfiguration('evalRunner');
 const G = vscode.ConfigurationTarget.Global;
 const TRACES = 2000;
+const ROBUSTNESS = 1500;
 
 // The window draws a run's progress from one coalesced stream: the tree's line never disagrees with the toast and the
 // status bar (issue 40: "the tree lags the toast, 1,320 against 1,781"), and the run's last update is drawn.
@@ -16,16 +17,17 @@ describe('progress: the tree, the toast and the status bar draw the same update'
   let api: TestHandles;
   let sandbox: Sandbox;
   const label = 'Progress test';
-  const refOf = (): EvaluationRef => api.ctx.registry.refs.find((r) => r.label === label)!;
+  const shown = 'Progress with Run Details';
+  const refOf = (name = label): EvaluationRef => api.ctx.registry.refs.find((r) => r.label === name)!;
 
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
-    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: TRACES });
+    sandbox = await freshSandbox({ port: 0, evaluationSeconds: 0, benchmarkTraces: TRACES, robustnessTraces: ROBUSTNESS, generationSeconds: 0 });
     await config().update('baseUrl', sandbox.baseUrl, G);
-    await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }], G);
+    await config().update('evaluations', [{ evaluationId: 1, kind: 'benchmark', label }, { evaluationId: 2, kind: 'robustness', label: shown }], G);
     await config().update('target', { type: 'echo' }, G);
     await config().update('concurrency', 4, G);
-    await until('the evaluation is listed', () => api.ctx.registry.refs.some((r) => r.label === label));
+    await until('the evaluations are listed', () => api.ctx.registry.refs.some((r) => r.label === shown));
     await api.ctx.tokens.set(refOf().origin, sandbox.token);
   });
   after(async () => {
@@ -70,5 +72,37 @@ describe('progress: the tree, the toast and the status bar draw the same update'
     assert.equal(line(), `${TRACES}/${TRACES} submitted`);
     assert.equal(readDuringRun, 0, 'the window read no trace of the journal during the run');
     assert.equal(session.store.counts.submitted, TRACES, 'the window read the run at its end');
+  });
+
+  it("Run Details of a run in its runner: its rows and figures the runner's, the journal not read once the window knows the run's list", async () => {
+    const ref = refOf(shown);
+    const session = api.ctx.registry.session(ref);
+    api.panels.open(ref);
+    const panel = () => api.panels.find(ref.id);
+    await until('Run Details is ready', () => panel()?.lastProgress !== undefined);
+    // The store's counts once the window knows every trace of the run and Run Details shows the runner's figures; any
+    // change after that is a read of the journal, which Run Details no longer needs until the run's end.
+    let known: string | undefined;
+    const readAfter: string[] = [];
+    const off = session.onDidChange(() => {
+      if (!session.isRunning || api.runs.lastDrawn(ref.id)?.phase === 'done') return;
+      const counts = JSON.stringify(session.store.snapshotCounts());
+      if (known !== undefined) {
+        if (counts !== known) readAfter.push(counts);
+      } else if (session.store.traces.size === ROBUSTNESS && /latency p50/.test(panel()?.lastProgress?.run?.stats ?? '')) known = counts;
+    });
+    try {
+      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
+    } finally {
+      off();
+    }
+    await until('the run ended', () => !session.isRunning);
+    assert.equal(session.lastSummary?.outcome, 'completed', session.lastSummary?.message);
+    assert.ok(known !== undefined, "Run Details showed the run's figures during the run");
+    assert.deepEqual(readAfter.slice(0, 3), [], `the window read the journal ${readAfter.length} time(s) once it knew the run's list`);
+    // Exact at the end: the figures and counts of the store the run's end left.
+    await until("Run Details shows the run's end", () => panel()?.lastProgress?.running === false && panel()?.lastProgress?.counts.submitted === ROBUSTNESS);
+    assert.equal(panel()!.lastProgress!.run?.runId, session.store.currentRun?.runId);
+    assert.equal(session.store.counts.submitted, ROBUSTNESS);
   });
 });

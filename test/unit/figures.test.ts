@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { isFastRecord, journalRecordSchema, parseLine } from '../../src/core/journal/journalRecords';
 import { RateScheduler } from '../../src/core/run/rateScheduler';
 import { reportData } from '../../src/core/report/reportData';
-import { describeStats, runStats } from '../../src/core/report/runStats';
+import { describeStats, percentile, runStats, spread } from '../../src/core/report/runStats';
 import { RunState } from '../../src/core/run/runState';
 import { TargetCaller } from '../../src/core/run/targetCalls';
 import type { TargetCallPolicy } from '../../src/core/run/targetCalls';
@@ -27,6 +27,20 @@ function store(withWaits: boolean): TraceStore {
 }
 
 describe('figures mean what they say', () => {
+  it('latency p50, p95 and max are the nearest-rank ones of the sorted values, selected rather than sorted', () => {
+    let seed = 7;
+    const next = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    for (const n of [1, 2, 3, 19, 20, 21, 100, 1001, 5000]) {
+      for (const spreadOf of [1000, 5]) {
+        const values = Array.from({ length: n }, () => Math.floor(next() * spreadOf));
+        const sorted = Float64Array.from(values).sort();
+        const want = { p50: percentile(sorted, 0.5), p95: percentile(sorted, 0.95), max: sorted[n - 1] };
+        assert.deepEqual(spread(values), want, `${n} values of 0..${spreadOf}`);
+      }
+    }
+    assert.deepEqual(spread([5, 4, 3, 2, 1]), { p50: 3, p95: 5, max: 5 }, 'descending');
+  });
+
   it('the wait for a free worker is a figure of its own, shown only when a target measured it', () => {
     const waited = runStats(store(true).runs[0]!);
     assert.deepEqual(waited.queueWaitMs, { p50: 0, p95: 160, max: 160 });

@@ -12,6 +12,7 @@ import { interruptedRun, isAlive, liveRunner, runnerFailurePath, runnerFilePath,
 import { proofOf } from '../../src/protocol/runnerHandshake';
 import { hello, prove, RUNNER_PROTOCOL_VERSION, state } from '../../src/protocol/runnerProtocol';
 import type { StartParams } from '../../src/protocol/runnerProtocol';
+import { EvaluationSession, preview, PREVIEW_CHARS } from '../../src/core';
 import type { TargetSpec } from '../../src/core';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
@@ -85,7 +86,8 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
     const journal = journalPath(stateDir, key);
     const params = startParams(stateDir, key, { spec: coreSpec({ type: 'command', command: 'sleep 0.2; cat' }), secrets: {} });
-    const run = await RemoteRun.start(RUNNER, journal, { ...params, run: { ...params.run, concurrency: 1 } }, { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) });
+    let submitted = 0;
+    const run = await RemoteRun.start(RUNNER, journal, { ...params, run: { ...params.run, concurrency: 1 } }, { progress: (p) => (submitted = p.counts.submitted), log: () => undefined, needToken: () => Promise.resolve(undefined) });
     try {
       await until('the run holds the journal', () => journalLockPid(journal) === run.pid);
       const second = spawn(process.execPath, [RUNNER, journal], { stdio: 'ignore' });
@@ -93,6 +95,17 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
       assert.equal(code, 1);
       assert.match(readFileSync(runnerFailurePath(journal), 'utf8'), new RegExp(`already running \\(runner pid ${run.pid}\\)`));
       assert.equal(liveRunner(journal)?.pid, run.pid, "the first runner's file is still there");
+      // Mid-run, Run Details' view of it comes from the runner: its rows and figures as its journal says them.
+      await until('a trace is submitted', () => submitted >= 1);
+      const read = new EvaluationSession(key, stateDir);
+      await read.load();
+      const ids = [...read.store.traces.keys()].slice(0, 2);
+      const view = await run.view([...ids, 'no-such-trace']);
+      assert.deepEqual(view?.traces.map((t) => t.traceId), ids, 'the traces asked for that the run knows, in order');
+      assert.equal(view.traces[0]!.state, 'submitted');
+      assert.equal(view.traces[0]!.answer, preview(read.store.get(ids[0]!)!.prompt, PREVIEW_CHARS), 'cat answers the prompt, as a preview');
+      assert.equal(view.run?.runId, read.store.currentRun?.runId);
+      assert.match(view.run?.stats ?? '', /latency p50/);
     } finally {
       run.cancel(true);
       await run.finished;

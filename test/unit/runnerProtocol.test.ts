@@ -5,10 +5,10 @@ import { NotificationType, RequestType, RequestType0 } from 'vscode-jsonrpc';
 import { createApiClient } from '../../src/api/client';
 import type { ProxyConfig } from '../../src/api/proxy';
 import { createTarget, EvaluationSession, hostRun } from '../../src/core';
-import type { RefusedRun, RerunSubset, RunOptions, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../../src/core';
+import type { FollowedView, RefusedRun, RerunSubset, RunOptions, RunMode, RunProgress, RunSummary, TargetIdentity, TargetSecrets, TargetSpec } from '../../src/core';
 import * as protocol from '../../src/protocol/runnerProtocol';
 import { RUNNER_MESSAGES, RUNNER_PROTOCOL_VERSION } from '../../src/protocol/runnerProtocol';
-import type { LmSendError, ProgressParams, ProxyParams, RefusedParams, RerunSubsetParams, RunFinished, RunOptionsParams, StartParams, SummaryParams, TargetIdentityParams, TargetSecretsParams, TargetSpecParams } from '../../src/protocol/runnerTypes';
+import type { LmSendError, ProgressParams, RunViewParams, ProxyParams, RefusedParams, RerunSubsetParams, RunFinished, RunOptionsParams, StartParams, SummaryParams, TargetIdentityParams, TargetSecretsParams, TargetSpecParams } from '../../src/protocol/runnerTypes';
 import { startedRun, targetSpecOf } from '../../src/runner/startParams';
 import type { TargetError } from '../../src/core';
 import { startSandbox } from '../../src/sandbox/server';
@@ -39,6 +39,8 @@ const runnerSends: Array<true> = [
   true satisfies Fits<SummaryParams, Omit<RunSummary, 'error'>>,
   true satisfies Fits<RefusedRun, RefusedParams>,
   true satisfies Fits<RunFinished, Omit<RunSummary, 'error'> | Pick<RefusedRun, 'outcome' | 'message'>>,
+  true satisfies Fits<FollowedView, RunViewParams>,
+  true satisfies Fits<RunViewParams, FollowedView>,
 ];
 
 // The protocol's fields, by name (the compiler holds each list to its type, no more and no less): a field the core
@@ -54,7 +56,7 @@ const SUMMARY_FIELDS = {
 
 describe('the runner protocol: a contract of its own', () => {
   it("the core's types fit the protocol's messages (checked by the compiler, above)", () => {
-    assert.equal(windowSends.length + runnerSends.length, 14);
+    assert.equal(windowSends.length + runnerSends.length, 16);
   });
 
   it('every message is declared once with its kind and direction, and nothing else is a message', () => {

@@ -25,6 +25,7 @@ import type { RerunSubset } from '../run/rerun';
 import type { RunProgress } from '../run/runState';
 import type { RunInfo } from '../store/runHistory';
 import type { TraceStore } from '../store/traceStore';
+import type { FollowedRemote, FollowedView } from './followedView';
 import * as review from './reviewerWrites';
 import { link, newRunId, runOrRefuse } from './sessionRun';
 import type { RefusedRun, RunningHere, SessionRunOptions } from './sessionRun';
@@ -58,7 +59,7 @@ export class EvaluationSession {
   lastReadMs = 0;
   private readonly sync: StoreSync;
   private running: RunningHere | undefined;
-  private remote: { remote: { cancel(hard: boolean): void }; cancelled: boolean } | undefined;
+  private remote: { remote: FollowedRemote; cancelled: boolean } | undefined;
   /** The journal of the run going on in this process, and the run's id (see noteWindow). */
   private journalOfRun: { journal: Journal; runId: string } | undefined;
   private readonly listeners = new Set<() => void>();
@@ -110,7 +111,7 @@ export class EvaluationSession {
    * Follows a run of this evaluation in another process (a runner): it counts as running here, Cancel reaches it, and
    * its progress is what this session reports. The returned handle feeds it; end() when the run ends or is lost.
    */
-  follow(remote: { cancel(hard: boolean): void }): { progress(p: RunProgress): void; end(summary: RunSummary | undefined): void } {
+  follow(remote: FollowedRemote): { progress(p: RunProgress): void; end(summary: RunSummary | undefined): void } {
     const state = { remote, cancelled: false };
     this.remote = state;
     // The last run's counts are not this one's (Run Details shows the progress while a run goes on).
@@ -128,6 +129,11 @@ export class EvaluationSession {
         this.changed();
       },
     };
+  }
+
+  /** Run Details' view of the run followed in another process, as it tells it (undefined: none, or it cannot say). */
+  async followedView(ids: string[]): Promise<FollowedView | undefined> {
+    return (await this.remote?.remote.view?.(ids)) ?? undefined;
   }
 
   get hasPrompts(): boolean {
@@ -287,12 +293,7 @@ export class EvaluationSession {
   }
 
   /** Submits one trace's answer (the given text, or the journaled one); see reviewerWrites.submitAnswer. */
-  async submitAnswer(
-    client: ApiClient,
-    traceId: string,
-    answer?: string,
-    fromRun?: string,
-  ): Promise<{ message: string; requestCode: string | undefined }> {
+  async submitAnswer(client: ApiClient, traceId: string, answer?: string, fromRun?: string): Promise<{ message: string; requestCode: string | undefined }> {
     return this.withReviewer((w) => review.submitAnswer(w, client, traceId, answer, fromRun));
   }
 

@@ -121,7 +121,8 @@ export class EvaluationRegistry extends Disposable {
  * CPU, on a machine whose two cores the run already takes. Each read parses every record since the last, so a
  * longer wait only makes each read longer: the saving is the part of the run left to that index, and each read's
  * redraw. So the wait is a second while the journal is small or a read costs little (a small run: its rows follow
- * it), FOLLOWED_READ_MS once it costs more, never a multiple of the last read's cost, which would grow with each wait.
+ * it) or the run's list is still coming in, FOLLOWED_READ_MS once it costs more, never a multiple of the last read's
+ * cost, which would grow with each wait.
  */
 function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () => void {
   const path = session.journalFile;
@@ -131,13 +132,16 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
   // process's run never costs this window more than a tenth of a core.
   let notBefore = 0;
   // A followed run's reads keep their own pace, so the run's end leaves the pace above as it was.
-  let followedNotBefore = 0;
+  let followedReadAt = 0;
+  let followedWait = 0;
   // Compared with what was last read (not with the last look), so a change seen while waiting is read later.
   let seen = '';
   const look = () => {
     if (session.runsHere || reading) return;
     const followed = session.isRunning;
-    if (Date.now() < (followed ? followedNotBefore : notBefore) || (followed && !rowsShown())) return;
+    // While the run has traces this window has not read (its list is coming in), each second: see listUnread.
+    const due = followed ? followedReadAt + (listUnread(session) ? 1000 : followedWait) : notBefore;
+    if (Date.now() < due || (followed && !rowsShown())) return;
     reading = true;
     void stat(path)
       .then(async (now) => {
@@ -145,8 +149,12 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
         if (key === seen) return;
         seen = key;
         await session.load();
-        if (followed) followedNotBefore = Date.now() + (now.size < SMALL_JOURNAL_BYTES || session.lastReadMs < CHEAP_READ_MS ? 1000 : FOLLOWED_READ_MS);
-        else notBefore = Date.now() + 10 * session.lastReadMs;
+        if (!followed) {
+          notBefore = Date.now() + 10 * session.lastReadMs;
+          return;
+        }
+        followedReadAt = Date.now();
+        followedWait = now.size < SMALL_JOURNAL_BYTES || session.lastReadMs < CHEAP_READ_MS ? 1000 : FOLLOWED_READ_MS;
       })
       .catch(() => undefined)
       .finally(() => {
@@ -156,6 +164,15 @@ function watchJournal(session: EvaluationSession, rowsShown: () => boolean): () 
   const timer = setInterval(look, 1000);
   timer.unref();
   return () => clearInterval(timer);
+}
+
+/**
+ * The followed run has traces this window has not read yet (its prompt list is still coming in): read again in a
+ * second, so the read that completes the list carries a second of the run's answers, not five (Run Details asks the
+ * runner for its rows once it knows the list, and reads no more).
+ */
+function listUnread(session: EvaluationSession): boolean {
+  return (session.lastProgress?.total ?? 0) > session.store.traces.size;
 }
 
 /** How often a window reads the journal of a run it follows while it shows that run's traces, once reads cost. */

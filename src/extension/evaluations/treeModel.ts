@@ -105,8 +105,5 @@ export function groupLabel(state: LocalTraceState, count: number): string {
   return `${STATE_LABELS[state]} (${count})`;
 }
 
-export function preview(text: string | undefined, max = 80): string {
-  if (!text) return '';
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
+/** Defined with the rows a runner sends (a followed run's view), so both ends cut a text alike. */
+export { preview } from '../../core';

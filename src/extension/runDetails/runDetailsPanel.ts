@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { costText, debuggable, describeStats, heldBack, holdProgressText, holdText, LOCAL_STATES, runCharts, runStats, skippedNote, STATE_LABELS, steersText, windowsText } from '../../core';
+import { debuggable, figuresKey, heldBack, holdProgressText, LOCAL_STATES, runFigures, skippedNote, STATE_LABELS } from '../../core';
 import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -8,6 +8,7 @@ import { onSettingsChanged } from '../settings/settings';
 import { errorText, showError } from '../log';
 import { MAX_WINDOW } from '../panels/rowView';
 import { TraceTable } from './traceTable';
+import { FollowedRows, SentCharts } from './followedRows';
 import { toDisposable } from '../lifecycle';
 import { PanelController, PanelHost } from '../panels/panelHost';
 import { runDetailsStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
@@ -35,7 +36,7 @@ export class RunDetailsPanels extends PanelHost<RunDetailsState, RunDetailsPanel
       create: (panel, ref) => new RunDetailsPanel(ctx, panel, ref),
     });
     // A visible panel shows the traces' rows: a run followed in another process is read from its journal meanwhile.
-    this._register(ctx.registry.showsRows((refId) => this.find(refId)?.panel.visible === true));
+    this._register(ctx.registry.showsRows((refId) => this.find(refId)?.needsJournal() === true));
   }
 
   open(ref: EvaluationRef): void {
@@ -56,6 +57,10 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private unwatch: (() => void) | undefined;
   private readonly dirty = new Set<string>();
   private allDirty = false;
+  /** A run followed in its runner: its rows and figures as the runner tells them, asked once a second. */
+  private readonly followed = new FollowedRows();
+  private asking = false;
+  private readonly sentCharts = new SentCharts();
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
     super(ctx, panel, ref, {
@@ -80,7 +85,15 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     );
   }
 
+  /** Whether this panel needs the journal read for what it shows (see FollowedRows.needsJournal). */
+  needsJournal(): boolean {
+    if (!this.panel.visible) return false;
+    const s = this.session;
+    return !s.isRunning || this.followed.needsJournal(this.table.showsAll, s.store, s.lastProgress);
+  }
+
   protected onReady(): void {
+    this.sentCharts.reset();
     this.post({
       type: 'init',
       refId: this.ref.id,
@@ -129,9 +142,17 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
         if (known) run('evalRunner.debugTrace', message.traceId);
         return;
       case 'details':
-        if (known) this.post({ type: 'details', traceId: known.traceId, prompt: known.prompt ?? '', answer: known.answer ?? null, note: known.note ?? null, error: known.state === 'failed' ? known.error ?? null : null });
+        if (known) void this.sendDetails(message.traceId);
         return;
     }
+  }
+
+  /** One trace's full texts; a followed run's row may be ahead of the store, which reads the journal first then. */
+  private async sendDetails(traceId: string): Promise<void> {
+    const told = this.followed.answers ? this.followed.factsOf(traceId) : undefined;
+    if (told && told.state !== this.session.store.get(traceId)?.state) await this.session.load().catch(() => undefined);
+    const t = this.session.store.get(traceId);
+    if (t) this.post({ type: 'details', traceId, prompt: t.prompt ?? '', answer: t.answer ?? null, note: t.note ?? null, error: t.state === 'failed' ? t.error ?? null : null });
   }
 
   private async judge(traceId: string, rating: Verdict | undefined, note: string | undefined): Promise<void> {
@@ -171,7 +192,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private sendView(): void {
     this.follow();
     const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
-    this.post({ type: 'view', ...this.table.window(this.session.store, start, end, activeKey) });
+    // While a followed run tells its rows, they are the runner's (the store lags them until the run's end).
+    this.post({ type: 'view', ...this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined) });
     this.dirty.clear();
     this.allDirty = false;
   }
@@ -200,11 +222,35 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
 
   /** The progress, and the page's rows again when what it shows changed: the view's order or membership, or a trace in its window. */
   private update(): void {
+    if (this.session.isRunning && !this.session.runsHere) return void this.updateFollowed();
+    this.followed.clear();
     this.postProgress();
     if (!this.shown) return;
     const version = this.table.version;
     this.follow();
     if (this.table.version !== version || this.allDirty || this.windowChanged()) this.sendView();
+  }
+
+  /** A run in its runner: the shown rows and the run's figures asked of it, then drawn as update() draws. */
+  private async updateFollowed(): Promise<void> {
+    if (this.asking) return;
+    this.asking = true;
+    let told = false;
+    try {
+      this.follow();
+      // A filter or another order needs every trace's state: the journal is read then, and the rows are the store's.
+      const ids = this.shown && this.table.showsAll ? this.table.idsIn(this.shown.start, this.shown.end) : [];
+      told = this.followed.take(await this.session.followedView(ids));
+    } finally {
+      this.asking = false;
+    }
+    if (this.isDisposed || !this.isReady) return;
+    if (!this.session.isRunning) return this.update();
+    this.postProgress();
+    if (!this.shown) return;
+    const version = this.table.version;
+    this.follow();
+    if (told || this.table.version !== version || this.allDirty || this.windowChanged()) this.sendView();
   }
 
   /** Whether a trace the page shows changed since it got its rows. */
@@ -234,7 +280,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       waiting: p?.phase === 'waiting' ? p.waitingReason ?? 'waiting for the adversarial prompts' : p?.hold ? holdProgressText(p.hold) : p ? heldBack(p) ?? null : null,
       paused: p?.paused === true,
       concurrency: p?.targetConcurrency ?? null,
-      run: this.runLine(),
+      // A followed run's figures are the runner's; the page gets the charts only when they changed (see SentCharts).
+      run: this.sentCharts.strip(this.followed.answers ? this.followed.run ?? null : this.runLine(), s.isRunning),
       debuggable: debuggable(this.ctx.settings.target),
     }));
   }
@@ -244,15 +291,11 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
     if (!run) return null;
-    const key = `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}|${run.windows?.attached ?? 0}|${run.windows?.detached ?? 0}|${run.steers?.length ?? 0}`;
+    const key = figuresKey(run);
     const cached = this.statsLine;
     // While the run goes on, its figures and charts are redrawn once a second, not on every update.
     if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
-    const stats = runStats(run);
-    // The run's history says what happened to it: the service down, a pause for a token, windows that reattached,
-    // pauses and concurrency set from outside.
-    const history = [describeStats(stats, { cost: false }), ...(run.holds ?? []).map(holdText), windowsText(run.windows), steersText(run.steers)].filter(Boolean).join(' · ');
-    const line = { runId: run.runId, target: run.target, stats: history, cost: costText(stats.cost), charts: runCharts(run, stats.latencyMs?.max) };
+    const line = runFigures(run);
     this.statsLine = { key, at: Date.now(), line };
     return line;
   }

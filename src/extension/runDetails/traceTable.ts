@@ -1,7 +1,7 @@
 // Run Details' table as the host holds it: a row per trace (built when first asked for, rebuilt when the
 // trace changes), and the view the filters, the search and the order leave, as trace ids. The page asks for the
 // rows it shows; 100,000 rows never cross to it. No vscode import: the unit tests drive it directly.
-import type { TraceInfo, TraceStore } from '../../core';
+import type { TraceFacts, TraceInfo, TraceStore } from '../../core';
 import type { RowTuple, RowWindow, TableFilters } from '../../webview/protocol';
 import { containsQuery } from '../../webview/textMatch';
 import { RowView, searchHead } from '../panels/rowView';
@@ -79,10 +79,15 @@ export class TraceTable {
     return true;
   }
 
-  /** The view's rows from start to end (at most MAX_WINDOW), as the page gets them. */
-  window(store: TraceStore, start: number, end: number, activeKey: string | null = null): RowWindow<RowTuple> {
+  /**
+   * The view's rows from start to end (at most MAX_WINDOW), as the page gets them; `told`: a trace's row as a followed
+   * run's runner told it, ahead of the store's.
+   */
+  window(store: TraceStore, start: number, end: number, activeKey: string | null = null, told?: (traceId: string) => TraceFacts | undefined): RowWindow<RowTuple> {
     // The view is rebuilt before any window is read, so every id is in the store.
     return this.view.window(start, end, activeKey, store.traces.size, (id) => {
+      const facts = told?.(id);
+      if (facts) return row(facts);
       const t = store.get(id);
       return t && this.rowOf(t);
     });
@@ -160,7 +165,7 @@ function verdictRank(t: TraceInfo): number {
   return t.rating === undefined ? 2 : (VERDICT_ORDER[t.rating] ?? 2);
 }
 
-function row(t: TraceInfo): RowTuple {
+function row(t: TraceFacts): RowTuple {
   return [
     t.traceId,
     t.state,

@@ -6,8 +6,8 @@ import { journalFolderProblem } from '../../protocol/runnerConnection';
 import { liveRunner, runnerFilePath, socketProblem } from '../../protocol/runnerFiles';
 import { RunnerVersionError, windowHandshake } from '../../protocol/runnerHandshake';
 import { spawnRunner } from '../../protocol/runnerStart';
-import { cancel, confirmEstimate, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state } from '../../protocol/runnerProtocol';
-import type { ConfirmEstimateParams, LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, StartParams } from '../../protocol/runnerProtocol';
+import { cancel, confirmEstimate, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state, view } from '../../protocol/runnerProtocol';
+import type { ConfirmEstimateParams, LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, RunViewParams, StartParams } from '../../protocol/runnerProtocol';
 // Pause, resume and concurrency (steerCommands.ts): in this bundle, with the JSON-RPC library.
 export { steerRun } from '../../protocol/steerClient';
 
@@ -148,6 +148,18 @@ export class RemoteRun {
     // A window going away cancels its toasts too: that must never reach a run it has let go of.
     if (this.detached) return;
     void this.connection.sendRequest(cancel, { hard, ...(abandonBatches ? { abandonBatches } : {}) }).catch(() => undefined);
+  }
+
+  /**
+   * What Run Details shows of the run (its figures, these traces' rows), from the runner's memory; undefined when it
+   * cannot say (a CLI run that does not tell it, a runner gone): the window reads the journal then.
+   */
+  async view(ids: string[]): Promise<RunViewParams | undefined> {
+    if (this.detached) return undefined;
+    return this.connection.sendRequest(view, { ids }).then(
+      (v) => v,
+      () => undefined,
+    );
   }
 
   /** A file was saved in the editor (the runner decides whether its target cares). */

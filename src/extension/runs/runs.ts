@@ -233,6 +233,8 @@ export class RunController extends Disposable {
         if (remote) remote.cancel(hard);
         else cancelled = hard || cancelled === true;
       },
+      // Run Details asks the runner for its rows and figures rather than reading the journal meanwhile.
+      view: async (ids) => remote?.view(ids),
     });
     let summary: RunSummary | RefusedParams | undefined;
     let other: number | undefined;

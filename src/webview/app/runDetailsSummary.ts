@@ -61,7 +61,7 @@ export class Summary {
   private readonly notice = el('div', 'notice');
   /** The latest run's charts, redrawn when its figures change. */
   readonly charts = el('div', 'charts');
-  private chartsKey = '';
+  private chartsRun = '';
 
   constructor(
     private readonly states: readonly string[],
@@ -101,11 +101,13 @@ export class Summary {
     this.showCharts(m.run);
   }
 
+  /** Drawn when the host sends charts (it does only when they changed); a line without them keeps those drawn. */
   private showCharts(run: RunLine | null): void {
-    const key = run ? `${run.runId}|${run.stats}|${run.charts.timeline.answers.join(',')}|${run.charts.timeline.limited.join(',')}` : '';
-    if (key === this.chartsKey) return;
-    this.chartsKey = key;
-    this.charts.replaceChildren(...(run ? runChartFigures(run.charts, run.runId) : []));
+    if (run && !run.charts) return;
+    const key = run ? run.runId : '';
+    if (!run?.charts && key === this.chartsRun) return;
+    this.chartsRun = key;
+    this.charts.replaceChildren(...(run?.charts ? runChartFigures(run.charts, run.runId) : []));
   }
 }
 

@@ -1,0 +1,89 @@
+// What Run Details shows of a run: its figures and charts, and its traces' rows. Built here once, from a store, by the
+// window for a run it reads from the journal and by a runner for the run it hosts: a window that follows a run in a
+// runner asks it for these (the protocol's `view`) rather than reading the run's journal each second.
+import { costText } from '../cost/runCost';
+import type { ReportRun } from '../report/reportTypes';
+import { runCharts } from '../report/reportData';
+import { describeStats, runStats } from '../report/runStats';
+import { holdText, windowsText } from '../run/progressText';
+import { steersText } from '../run/steerText';
+import type { RunInfo } from '../store/runHistory';
+import type { TraceInfo } from '../store/traceRows';
+import type { TraceStore } from '../store/traceStore';
+
+/** The latest run's figures: who answers, its latency, tokens and errors so far, its cost and its charts. */
+export interface RunFigures {
+  runId: string;
+  target: string;
+  stats: string;
+  /** What the run has cost so far, or "no cost: <why>" (costText): never a guess. */
+  cost: string;
+  charts: Pick<ReportRun, 'histogram' | 'timeline'>;
+}
+
+/** A trace as a row shows it: its texts as previews (PREVIEW_CHARS, a note NOTE_PREVIEW_CHARS), never whole. */
+export type TraceFacts = Pick<TraceInfo, 'traceId' | 'state' | 'prompt' | 'answer' | 'latencyMs' | 'error' | 'rating' | 'note'>;
+
+/** What a followed run says of itself for Run Details: its figures (null: no run yet) and the traces asked for. */
+export interface FollowedView {
+  run: RunFigures | null;
+  /** The traces asked for that the run knows, in the order asked. */
+  traces: TraceFacts[];
+}
+
+/** A run of an evaluation in another process, as a session follows it: Cancel reaches it; it may tell its view. */
+export interface FollowedRemote {
+  cancel(hard: boolean): void;
+  view?(ids: string[]): Promise<FollowedView | undefined>;
+}
+
+/** A row's prompt and answer, and a note's, at most this long. */
+export const PREVIEW_CHARS = 120;
+export const NOTE_PREVIEW_CHARS = 200;
+/** The rows a view is asked for at most (a window of the table, as the page shows it). */
+export const MAX_VIEW_IDS = 500;
+
+/** A text on one line, cut to `max` characters with an ellipsis. */
+export function preview(text: string | undefined, max = 80): string {
+  if (!text) return '';
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+/** A run's figures and charts, as Run Details shows them; the run's history says what happened to it. */
+export function runFigures(run: RunInfo): RunFigures {
+  const stats = runStats(run);
+  // The service down, a pause for a token, windows that reattached, pauses and concurrency set from outside.
+  const history = [describeStats(stats, { cost: false }), ...(run.holds ?? []).map(holdText), windowsText(run.windows), steersText(run.steers)].filter(Boolean).join(' · ');
+  return { runId: run.runId, target: run.target, stats: history, cost: costText(stats.cost), charts: runCharts(run, stats.latencyMs?.max) };
+}
+
+/** What changes a run's figures: they are computed again only when this does. */
+export function figuresKey(run: RunInfo): string {
+  return `${run.runId}|${run.answered}|${run.failed}|${run.lastAnswerAt ?? ''}|${run.endedAt ?? ''}|${run.windows?.attached ?? 0}|${run.windows?.detached ?? 0}|${run.steers?.length ?? 0}|${run.holds?.length ?? 0}`;
+}
+
+/** A trace's row facts, its texts cut to previews (a preview of a preview is the same preview). */
+export function traceFacts(t: TraceFacts): TraceFacts {
+  return {
+    traceId: t.traceId,
+    state: t.state,
+    prompt: preview(t.prompt, PREVIEW_CHARS),
+    answer: preview(t.answer, PREVIEW_CHARS),
+    latencyMs: t.latencyMs,
+    error: t.error,
+    rating: t.rating,
+    note: t.note ? preview(t.note, NOTE_PREVIEW_CHARS) : undefined,
+  };
+}
+
+/** The view of these traces in a store (the first MAX_VIEW_IDS), with its latest run's figures as `figures` gives them. */
+export function followedView(store: TraceStore, ids: readonly string[], figures: (run: RunInfo) => RunFigures = runFigures): FollowedView {
+  const traces: TraceFacts[] = [];
+  for (const id of ids.slice(0, MAX_VIEW_IDS)) {
+    const t = store.get(id);
+    if (t) traces.push(traceFacts(t));
+  }
+  const run = store.currentRun;
+  return { run: run ? figures(run) : null, traces };
+}

@@ -1,0 +1,82 @@
+import assert from 'node:assert/strict';
+import { followedView, LOCAL_STATES, runFigures } from '../../src/core';
+import type { RunProgress } from '../../src/core';
+import { TraceStore } from '../../src/core/store/traceStore';
+import { MAX_WINDOW } from '../../src/extension/panels/rowView';
+import { CHARTS_DURING_RUN_MS, FollowedRows, SentCharts } from '../../src/extension/runDetails/followedRows';
+import { TraceTable } from '../../src/extension/runDetails/traceTable';
+import { Row } from '../../src/webview/protocol';
+import type { RunLine } from '../../src/webview/protocol';
+
+/** A store that has listed `n` prompts and started a run, as a runner's does. */
+function runningStore(n: number): TraceStore {
+  const store = new TraceStore();
+  store.apply({ t: 'prompts', at: 1, items: Array.from({ length: n }, (_, i) => ({ traceId: `t${i}`, content: `Prompt   ${i}\n${'x'.repeat(200)}` })) });
+  store.apply({ t: 'run', run: 'r1', at: 10, target: 'echo' });
+  return store;
+}
+
+const progress = (total: number, phase: RunProgress['phase'] = 'running') => ({ phase, total }) as RunProgress;
+
+describe("Run Details of a run in its runner: the runner's rows and figures, the charts sent when they changed", () => {
+  it("a followed run's rows are the runner's, ahead of the window's store, previews as the store's would be", () => {
+    const runner = runningStore(3);
+    runner.apply({ t: 'answer', id: 't1', a: `An   answer\n${'y'.repeat(300)}`, at: 20, run: 'r1', ms: 7 });
+    const window = runningStore(3);
+    const table = new TraceTable(LOCAL_STATES);
+    table.refresh(window);
+    const followed = new FollowedRows();
+    assert.equal(followed.take(followedView(runner, ['t0', 't1', 'nope'])), true, 'the first answer changes the rows');
+    assert.deepEqual(followed.run, runFigures(runner.currentRun!));
+    const told = table.window(window, 0, MAX_WINDOW, null, followed.factsOf).rows;
+    const own = table.window(runner, 0, MAX_WINDOW).rows;
+    assert.deepEqual(told.slice(0, 2), own.slice(0, 2), "the rows told are the runner's store's rows");
+    assert.equal(told[1]![Row.State], 'answered');
+    assert.equal(told[2]![Row.State], 'pending', 'a row not told is the window store\'s');
+    assert.equal(followed.take(followedView(runner, ['t0', 't1'])), false, 'the same rows again: nothing to send');
+    runner.apply({ t: 'submitted', id: 't1', at: 30 });
+    assert.equal(followed.take(followedView(runner, ['t0', 't1'])), true, 'a row told changed');
+    followed.take(undefined);
+    assert.equal(followed.answers, false, 'a runner that could not say: the window reads the journal');
+  });
+
+  it('reads the journal only while the runner cannot tell what is shown: no answer, a filter, or traces not yet known', () => {
+    const store = runningStore(3);
+    const followed = new FollowedRows();
+    assert.equal(followed.needsJournal(true, store, progress(3)), true, 'the runner has not answered yet');
+    followed.take(followedView(store, ['t0']));
+    assert.equal(followed.needsJournal(true, store, progress(3)), false, 'the runner tells the rows of a list the store knows');
+    assert.equal(followed.needsJournal(false, store, progress(3)), true, 'a filter or an order needs every trace');
+    assert.equal(followed.needsJournal(true, store, progress(3, 'listing')), true, 'still listing');
+    assert.equal(followed.needsJournal(true, store, progress(5)), true, 'the store does not know every trace of the run');
+    assert.equal(followed.needsJournal(true, new TraceStore(), progress(3)), true, 'nothing listed yet');
+  });
+
+  it('a chart unchanged is not sent again; a changed one, another run\'s, or a new page\'s is', () => {
+    const sent = new SentCharts();
+    const charts = { histogram: { edges: [0, 1], counts: [1] }, timeline: { startMs: 0, binMs: 10, answers: [1], errors: [0], limited: [0] } };
+    const line: RunLine = { runId: 'r1', target: 'echo', stats: 'p50 1 ms', cost: 'no cost', charts };
+    assert.deepEqual(sent.strip(line), line);
+    const again = sent.strip({ ...line, stats: 'p50 2 ms', charts: structuredClone(charts) });
+    assert.equal(again && 'charts' in again, false, 'the same charts are left out');
+    assert.equal(again?.stats, 'p50 2 ms', 'the figures go on');
+    const more = { ...charts, timeline: { ...charts.timeline, answers: [2] } };
+    assert.deepEqual(sent.strip({ ...line, charts: more })?.charts, more, 'changed charts are sent');
+    assert.deepEqual(sent.strip({ ...line, runId: 'r2', charts: more })?.charts, more, "another run's charts are sent");
+    sent.reset();
+    assert.deepEqual(sent.strip({ ...line, runId: 'r2', charts: more })?.charts, more, 'a new page gets them');
+    assert.equal(sent.strip(null), null);
+  });
+
+  it("a running run's charts go at most every few seconds, its end's at once", () => {
+    const sent = new SentCharts();
+    const charts = (n: number) => ({ histogram: { edges: [0, 1], counts: [n] }, timeline: { startMs: 0, binMs: 10, answers: [n], errors: [0], limited: [0] } });
+    const line = (n: number): RunLine => ({ runId: 'r1', target: 'echo', stats: `${n} answered`, cost: 'no cost', charts: charts(n) });
+    assert.deepEqual(sent.strip(line(1), true, 0)?.charts, charts(1), 'the first charts go');
+    const soon = sent.strip(line(2), true, CHARTS_DURING_RUN_MS - 1);
+    assert.equal(soon && 'charts' in soon, false, 'changed a moment later: not yet');
+    assert.equal(soon?.stats, '2 answered', 'the words go each time');
+    assert.deepEqual(sent.strip(line(3), true, CHARTS_DURING_RUN_MS)?.charts, charts(3), 'a few seconds on, they go');
+    assert.deepEqual(sent.strip(line(4), false, CHARTS_DURING_RUN_MS + 1)?.charts, charts(4), "the run's end goes at once");
+  });
+});
