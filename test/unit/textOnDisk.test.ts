@@ -4,7 +4,7 @@ import { dirname } from 'node:path';
 import { journalPath, readJournal } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { EvaluationSession } from '../../src/core/session/session';
-import { indexPath } from '../../src/core/store/storeIndex';
+import { indexPath, readIndex, writeIndex } from '../../src/core/store/storeIndex';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { tempDir } from './helpers/runs';
 
@@ -27,15 +27,17 @@ function seed(stateDir: string, traces: number, pad = 0): string {
   return path;
 }
 
-/** The index's JSON header (see storeIndex.ts: magic, version, header length, header). */
-function header(index: Buffer): { n: number; columns: Record<string, number> } {
-  return JSON.parse(index.toString('utf8', 12, 12 + index.readUInt32LE(8))) as { n: number; columns: Record<string, number> };
+/** The index's JSON header (see storeIndex.ts: magic, version, header length, header), and where its columns start. */
+function header(index: Buffer): { n: number; columns: Record<string, number>; base: number } {
+  const end = 12 + index.readUInt32LE(8);
+  return { ...(JSON.parse(index.toString('utf8', 12, end)) as { n: number; columns: Record<string, number> }), base: Math.ceil(end / 8) * 8 };
 }
 
 /** The index with row 3 of one numeric column set to a value no index writes. */
 function spoiled(index: Buffer, column: string, width: 1 | 8, value: number): Buffer {
   const copy = Buffer.from(index);
-  const at = header(copy).columns[column]! + 3 * width;
+  const h = header(copy);
+  const at = h.base + h.columns[column]! + 3 * width;
   if (width === 1) copy.writeUInt8(value, at);
   else copy.writeDoubleLE(value, at);
   return copy;
@@ -127,6 +129,21 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     // A run's unset fields (endedAt of a run still open…) are absent from the index rather than undefined.
     assert.deepEqual(JSON.parse(JSON.stringify(second.store.runs)), JSON.parse(JSON.stringify(first.store.runs)));
     assert.deepEqual(second.store.counts, first.store.counts);
+  });
+
+  it('an index whose header is written in slices gives back ids of surrogate pairs whichever slice ends in one', async () => {
+    const path = `${tempDir()}/journal.jsonl`;
+    const position = { dev: 1, ino: 2, bytes: 3, head: 'h', before: 'b' };
+    // A header of over a million characters, nearly all surrogate pairs: one offset or the other puts a slice's end
+    // between a pair's halves.
+    for (const lead of ['a', 'ab']) {
+      const store = new TraceStore();
+      const ids = [lead, `${'🙂'.repeat(600_000)}`, `x${'🌍'.repeat(10)}`];
+      store.setListed(ids.map((traceId) => ({ traceId, content: 'p' })));
+      await writeIndex(path, 'k', { position, invalidLines: 0, image: store.image() });
+      const index = await readIndex(path, 'k');
+      assert.deepEqual(index?.image.traces.id, ids, `after "${lead}"`);
+    }
   });
 
   it('an index deleted, cut short, or of another file is rebuilt from the journal, and written again', async () => {
