@@ -8,7 +8,7 @@ import { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceStore';
 import type { StoreImage, TraceColumns } from './traceStore';
 
 // The index's own format: another version's index is rebuilt from the journal, never misread. 6: verdicts by run;
-// 7: each run's answers; 8: the columns placed from the header's end.
+// 7: each run's answers; 8: the columns placed from the header's end, an answer's digest of 8 bytes.
 export const INDEX_VERSION = 8;
 const VERSION = INDEX_VERSION;
 const MAGIC = 'ERIX';
@@ -102,7 +102,7 @@ function decode(bytes: Buffer, key: string): StoreIndex | undefined {
 const ANSWER_COLUMNS = ['row', 'at', 'len', 'ms', 'flags', 'digest'] as const;
 type AnswerColumn = (typeof ANSWER_COLUMNS)[number];
 /** Bytes per answer, and the typed array each column is. */
-const ANSWER_WIDTH: Record<AnswerColumn, number> = { row: 4, at: 8, len: 4, ms: 8, flags: 1, digest: 16 };
+const ANSWER_WIDTH: Record<AnswerColumn, number> = { row: 4, at: 8, len: 4, ms: 8, flags: 1, digest: 8 };
 const ANSWER_ARRAY = { row: Int32Array, at: Float64Array, len: Uint32Array, ms: Float64Array, flags: Uint8Array, digest: Uint32Array };
 
 /** Each run's answers, checked answer by answer (a row the store has, a place or a held text); undefined: not ours. */

@@ -297,7 +297,7 @@ export class TraceStore {
     rows.setNumber('answeredAt', i, record.at);
     rows.setKept('error', i, undefined);
     rows.setRun(i, run);
-    this.history.answered(record, i, at);
+    this.history.answered(record, i, at, rows.n);
     this.move(i, 'answered');
   }
 
