@@ -146,6 +146,19 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     }
   });
 
+  it('the columns are cut to the traces once the list is whole, and so are the columns a run makes after it', () => {
+    const store = new TraceStore();
+    for (let i = 0; i < 1500; i++) store.apply({ t: 'item', id: `t${i}`, p: 'p', at: 1 });
+    store.apply({ t: 'list', at: 1, total: 1500, full: true });
+    store.apply({ t: 'answer', id: 't3', a: 'a', at: 2, ms: 5 });
+    // The image's columns are the kept ones cut to the rows: their buffer is the room kept.
+    const { flags, ms } = store.image().traces;
+    assert.deepEqual([flags.buffer.byteLength / 2, ms!.buffer.byteLength / 8], [1500, 1500]);
+    store.apply({ t: 'answer', id: 'later', a: 'a', at: 3, ms: 6 });
+    assert.equal(store.get('later')?.latencyMs, 6);
+    assert.equal(store.get('t3')?.latencyMs, 5);
+  });
+
   it('an index deleted, cut short, or of another file is rebuilt from the journal, and written again', async () => {
     const stateDir = tempDir();
     const path = seed(stateDir, 60, 2000);

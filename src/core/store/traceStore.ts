@@ -235,6 +235,7 @@ export class TraceStore {
       case 'list':
         this.listedTotal = record.total;
         if (record.full) this.promptsRecorded = true;
+        this.rows.fit();
         return;
       case 'answer':
         return this.applyAnswer(record, at);
