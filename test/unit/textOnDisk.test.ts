@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { journalPath, readJournal } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { EvaluationSession } from '../../src/core/session/session';
+import { jsonPieces } from '../../src/core/store/jsonPieces';
 import { indexPath, readIndex, writeIndex } from '../../src/core/store/storeIndex';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { tempDir } from './helpers/runs';
@@ -131,19 +132,25 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     assert.deepEqual(second.store.counts, first.store.counts);
   });
 
-  it('an index whose header is written in slices gives back ids of surrogate pairs whichever slice ends in one', async () => {
+  it('an index whose header is written a piece at a time gives back ids of any text, many and long', async () => {
     const path = `${tempDir()}/journal.jsonl`;
     const position = { dev: 1, ino: 2, bytes: 3, head: 'h', before: 'b' };
-    // A header of over a million characters, nearly all surrogate pairs: one offset or the other puts a slice's end
-    // between a pair's halves.
-    for (const lead of ['a', 'ab']) {
-      const store = new TraceStore();
-      const ids = [lead, `${'🙂'.repeat(600_000)}`, `x${'🌍'.repeat(10)}`];
-      store.setListed(ids.map((traceId) => ({ traceId, content: 'p' })));
-      await writeIndex(path, 'k', { position, invalidLines: 0, image: store.image() });
-      const index = await readIndex(path, 'k');
-      assert.deepEqual(index?.image.traces.id, ids, `after "${lead}"`);
-    }
+    // More ids than a piece holds, one longer than the writer's buffer, surrogate pairs and escapes throughout.
+    const ids = [...Array.from({ length: 10_000 }, (_, i) => `t${i} 🙂 "q" \\ \u2028`), '🌍'.repeat(600_000)];
+    const store = new TraceStore();
+    store.setListed(ids.map((traceId) => ({ traceId, content: 'p' })));
+    await writeIndex(path, 'k', { position, invalidLines: 0, image: store.image() });
+    const index = await readIndex(path, 'k');
+    assert.deepEqual(index?.image.traces.id, ids);
+  });
+
+  it('the header’s pieces are JSON.stringify’s text, none of them the size of a long array', () => {
+    const long = Array.from({ length: 20_000 }, (_, i) => (i % 7 === 0 ? undefined : i % 5 === 0 ? NaN : i % 3 === 0 ? `s${i} 🙂 "` : i + 0.5));
+    const value = { a: 1, gone: undefined, empty: {}, none: [], nil: null, long, runs: [{ times: long, x: undefined, held: { 3: 'x' } }, 'plain'], nested: { deeper: [[1, undefined], {}] } };
+    const pieces = [...jsonPieces(value)];
+    assert.equal(pieces.join(''), JSON.stringify(value));
+    assert.ok(Math.max(...pieces.map((p) => p.length)) < JSON.stringify(long).length / 3, 'a long array goes in pieces');
+    for (const v of [{}, [], null, 'x', 3, [undefined], { u: undefined }]) assert.equal([...jsonPieces(v)].join(''), JSON.stringify(v));
   });
 
   it('the columns are cut to the traces once the list is whole, and so are the columns a run makes after it', () => {

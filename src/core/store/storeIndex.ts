@@ -1,7 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import type { JournalPosition } from '../journal/journal';
+import { jsonPieces } from './jsonPieces';
 import { ANSWER_FLAG, HELD } from './runAnswers';
 import type { RunAnswersImage } from './runAnswers';
 import { LOCAL_STATES, NUMBER_COLUMNS, newColumns } from './traceStore';
@@ -28,7 +30,8 @@ export function indexPath(journalFile: string): string {
  * The file: "ERIX", the version and the header's length (u32 LE each), a JSON header (everything but the numeric
  * columns: the runs, the trace ids, the few texts held, errors and notes), then each numeric column as raw
  * little-endian values at an 8-byte boundary, placed from the first boundary after the header: so the header is
- * made once, not again each time its length moved the columns (three copies of it, 18 MB at 600,000 traces). Opening a 100,000-trace index parses a small JSON and maps the columns
+ * written once, a piece at a time, not made again each time its length moved the columns (three copies of it, 18 MB
+ * at 600,000 traces). Opening a 100,000-trace index parses a small JSON and maps the columns
  * as typed arrays, where a JSON index spent most of its time parsing numbers.
  */
 interface Header {
@@ -167,8 +170,12 @@ export async function writeIndex(journalFile: string, key: string, index: StoreI
   try {
     // The columns are written as the machine holds them: a big-endian one (none Node runs on today) keeps no index.
     if (endianness() !== 'LE') return;
-    // Its pieces as they are: one buffer of them all was a second copy of the index (12 MB at 100,000 traces).
-    await writeFile(aside, encode(key, index), { mode: 0o600 });
+    const file = await open(aside, 'w', 0o600);
+    try {
+      await encode(new FileOut(file), key, index);
+    } finally {
+      await file.close();
+    }
     await rename(aside, path);
   } catch {
     // An index is only a shortcut: without it the next open reads the journal whole.
@@ -176,46 +183,76 @@ export async function writeIndex(journalFile: string, key: string, index: StoreI
   }
 }
 
-function encode(key: string, index: StoreIndex): Array<Buffer | string> {
+/**
+ * The header a piece at a time, then the columns as they are (one buffer of them all was a second copy of the index,
+ * 12 MB at 100,000 traces; the header made whole, 18 MB at 600,000), then the header's length at the front.
+ */
+async function encode(out: FileOut, key: string, index: StoreIndex): Promise<void> {
   const { traces: c, answers, ...rest } = index.image;
   const n = c.id.length;
   const present = (Object.keys(WIDTH) as NumberColumn[]).filter((name) => c[name] !== undefined);
   const header: Header = { key, position: index.position, invalidLines: index.invalidLines, image: rest, n, ids: c.id, runNames: c.runNames, held: c.held, error: c.error, note: c.note, columns: {}, answers: [] };
-  // Every column's bytes, and where its offset goes in the header once it is known.
+  // Every column's bytes, and where its offset goes in the header.
   const sections: Array<{ offsets: Record<string, number>; name: string; bytes: Buffer }> = present.map((name) => ({ offsets: header.columns, name, bytes: bytesOf(c[name] as ArrayBufferView) }));
   for (const a of answers) {
     const entry = { run: a.run, n: a.n, held: a.held, columns: {} };
     header.answers.push(entry);
     for (const name of ANSWER_COLUMNS) sections.push({ offsets: entry.columns, name, bytes: bytesOf(a[name]) });
   }
-  // Each column's offset from the header's end: known before the header is made, so it is made once.
+  // Each column's offset from the header's end: known before the header is written.
   let at = 0;
   for (const section of sections) {
     section.offsets[section.name] = at;
     at = align(at + section.bytes.length);
   }
-  const text = JSON.stringify(header);
-  const length = Buffer.byteLength(text);
+  await out.bytes(Buffer.alloc(12));
+  for (const piece of jsonPieces(header)) await out.text(piece);
+  const length = out.written - 12;
+  await out.bytes(Buffer.alloc(align(out.written) - out.written));
+  for (const { bytes } of sections) await out.bytes(bytes, Buffer.alloc(align(bytes.length) - bytes.length));
+  await out.flush();
   const prefix = Buffer.alloc(12);
   prefix.write(MAGIC, 0, 'latin1');
   prefix.writeUInt32LE(VERSION, 4);
   prefix.writeUInt32LE(length, 8);
-  // The header goes out a slice at a time: a buffer of it whole was a second copy of it.
-  const parts: Array<Buffer | string> = [prefix];
-  for (let from = 0, to = 0; from < text.length; from = to) {
-    to = Math.min(text.length, from + HEADER_SLICE);
-    // Never between a surrogate pair's halves: each half alone would be written as U+FFFD.
-    if (isHighSurrogate(text.charCodeAt(to - 1)) && to < text.length) to--;
-    parts.push(text.slice(from, to));
-  }
-  parts.push(Buffer.alloc(align(12 + length) - 12 - length));
-  for (const { bytes } of sections) parts.push(bytes, Buffer.alloc(align(bytes.length) - bytes.length));
-  return parts;
+  await out.file.write(prefix, 0, 12, 0);
 }
 
-/** Characters of the header written at a time. */
-const HEADER_SLICE = 1 << 20;
-const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+/** A file written from its start: texts gathered in one buffer, bytes written as they are; `written` counts them. */
+class FileOut {
+  written = 0;
+  private readonly buffer = Buffer.allocUnsafe(1 << 20);
+  private used = 0;
+
+  constructor(readonly file: FileHandle) {}
+
+  async text(piece: string): Promise<void> {
+    // At most three bytes a UTF-16 unit: a piece that may not fit goes after what is gathered, one too big alone.
+    if (piece.length * 3 > this.buffer.length - this.used) await this.flush();
+    if (piece.length * 3 > this.buffer.length) return this.bytes(Buffer.from(piece));
+    const length = this.buffer.write(piece, this.used);
+    this.used += length;
+    this.written += length;
+  }
+
+  async bytes(...parts: Buffer[]): Promise<void> {
+    await this.flush();
+    for (const part of parts) {
+      await this.all(part, part.length);
+      this.written += part.length;
+    }
+  }
+
+  async flush(): Promise<void> {
+    await this.all(this.buffer, this.used);
+    this.used = 0;
+  }
+
+  /** A write may take fewer bytes than it was given (fs.writeFile goes on likewise). */
+  private async all(bytes: Buffer, length: number): Promise<void> {
+    for (let from = 0; from < length; ) from += (await this.file.write(bytes, from, length - from)).bytesWritten;
+  }
+}
 
 const bytesOf = (column: ArrayBufferView) => Buffer.from(column.buffer, column.byteOffset, column.byteLength);
 
