@@ -91,13 +91,26 @@ describe('Compare Runs is a lookup in the answers the store keeps per run', func
     assert.equal(store.runAnswers('R')!.columns().held[0], 'held for now');
     store.settle(record, { offset: 40, length: 50 });
     assert.deepEqual([store.runAnswers('R')!.columns().at[0], store.runAnswers('R')!.columns().held], [40, {}]);
-    // The digest kept is the text's SHA-256, its first 16 bytes as little-endian words, whatever the text.
+    // The digest kept is the text's SHA-256, its first 8 bytes as little-endian words, whatever the text.
     TRICKY.forEach((a, i) => store.apply({ t: 'answer', id: `d${i}`, a, at: 2, run: 'R' }));
     const words = store.runAnswers('R')!.columns().digest;
     TRICKY.forEach((a, i) => {
       const sha = createHash('sha256').update(a).digest();
-      assert.deepEqual([...words.subarray((i + 1) * 4, (i + 2) * 4)], [0, 4, 8, 12].map((at) => sha.readUInt32LE(at)), a.slice(0, 40));
+      assert.deepEqual([...words.subarray((i + 1) * 2, (i + 2) * 2)], [0, 4].map((at) => sha.readUInt32LE(at)), a.slice(0, 40));
     });
+  });
+
+  it('a run keeps room for one answer per trace, not the next power of two; more only past them', () => {
+    const store = new TraceStore();
+    store.setListed(Array.from({ length: 100 }, (_, i) => ({ traceId: `t${i}`, content: 'p' })));
+    store.apply({ t: 'run', at: 0, run: 'R' });
+    for (let i = 0; i < 100; i++) store.apply({ t: 'answer', id: `t${i}`, a: `a${i}`, at: 1, run: 'R' });
+    // The columns handed out are the kept ones cut to the answers: their buffer is the room kept.
+    const room = () => store.runAnswers('R')!.columns().row.buffer.byteLength / Int32Array.BYTES_PER_ELEMENT;
+    assert.equal(room(), 100);
+    store.apply({ t: 'answer', id: 't7', a: 'again', at: 2, run: 'R' });
+    assert.equal(store.runAnswers('R')!.size, 101);
+    assert.ok(room() >= 101);
   });
 
   it('the index keeps each run’s answers: a store opened from it compares without the journal’s lines', async () => {

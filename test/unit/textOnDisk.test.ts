@@ -4,7 +4,8 @@ import { dirname } from 'node:path';
 import { journalPath, readJournal } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { EvaluationSession } from '../../src/core/session/session';
-import { indexPath } from '../../src/core/store/storeIndex';
+import { jsonPieces } from '../../src/core/store/jsonPieces';
+import { indexPath, readIndex, writeIndex } from '../../src/core/store/storeIndex';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { tempDir } from './helpers/runs';
 
@@ -27,15 +28,17 @@ function seed(stateDir: string, traces: number, pad = 0): string {
   return path;
 }
 
-/** The index's JSON header (see storeIndex.ts: magic, version, header length, header). */
-function header(index: Buffer): { n: number; columns: Record<string, number> } {
-  return JSON.parse(index.toString('utf8', 12, 12 + index.readUInt32LE(8))) as { n: number; columns: Record<string, number> };
+/** The index's JSON header (see storeIndex.ts: magic, version, header length, header), and where its columns start. */
+function header(index: Buffer): { n: number; columns: Record<string, number>; base: number } {
+  const end = 12 + index.readUInt32LE(8);
+  return { ...(JSON.parse(index.toString('utf8', 12, end)) as { n: number; columns: Record<string, number> }), base: Math.ceil(end / 8) * 8 };
 }
 
 /** The index with row 3 of one numeric column set to a value no index writes. */
 function spoiled(index: Buffer, column: string, width: 1 | 8, value: number): Buffer {
   const copy = Buffer.from(index);
-  const at = header(copy).columns[column]! + 3 * width;
+  const h = header(copy);
+  const at = h.base + h.columns[column]! + 3 * width;
   if (width === 1) copy.writeUInt8(value, at);
   else copy.writeDoubleLE(value, at);
   return copy;
@@ -127,6 +130,40 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     // A run's unset fields (endedAt of a run still open…) are absent from the index rather than undefined.
     assert.deepEqual(JSON.parse(JSON.stringify(second.store.runs)), JSON.parse(JSON.stringify(first.store.runs)));
     assert.deepEqual(second.store.counts, first.store.counts);
+  });
+
+  it('an index whose header is written a piece at a time gives back ids of any text, many and long', async () => {
+    const path = `${tempDir()}/journal.jsonl`;
+    const position = { dev: 1, ino: 2, bytes: 3, head: 'h', before: 'b' };
+    // More ids than a piece holds, one longer than the writer's buffer, surrogate pairs and escapes throughout.
+    const ids = [...Array.from({ length: 10_000 }, (_, i) => `t${i} 🙂 "q" \\ \u2028`), '🌍'.repeat(600_000)];
+    const store = new TraceStore();
+    store.setListed(ids.map((traceId) => ({ traceId, content: 'p' })));
+    await writeIndex(path, 'k', { position, invalidLines: 0, image: store.image() });
+    const index = await readIndex(path, 'k');
+    assert.deepEqual(index?.image.traces.id, ids);
+  });
+
+  it('the header’s pieces are JSON.stringify’s text, none of them the size of a long array', () => {
+    const long = Array.from({ length: 20_000 }, (_, i) => (i % 7 === 0 ? undefined : i % 5 === 0 ? NaN : i % 3 === 0 ? `s${i} 🙂 "` : i + 0.5));
+    const value = { a: 1, gone: undefined, empty: {}, none: [], nil: null, long, runs: [{ times: long, x: undefined, held: { 3: 'x' } }, 'plain'], nested: { deeper: [[1, undefined], {}] } };
+    const pieces = [...jsonPieces(value)];
+    assert.equal(pieces.join(''), JSON.stringify(value));
+    assert.ok(Math.max(...pieces.map((p) => p.length)) < JSON.stringify(long).length / 3, 'a long array goes in pieces');
+    for (const v of [{}, [], null, 'x', 3, [undefined], { u: undefined }]) assert.equal([...jsonPieces(v)].join(''), JSON.stringify(v));
+  });
+
+  it('the columns are cut to the traces once the list is whole, and so are the columns a run makes after it', () => {
+    const store = new TraceStore();
+    for (let i = 0; i < 1500; i++) store.apply({ t: 'item', id: `t${i}`, p: 'p', at: 1 });
+    store.apply({ t: 'list', at: 1, total: 1500, full: true });
+    store.apply({ t: 'answer', id: 't3', a: 'a', at: 2, ms: 5 });
+    // The image's columns are the kept ones cut to the rows: their buffer is the room kept.
+    const { flags, ms } = store.image().traces;
+    assert.deepEqual([flags.buffer.byteLength / 2, ms!.buffer.byteLength / 8], [1500, 1500]);
+    store.apply({ t: 'answer', id: 'later', a: 'a', at: 3, ms: 6 });
+    assert.equal(store.get('later')?.latencyMs, 6);
+    assert.equal(store.get('t3')?.latencyMs, 5);
   });
 
   it('an index deleted, cut short, or of another file is rebuilt from the journal, and written again', async () => {

@@ -19,7 +19,10 @@ export interface RunAnswerColumns {
   ms: Float64Array;
   /** ANSWER_FLAG bits. */
   flags: Uint8Array;
-  /** The first 16 bytes of the text's SHA-256, four words per answer: equal texts, equal digests. */
+  /**
+   * The first 8 bytes of the text's SHA-256, two words per answer: equal texts, equal digests, and two texts that
+   * differ share one by a chance of 2^-64 (Compare asks only whether two answers are the same).
+   */
   digest: Uint32Array;
   held: Record<number, string>;
 }
@@ -32,7 +35,7 @@ export interface RunAnswersImage extends RunAnswerColumns {
 export const ANSWER_FLAG = { err: 1, user: 2 } as const;
 /** The place of a text not on disk yet. */
 export const HELD = -2;
-const WORDS = 4;
+const WORDS = 2;
 
 export class RunAnswers {
   private c: RunAnswerColumns;
@@ -47,9 +50,12 @@ export class RunAnswers {
     return this.c.n;
   }
 
-  /** An answer to the trace at `row`: with its place when it is on disk (a replay), else its text held until then. */
-  add(row: number, text: string, at: RecordLocation | undefined, ms: number | undefined, flags: number): void {
-    if (this.c.n === this.c.row.length) this.c = grown(this.c);
+  /**
+   * An answer to the trace at `row`: with its place when it is on disk (a replay), else its text held until then.
+   * `rows`: the store's traces, as many answers as a run makes once each (room for more is made only past them).
+   */
+  add(row: number, text: string, at: RecordLocation | undefined, ms: number | undefined, flags: number, rows = 0): void {
+    if (this.c.n === this.c.row.length) this.c = grown(this.c, rows);
     const c = this.c;
     const slot = c.n++;
     c.row[slot] = row;
@@ -151,9 +157,14 @@ function emptyColumns(capacity: number): RunAnswerColumns {
   };
 }
 
-/** Room for twice as many (columns read from an index are views of its file: copied the first time they grow). */
-function grown(c: RunAnswerColumns): RunAnswerColumns {
-  const next = emptyColumns(Math.max(64, c.row.length * 2));
+/**
+ * Room for twice as many, or for one answer per trace when that is fewer: a run of 100,000 traces kept room for
+ * 131,072 (600,000: 1,048,576, 18 MB more). Columns read from an index are views of its file: copied the first time
+ * they grow.
+ */
+function grown(c: RunAnswerColumns, rows: number): RunAnswerColumns {
+  const twice = Math.max(64, c.row.length * 2);
+  const next = emptyColumns(rows > c.n && rows < twice ? rows : twice);
   next.row.set(c.row.subarray(0, c.n));
   next.at.set(c.at.subarray(0, c.n));
   next.len.set(c.len.subarray(0, c.n));

@@ -178,16 +178,17 @@ export class RunHistory {
 
   /**
    * An answer, counted for the run it names (the latest when it names none), and kept as that run's answer to the
-   * trace at `row`: at its place `at` in the journal, or held until settled() tells where it was written.
+   * trace at `row`: at its place `at` in the journal, or held until settled() tells where it was written. `rows`: the
+   * store's traces (see RunAnswers.add).
    */
-  answered(record: Rec<'answer'>, row = -1, at?: RecordLocation): void {
+  answered(record: Rec<'answer'>, row = -1, at?: RecordLocation, rows = 0): void {
     const run = record.run ? this.byId(record.run) : this.current;
     if (!run) return;
     run.answered++;
     if (row >= 0) {
       let answers = this.answers.get(run.runId);
       if (!answers) this.answers.set(run.runId, (answers = new RunAnswers()));
-      answers.add(row, record.a, at, record.ms, (record.err ? ANSWER_FLAG.err : 0) | (record.by === 'user' ? ANSWER_FLAG.user : 0));
+      answers.add(row, record.a, at, record.ms, (record.err ? ANSWER_FLAG.err : 0) | (record.by === 'user' ? ANSWER_FLAG.user : 0), rows);
     }
     if (record.by === 'user') return;
     run.answerTimes.push(record.at);

@@ -235,6 +235,7 @@ export class TraceStore {
       case 'list':
         this.listedTotal = record.total;
         if (record.full) this.promptsRecorded = true;
+        this.rows.fit();
         return;
       case 'answer':
         return this.applyAnswer(record, at);
@@ -297,7 +298,7 @@ export class TraceStore {
     rows.setNumber('answeredAt', i, record.at);
     rows.setKept('error', i, undefined);
     rows.setRun(i, run);
-    this.history.answered(record, i, at);
+    this.history.answered(record, i, at, rows.n);
     this.move(i, 'answered');
   }
 
