@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { followedView, LOCAL_STATES, runFigures } from '../../src/core';
+import { followedView, LOCAL_STATES, MAX_VIEW_IDS, runFigures } from '../../src/core';
 import type { RunProgress } from '../../src/core';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { MAX_WINDOW } from '../../src/extension/panels/rowView';
@@ -50,6 +50,14 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     assert.equal(followed.needsJournal(true, store, progress(3, 'listing')), true, 'still listing');
     assert.equal(followed.needsJournal(true, store, progress(5)), true, 'the store does not know every trace of the run');
     assert.equal(followed.needsJournal(true, new TraceStore(), progress(3)), true, 'nothing listed yet');
+    // The last run's traces, as many as this run's: the ids may have changed since, so the count proves nothing.
+    const runner = runningStore(3);
+    followed.take(followedView(runner, ['t0']));
+    const lastRun = new TraceStore();
+    lastRun.apply({ t: 'prompts', at: 1, items: ['old0', 'old1', 'old2'].map((traceId) => ({ traceId, content: traceId })) });
+    lastRun.apply({ t: 'run', run: 'r0', at: 5, target: 'echo' });
+    assert.equal(followed.needsJournal(true, lastRun, progress(3)), true, "the run's record not read yet: its list is not known");
+    assert.ok(MAX_VIEW_IDS >= MAX_WINDOW, 'every row a page shows is asked of the runner');
   });
 
   it('a chart unchanged is not sent again; a changed one, another run\'s, or a new page\'s is', () => {
@@ -66,6 +74,7 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     sent.reset();
     assert.deepEqual(sent.strip({ ...line, runId: 'r2', charts: more })?.charts, more, 'a new page gets them');
     assert.equal(sent.strip(null), null);
+    assert.deepEqual(sent.strip({ ...line, runId: 'r2', charts: more })?.charts, more, 'a page that cleared its charts (no run) gets them again');
   });
 
   it("a running run's charts go at most every few seconds, its end's at once", () => {

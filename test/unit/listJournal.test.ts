@@ -92,6 +92,12 @@ describe('the prompt list in the journal', () => {
     for (const { traceId, content } of items(11)) small.keep(traceId, content);
     assert.equal(small.size, 0);
     assert.equal(small.take('t0'), undefined);
+    // Once the run is planned, only the prompts of the traces it will call are kept (a resumed run calls few).
+    const some = new HeldPrompts();
+    for (const { traceId, content } of items(5)) some.keep(traceId, content);
+    some.retain([{ traceId: 't1' }, { traceId: 't3' }, { traceId: 'not listed' }]);
+    assert.equal(some.size, 2, "the prompts of traces the run will not call are let go");
+    assert.equal(some.take('t3'), items(5)[3]!.content);
   });
 
   it('reads the item lines after a prompt ahead, in one read, when prompts are read in list order', async () => {

@@ -47,7 +47,8 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // 1. The prompts, journaled as they come where they are new or changed.
   let listed: ReadonlySet<string>;
   try {
-    listed = await listPrompts(options, engine.run, engine.heldPrompts);
+    // A batch run takes its prompts as it writes its batches (batchRun.ts), never through a held one.
+    listed = await listPrompts(options, engine.run, options.batch ? undefined : engine.heldPrompts);
   } catch (error) {
     if (error instanceof JournalWriteError) {
       engine.run.fail(error.cause);
@@ -149,6 +150,7 @@ class EngineRun {
     this.recorded = await recordRun(options, options.store, options.journal);
     // A fresh run's record has set the old answers aside: plan again over what is left.
     if (options.runRecord?.mode === 'fresh' && this.recorded) plan = this.runPlan = planQueue(options.store, this.planOptions());
+    this.heldPrompts.retain(plan.callTarget);
     this.showLimitsLive();
     options.steering?.attach({ pace: this.targetPace, widen: (n) => this.widen?.(n), note: (e) => this.noteSteer(e) });
     run.queued = plan.submitFirst.length + plan.callTarget.length;

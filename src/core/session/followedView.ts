@@ -40,8 +40,11 @@ export interface FollowedRemote {
 /** A row's prompt and answer, and a note's, at most this long. */
 export const PREVIEW_CHARS = 120;
 export const NOTE_PREVIEW_CHARS = 200;
-/** The rows a view is asked for at most (a window of the table, as the page shows it). */
-export const MAX_VIEW_IDS = 500;
+/**
+ * The rows a view is asked for at most: as many as the page's window of the table (the extension's MAX_WINDOW), so
+ * no row the page shows is left to the window's store, which a followed run does not read.
+ */
+export const MAX_VIEW_IDS = 2_000;
 
 /** A text on one line, cut to `max` characters with an ellipsis. */
 export function preview(text: string | undefined, max = 80): string {

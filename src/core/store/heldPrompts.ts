@@ -25,6 +25,17 @@ export class HeldPrompts {
     this.texts = new Map();
   }
 
+  /** Keeps only these traces' prompts: those the run will not call (answered before, another shard's, past --limit) go. */
+  retain(traces: readonly { traceId: string }[]): void {
+    if (this.texts.size === 0) return;
+    const kept = new Map<string, string>();
+    for (const { traceId } of traces) {
+      const text = this.texts.get(traceId);
+      if (text !== undefined) kept.set(traceId, text);
+    }
+    this.texts = kept;
+  }
+
   /** The trace's listed prompt, once; undefined when it is not held (or was taken). */
   take(traceId: string): string | undefined {
     const text = this.texts.get(traceId);

@@ -164,7 +164,9 @@ function emptyColumns(capacity: number): RunAnswerColumns {
  */
 function grown(c: RunAnswerColumns, rows: number): RunAnswerColumns {
   const twice = Math.max(64, c.row.length * 2);
-  const next = emptyColumns(rows > c.n && rows < twice ? rows : twice);
+  // At least an eighth more: a store that learns its traces in step with their answers grows by one each time, and
+  // a copy of every column per answer would make the run's answers quadratic.
+  const next = emptyColumns(rows > c.n && rows < twice ? Math.min(twice, Math.max(rows, c.n + (c.n >> 3) + 1)) : twice);
   next.row.set(c.row.subarray(0, c.n));
   next.at.set(c.at.subarray(0, c.n));
   next.len.set(c.len.subarray(0, c.n));

@@ -48,10 +48,13 @@ export class FollowedRows {
   /**
    * Whether the window must still read the journal for what Run Details shows: unless the runner tells the rows and
    * figures, the table shows every trace in the service's order (a filter or another order needs every trace's
-   * state), and the store knows the run's traces (their ids come from the journal's prompt list).
+   * state), and the store knows the run's traces (their ids come from the journal's prompt list). The run's record is
+   * journaled after its whole list, so a store that has read it knows the list; a count alone would take the last
+   * run's traces for this one's when the list's ids changed in between.
    */
   needsJournal(showsAll: boolean, store: TraceStore, progress: RunProgress | undefined): boolean {
     if (!this.answers || !showsAll || !progress || progress.phase === 'listing') return true;
+    if (!this.figures || store.currentRun?.runId !== this.figures.runId) return true;
     return store.traces.size === 0 || store.traces.size < progress.total;
   }
 }
@@ -74,6 +77,8 @@ export class SentCharts {
 
   /** The line to send: without its charts when they are the ones last sent, or were sent a moment ago in this run. */
   strip(line: RunLine | null, running = false, now = Date.now()): RunLine | null {
+    // The page clears its charts on a line with no run: the next charts are new to it.
+    if (!line) this.last = '';
     if (!line?.charts) return line;
     const key = `${line.runId}|${JSON.stringify(line.charts)}`;
     const soon = running && this.last.startsWith(`${line.runId}|`) && now - this.sentAt < CHARTS_DURING_RUN_MS;

@@ -233,7 +233,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
 
   /** A run in its runner: the shown rows and the run's figures asked of it, then drawn as update() draws. */
   private async updateFollowed(): Promise<void> {
-    if (this.asking) return;
+    // A hidden panel's page is gone (it is not retained): its rows are asked again when it is shown and says ready.
+    if (this.asking || !this.panel.visible) return;
     this.asking = true;
     let told = false;
     try {
