@@ -149,6 +149,16 @@ const batchRunAside = {
   },
 };
 
+// The index's writer (src/core/store/storeIndexWrite.ts) likewise: dist/storeIndexWrite.js, required when the window
+// first keeps an index (src/core/session/storeSync.ts); the runner writes its runs' own.
+/** @type {import('esbuild').Plugin} */
+const indexWriteAside = {
+  name: 'index-write-aside',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.\/store\/storeIndexWrite$/ }, (args) => (args.kind === 'require-call' ? { path: './storeIndexWrite.js', external: true } : undefined));
+  },
+};
+
 // Select Target's curl import (src/extension/targets/curlPick.ts) likewise: dist/curlPick.js, required when it is picked.
 /** @type {import('esbuild').Plugin} */
 const curlPickAside = {
@@ -198,7 +208,8 @@ const mcpAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside, agentToolCallsAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside, agentToolCallsAside, indexWriteAside] }),
+  build({ ...common, entryPoints: ['src/core/store/storeIndexWrite.ts'], outfile: 'dist/storeIndexWrite.js' }),
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
   build({ ...common, entryPoints: ['src/extension/evaluations/addEvaluation.ts'], outfile: 'dist/addEvaluation.js', external: ['vscode'] }),
   build({ ...common, entryPoints: ['src/extension/agentTools/agentToolCalls.ts'], outfile: 'dist/agentToolCalls.js', external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside] }),

@@ -5,7 +5,8 @@ import { journalPath, readJournal } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { EvaluationSession } from '../../src/core/session/session';
 import { jsonPieces } from '../../src/core/store/jsonPieces';
-import { indexPath, readIndex, writeIndex } from '../../src/core/store/storeIndex';
+import { indexPath, readIndex } from '../../src/core/store/storeIndex';
+import { writeIndex } from '../../src/core/store/storeIndexWrite';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { tempDir } from './helpers/runs';
 

@@ -4,8 +4,9 @@ import { CHECKED, journalPath, openJournal, positionAt, readJournal } from '../j
 import type { Journal, JournalKey, JournalPosition, JournalReadResult, JournalVisitor } from '../journal/journal';
 import { JournalText } from '../journal/journalText';
 import type { JournalFs } from '../journal/storage';
-import { readIndex, writeIndex } from '../store/storeIndex';
+import { readIndex } from '../store/storeIndex';
 import type { StoreIndex } from '../store/storeIndex';
+import type * as IndexWrite from '../store/storeIndexWrite';
 import { TraceStore } from '../store/traceStore';
 
 /** The journal under its lock for an action, the store it keeps current, and the evaluation it is of. */
@@ -125,7 +126,7 @@ export class StoreSync {
     if (grown <= 0 || position.bytes < INDEX_MIN_GROWTH) return;
     if (!force && (grown < INDEX_MIN_GROWTH || grown < this.indexedAt / 4)) return;
     this.indexedAt = position.bytes;
-    await writeIndex(this.journalFile, sessionId(this.key), { position, invalidLines: this.invalidLines, image: this.store.image() });
+    await indexWrite().writeIndex(this.journalFile, sessionId(this.key), { position, invalidLines: this.invalidLines, image: this.store.image() });
   }
 
   /**
@@ -202,4 +203,13 @@ function positionAfter(position: JournalPosition, journal: Journal): JournalPosi
   if (position.bytes < CHECKED) return undefined;
   const before = Buffer.concat([Buffer.from(position.before, 'base64'), journal.lastWritten]).subarray(-CHECKED);
   return { ...position, bytes: position.bytes + journal.bytesWritten, before: before.toString('base64') };
+}
+
+/**
+ * The index's writer, loaded when an index is first kept: in the extension a file of its own (dist/storeIndexWrite.js)
+ * that activation does not read; the CLI and the runner bundle it.
+ */
+function indexWrite(): typeof IndexWrite {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('../store/storeIndexWrite') as typeof IndexWrite;
 }
