@@ -48,13 +48,14 @@ export class FollowedRows {
   /**
    * Whether the window must still read the journal for what Run Details shows: unless the runner tells the rows and
    * figures, the table shows every trace in the service's order (a filter or another order needs every trace's
-   * state), and the store knows the run's traces (their ids come from the journal's prompt list). The run's record is
-   * journaled after its whole list, so a store that has read it knows the list; a count alone would take the last
-   * run's traces for this one's when the list's ids changed in between.
+   * state), and the store knows the run's traces (their ids come from the journal's prompt list). A store that holds
+   * an earlier run has that run's list: as many traces proves nothing when the ids changed since, so it must first read
+   * this run's record, which is journaled after its whole list.
    */
   needsJournal(showsAll: boolean, store: TraceStore, progress: RunProgress | undefined): boolean {
     if (!this.answers || !showsAll || !progress || progress.phase === 'listing') return true;
-    if (!this.figures || store.currentRun?.runId !== this.figures.runId) return true;
+    const before = store.currentRun;
+    if (before && before.runId !== this.figures?.runId) return true;
     return store.traces.size === 0 || store.traces.size < progress.total;
   }
 }
