@@ -11,7 +11,7 @@ import { seedPrompts } from './seed';
 import { SandboxApi } from './serviceApi';
 import { createEvaluation, summarise } from './store';
 import type { EvaluationSummary, SandboxEvaluation } from './store';
-import { refusalBeyondLoopback } from './tokenGate';
+import { refusalBeyondLoopback, secretCheck } from './tokenGate';
 import type { GateRefusal } from './tokenGate';
 
 export { wordCount } from './echoModel';
@@ -138,10 +138,11 @@ function serve(options: SandboxOptions): Served {
   const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
   const token = options.token ?? SANDBOX_DEFAULTS.token;
-  const api = new SandboxApi(options, token, evaluations, stats, maxBodyBytes);
+  const isToken = secretCheck(token);
+  const api = new SandboxApi(options, isToken, evaluations, stats, maxBodyBytes);
   const evaluationDelayMs = (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000;
   const hosts = answeredNames(options.host ?? SANDBOX_DEFAULTS.host);
-  const gate = isLoopbackHost(options.host ?? SANDBOX_DEFAULTS.host) ? undefined : (path: string, authorization: string | undefined) => refusalBeyondLoopback(path, authorization, token);
+  const gate = isLoopbackHost(options.host ?? SANDBOX_DEFAULTS.host) ? undefined : (path: string, authorization: string | undefined) => refusalBeyondLoopback(path, authorization, isToken);
   const wrongHostText = `Forbidden: this sandbox answers only requests addressed to ${[...hosts].slice(0, 4).join(', ')} (the Host header); a page under another name cannot read it.\n`;
   return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts, wrongHostText, gate };
 }
