@@ -45,3 +45,21 @@ export function isAnsweredHost(header: string | undefined, names: ReadonlySet<st
   const m = /^(\[[0-9a-f:.]+\]|[^:[\]]+)(?::\d{1,5})?$/.exec((header ?? '').toLowerCase());
   return m !== null && names.has(m[1]!);
 }
+
+/**
+ * isAnsweredHost with a memory of the headers it answered: a client sends the same Host on every request, and the
+ * lower-casing and pattern took 0.3 µs of the sandbox's 25 µs a request on the bench's ceiling. Only answered headers
+ * are kept, and at most HOSTS_KEPT of them (any port is answered, so a client could send many).
+ */
+export function answeredHostCheck(names: ReadonlySet<string>): (header: string | undefined) => boolean {
+  const answered = new Set<string>();
+  return (header) => {
+    if (header === undefined) return false;
+    if (answered.has(header)) return true;
+    if (!isAnsweredHost(header, names)) return false;
+    if (answered.size < HOSTS_KEPT) answered.add(header);
+    return true;
+  };
+}
+
+const HOSTS_KEPT = 64;

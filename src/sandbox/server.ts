@@ -4,14 +4,14 @@ import type { AddressInfo } from 'node:net';
 import type { EvaluationKind } from '../api/evaluationKinds';
 import { SandboxBatches, isBatchApiPath } from './batchApi';
 import { answerEcho } from './echoModel';
-import { answeredNames, isAnsweredHost, isLoopbackHost } from './hostCheck';
+import { answeredHostCheck, answeredNames, isLoopbackHost } from './hostCheck';
 import { sendHtml, sendJson } from './httpIo';
 import { renderIndexPage, renderProcessDetailsPage } from './processDetailsPage';
 import { seedPrompts } from './seed';
 import { SandboxApi } from './serviceApi';
 import { createEvaluation, summarise } from './store';
 import type { EvaluationSummary, SandboxEvaluation } from './store';
-import { refusalBeyondLoopback } from './tokenGate';
+import { refusalBeyondLoopback, secretCheck } from './tokenGate';
 import type { GateRefusal } from './tokenGate';
 
 export { wordCount } from './echoModel';
@@ -58,8 +58,8 @@ interface Served {
   batches: SandboxBatches;
   evaluationDelayMs: number;
   maxBodyBytes: number;
-  /** The names answered in a Host header (see answeredNames), and the words of a refusal. */
-  hosts: ReadonlySet<string>;
+  /** Whether a Host header names this sandbox (see answeredNames), and the words of a refusal. */
+  isAnsweredHost: (header: string | undefined) => boolean;
   wrongHostText: string;
   /** Beyond loopback: what a request must show before any route answers it (undefined on loopback). */
   gate: ((path: string, authorization: string | undefined) => GateRefusal | undefined) | undefined;
@@ -138,16 +138,17 @@ function serve(options: SandboxOptions): Served {
   const stats: SandboxStats = { requests: new Map(), submissions: 0, modelCalls: 0, modelCallsByPrompt: new Map() };
   const maxBodyBytes = options.maxBodyBytes ?? SANDBOX_DEFAULTS.maxBodyBytes;
   const token = options.token ?? SANDBOX_DEFAULTS.token;
-  const api = new SandboxApi(options, token, evaluations, stats, maxBodyBytes);
+  const isToken = secretCheck(token);
+  const api = new SandboxApi(options, isToken, evaluations, stats, maxBodyBytes);
   const evaluationDelayMs = (options.evaluationSeconds ?? SANDBOX_DEFAULTS.evaluationSeconds) * 1000;
   const hosts = answeredNames(options.host ?? SANDBOX_DEFAULTS.host);
-  const gate = isLoopbackHost(options.host ?? SANDBOX_DEFAULTS.host) ? undefined : (path: string, authorization: string | undefined) => refusalBeyondLoopback(path, authorization, token);
+  const gate = isLoopbackHost(options.host ?? SANDBOX_DEFAULTS.host) ? undefined : (path: string, authorization: string | undefined) => refusalBeyondLoopback(path, authorization, isToken);
   const wrongHostText = `Forbidden: this sandbox answers only requests addressed to ${[...hosts].slice(0, 4).join(', ')} (the Host header); a page under another name cannot read it.\n`;
-  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, hosts, wrongHostText, gate };
+  return { options, evaluations, stats, api, batches: new SandboxBatches(options), maxBodyBytes, evaluationDelayMs, isAnsweredHost: answeredHostCheck(hosts), wrongHostText, gate };
 }
 
 async function route(served: Served, req: IncomingMessage, res: ServerResponse): Promise<void> {
-  if (!isAnsweredHost(req.headers.host, served.hosts)) return wrongHost(served, res);
+  if (!served.isAnsweredHost(req.headers.host)) return wrongHost(served, res);
   try {
     const url = new URL(req.url ?? '/', 'http://sandbox.invalid');
     const refusal = served.gate?.(url.pathname, req.headers.authorization);

@@ -9,7 +9,7 @@ import { delay, parseForm, readBody } from './httpIo';
 import type { Reply } from './httpIo';
 import type { SandboxOptions, SandboxStats } from './options';
 import type { SandboxEvaluation } from './store';
-import { bearerOf, sameSecret } from './tokenGate';
+import { bearerOf } from './tokenGate';
 
 export class SandboxApi {
   /** The prompts never change: serialised once per evaluation, as a real service would cache them (100k: 30 ms a time). */
@@ -17,7 +17,8 @@ export class SandboxApi {
 
   constructor(
     private readonly options: SandboxOptions,
-    private readonly token: string,
+    /** Whether a token is the sandbox's (secretCheck). */
+    private readonly isToken: (given: string) => boolean,
     private readonly evaluations: ReadonlyMap<number, SandboxEvaluation>,
     private readonly stats: SandboxStats,
     private readonly maxBodyBytes: number,
@@ -27,7 +28,7 @@ export class SandboxApi {
   async handle(req: IncomingMessage, url: URL): Promise<Reply> {
     const given = bearerOf(req.headers.authorization);
     if (given === undefined) return this.fail(401, 'Missing Authorization header: send "Authorization: Bearer <token>".');
-    if (!sameSecret(given, this.token)) return this.fail(401, 'The personal access token is not valid.');
+    if (!this.isToken(given)) return this.fail(401, 'The personal access token is not valid.');
     const kind = (Object.keys(KIND_ROUTES) as EvaluationKind[]).find(
       (k) => KIND_ROUTES[k].listPath === url.pathname || KIND_ROUTES[k].submitPath === url.pathname,
     );

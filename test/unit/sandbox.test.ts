@@ -34,6 +34,10 @@ describe('sandbox service', () => {
     const cases: Array<[string, Parameters<typeof raw>[2], number, RegExp]> = [
       ['/api/evaluation/promptsAll?evaluationId=1', { token: null }, 401, /Missing Authorization/],
       ['/api/evaluation/promptsAll?evaluationId=1', { token: 'nope' }, 401, /not valid/],
+      // Near misses of sandbox-token: its length with one letter off, a prefix of it, it with more after.
+      ['/api/evaluation/promptsAll?evaluationId=1', { token: 'sandbox-tokeN' }, 401, /not valid/],
+      ['/api/evaluation/promptsAll?evaluationId=1', { token: 'sandbox-toke' }, 401, /not valid/],
+      ['/api/evaluation/promptsAll?evaluationId=1', { token: 'sandbox-token2' }, 401, /not valid/],
       ['/api/evaluation/promptsAll?evaluationId=x', {}, 400, /must be a number/],
       ['/api/evaluation/promptsAll?evaluationId=9', {}, 404, /No benchmark evaluation with id 9/],
       ['/api/evaluation/all-adv-prompts?evaluationId=2', {}, 409, /still running/],

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import type { ChildProcess } from 'node:child_process';
 import { request } from 'node:http';
 import { KIND_ROUTES } from '../../src/api/evaluationKinds';
-import { answeredNames, isAnsweredHost, isLoopbackHost } from '../../src/sandbox/hostCheck';
+import { answeredHostCheck, answeredNames, isAnsweredHost, isLoopbackHost } from '../../src/sandbox/hostCheck';
 import { startSandbox } from '../../src/sandbox/server';
 import type { Sandbox } from '../../src/sandbox/server';
 import { cli } from './helpers/cli';
@@ -79,6 +79,10 @@ describe('the sandbox stays on this machine', function () {
     for (const host of [undefined, '', 'evil.example:8787', 'localhost.:8787', '[::1]evil', '::1', 'localhost:8787:1', '127.0.0.1:x', '127.0.0.2:8787']) assert.ok(!isAnsweredHost(host, names), String(host));
     assert.ok(isAnsweredHost('[::1]:9', answeredNames('::1')) && isAnsweredHost('[::]:9', answeredNames('::')));
     assert.ok(isAnsweredHost('0.0.0.0:9000', answeredNames('0.0.0.0')) && isAnsweredHost('my-box.lan:9000', answeredNames('My-Box.lan')));
+    // The server's check remembers the headers it answered, and only those, past the number it keeps.
+    const check = answeredHostCheck(names);
+    for (let port = 1; port <= 100; port++) assert.ok(check(`localhost:${port}`) && check(`localhost:${port}`) && !check(`evil.example:${port}`) && !check(`evil.example:${port}`), String(port));
+    for (const host of [undefined, '', 'localhost.:8787', '127.0.0.2:8787', 'LOCALHOST:1']) assert.equal(check(host), host === 'LOCALHOST:1', String(host));
   });
 
   it('beyond loopback, every route but /healthz needs the token, and the pages are loopback-only (sent to 127.0.0.1 only)', async () => {
