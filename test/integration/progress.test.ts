@@ -19,6 +19,17 @@ describe('progress: the tree, the toast and the status bar draw the same update'
   const label = 'Progress test';
   const shown = 'Progress with Run Details';
   const refOf = (name = label): EvaluationRef => api.ctx.registry.refs.find((r) => r.label === name)!;
+  /** Runs the evaluation to its end, `off` called once the run command returned, and checks it completed. */
+  const runToEnd = async (ref: EvaluationRef, off: () => void) => {
+    try {
+      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
+    } finally {
+      off();
+    }
+    const session = api.ctx.registry.session(ref);
+    await until('the run ended', () => !session.isRunning);
+    assert.equal(session.lastSummary?.outcome, 'completed', session.lastSummary?.message);
+  };
 
   before(async () => {
     api = (await vscode.extensions.getExtension('eval-runner.eval-runner')!.activate()) as TestHandles;
@@ -57,13 +68,7 @@ describe('progress: the tree, the toast and the status bar draw the same update'
       seen.push(drawn);
       if (!line().startsWith(`${drawn} ·`)) differ.push(`tree "${line()}" against drawn "${drawn}"`);
     });
-    try {
-      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
-    } finally {
-      off();
-    }
-    await until('the run ended', () => !session.isRunning);
-    assert.equal(session.lastSummary?.outcome, 'completed', session.lastSummary?.message);
+    await runToEnd(ref, off);
     assert.ok(seen.length > 1, `the run drew its progress (${seen.length} updates)`);
     assert.deepEqual(differ.slice(0, 5), [], `${differ.length} of ${seen.length} updates differ`);
     // The run's last update is never dropped: the status bar and the toast drew its end, and the tree says the same.
@@ -91,13 +96,7 @@ describe('progress: the tree, the toast and the status bar draw the same update'
         if (counts !== known) readAfter.push(counts);
       } else if (session.store.traces.size === ROBUSTNESS && /latency p50/.test(panel()?.lastProgress?.run?.stats ?? '')) known = counts;
     });
-    try {
-      await vscode.commands.executeCommand('evalRunner.runEvaluation', ref.id);
-    } finally {
-      off();
-    }
-    await until('the run ended', () => !session.isRunning);
-    assert.equal(session.lastSummary?.outcome, 'completed', session.lastSummary?.message);
+    await runToEnd(ref, off);
     assert.ok(known !== undefined, "Run Details showed the run's figures during the run");
     assert.deepEqual(readAfter.slice(0, 3), [], `the window read the journal ${readAfter.length} time(s) once it knew the run's list`);
     // Exact at the end: the figures and counts of the store the run's end left.

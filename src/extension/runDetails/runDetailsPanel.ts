@@ -224,11 +224,16 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private update(): void {
     if (this.session.isRunning && !this.session.runsHere) return void this.updateFollowed();
     this.followed.clear();
+    this.draw(false);
+  }
+
+  /** The progress, then the rows when the runner told new ones (`told`) or what the page shows changed. */
+  private draw(told: boolean): void {
     this.postProgress();
     if (!this.shown) return;
     const version = this.table.version;
     this.follow();
-    if (this.table.version !== version || this.allDirty || this.windowChanged()) this.sendView();
+    if (told || this.table.version !== version || this.allDirty || this.windowChanged()) this.sendView();
   }
 
   /** A run in its runner: the shown rows and the run's figures asked of it, then drawn as update() draws. */
@@ -247,11 +252,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     }
     if (this.isDisposed || !this.isReady) return;
     if (!this.session.isRunning) return this.update();
-    this.postProgress();
-    if (!this.shown) return;
-    const version = this.table.version;
-    this.follow();
-    if (told || this.table.version !== version || this.allDirty || this.windowChanged()) this.sendView();
+    this.draw(told);
   }
 
   /** Whether a trace the page shows changed since it got its rows. */
