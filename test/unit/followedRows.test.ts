@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
-import { followedView, LOCAL_STATES, MAX_VIEW_IDS, runFigures } from '../../src/core';
+import { FiguresCache, followedView, LOCAL_STATES, MAX_VIEW_IDS, runFigures } from '../../src/core';
+import { CHARTS_DURING_RUN_MS, FIGURES_DURING_RUN_MS } from '../../src/core/session/followedView';
 import type { RunProgress } from '../../src/core';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { MAX_WINDOW } from '../../src/extension/panels/rowView';
-import { CHARTS_DURING_RUN_MS, FollowedRows, SentCharts } from '../../src/extension/runDetails/followedRows';
+import { FollowedRows, SentCharts } from '../../src/extension/runDetails/followedRows';
 import { TraceTable } from '../../src/extension/runDetails/traceTable';
 import { Row } from '../../src/webview/protocol';
 import type { RunLine } from '../../src/webview/protocol';
@@ -77,15 +78,24 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     assert.deepEqual(sent.strip({ ...line, runId: 'r2', charts: more })?.charts, more, 'a page that cleared its charts (no run) gets them again');
   });
 
-  it("a running run's charts go at most every few seconds, its end's at once", () => {
-    const sent = new SentCharts();
-    const charts = (n: number) => ({ histogram: { edges: [0, 1], counts: [n] }, timeline: { startMs: 0, binMs: 10, answers: [n], errors: [0], limited: [0] } });
-    const line = (n: number): RunLine => ({ runId: 'r1', target: 'echo', stats: `${n} answered`, cost: 'no cost', charts: charts(n) });
-    assert.deepEqual(sent.strip(line(1), true, 0)?.charts, charts(1), 'the first charts go');
-    const soon = sent.strip(line(2), true, CHARTS_DURING_RUN_MS - 1);
-    assert.equal(soon && 'charts' in soon, false, 'changed a moment later: not yet');
-    assert.equal(soon?.stats, '2 answered', 'the words go each time');
-    assert.deepEqual(sent.strip(line(3), true, CHARTS_DURING_RUN_MS)?.charts, charts(3), 'a few seconds on, they go');
-    assert.deepEqual(sent.strip(line(4), false, CHARTS_DURING_RUN_MS + 1)?.charts, charts(4), "the run's end goes at once");
+  it("a running run's figures are worked out each second, its charts every few seconds, its end's at once", () => {
+    const store = runningStore(5);
+    const cache = new FiguresCache();
+    const answer = (i: number) => store.apply({ t: 'answer', id: `t${i}`, a: 'ok', at: 20 + i, run: 'r1', ms: 10 * (i + 1) });
+    answer(0);
+    const first = cache.of(store.currentRun!, true, 0);
+    assert.deepEqual(first, runFigures(store.currentRun!), 'the first figures are the run\'s');
+    answer(1);
+    assert.equal(cache.of(store.currentRun!, true, FIGURES_DURING_RUN_MS - 1), first, 'a moment later: the same figures');
+    const words = cache.of(store.currentRun!, true, FIGURES_DURING_RUN_MS);
+    assert.equal(words.stats, runFigures(store.currentRun!).stats, 'a second on: the words are new');
+    assert.equal(words.charts, first.charts, 'the charts are not worked out again yet');
+    answer(2);
+    assert.deepEqual(cache.of(store.currentRun!, true, CHARTS_DURING_RUN_MS), runFigures(store.currentRun!), 'a few seconds on: the charts too');
+    answer(3);
+    assert.deepEqual(cache.of(store.currentRun!, false, CHARTS_DURING_RUN_MS + 1), runFigures(store.currentRun!), "a run that stopped: its exact figures at once");
+    const other = runningStore(5);
+    other.apply({ t: 'run', run: 'r2', at: 40, target: 'echo' });
+    assert.equal(cache.of(other.currentRun!, true, CHARTS_DURING_RUN_MS + 2).runId, 'r2', "another run's at once");
   });
 });

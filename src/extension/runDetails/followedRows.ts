@@ -64,28 +64,22 @@ function sameFacts(a: TraceFacts, b: TraceFacts): boolean {
   return a.state === b.state && a.latencyMs === b.latencyMs && a.answer === b.answer && a.error === b.error && a.rating === b.rating && a.note === b.note && a.prompt === b.prompt;
 }
 
-/** While a run goes on, its charts cross to the page at most this often: each redraw is a new SVG the page lays out. */
-export const CHARTS_DURING_RUN_MS = 3000;
-
 /**
  * The charts of the progress messages Run Details gets: left out of a message when the page has them already (the
  * page keeps the last ones), so a run's charts cross to the page and are drawn only when they changed; while the run
- * goes on, at most every CHARTS_DURING_RUN_MS (its figures' words still change each second). Its end's are sent.
+ * goes on, that is at most every CHARTS_DURING_RUN_MS, the pace at which the core works them out (FiguresCache).
  */
 export class SentCharts {
   private last = '';
-  private sentAt = 0;
 
-  /** The line to send: without its charts when they are the ones last sent, or were sent a moment ago in this run. */
-  strip(line: RunLine | null, running = false, now = Date.now()): RunLine | null {
+  /** The line to send: without its charts when they are the ones last sent. */
+  strip(line: RunLine | null): RunLine | null {
     // The page clears its charts on a line with no run: the next charts are new to it.
     if (!line) this.last = '';
     if (!line?.charts) return line;
     const key = `${line.runId}|${JSON.stringify(line.charts)}`;
-    const soon = running && this.last.startsWith(`${line.runId}|`) && now - this.sentAt < CHARTS_DURING_RUN_MS;
-    if (key !== this.last && !soon) {
+    if (key !== this.last) {
       this.last = key;
-      this.sentAt = now;
       return line;
     }
     const { charts: _sent, ...rest } = line;

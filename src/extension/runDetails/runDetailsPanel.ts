@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { debuggable, figuresKey, heldBack, holdProgressText, LOCAL_STATES, runFigures, skippedNote, STATE_LABELS } from '../../core';
+import { debuggable, FiguresCache, heldBack, holdProgressText, LOCAL_STATES, skippedNote, STATE_LABELS } from '../../core';
 import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -49,7 +49,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   /** The rows the page last asked for, and the trace whose place it follows. */
   private shown: { start: number; end: number; activeKey: string | null } | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private statsLine: { key: string; at: number; line: RunLine } | undefined;
+  /** The latest run's figures, worked out again at the core's paces during a run (FiguresCache). */
+  private readonly figures = new FiguresCache();
   /** The summary the page was last sent (for the tests). */
   lastProgress: ProgressMessage | undefined;
   /** The store whose changes are followed, and the traces changed since the page last got its rows. */
@@ -283,23 +284,14 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       paused: p?.paused === true,
       concurrency: p?.targetConcurrency ?? null,
       // A followed run's figures are the runner's; the page gets the charts only when they changed (see SentCharts).
-      run: this.sentCharts.strip(this.followed.answers ? this.followed.run ?? null : this.runLine(), s.isRunning),
+      run: this.sentCharts.strip(this.followed.answers ? this.followed.run ?? null : this.runLine()),
       debuggable: debuggable(this.ctx.settings.target),
     }));
   }
 
-  // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
-  // during a run: sorting 100k latencies each time would cost the extension host ~10 ms.
   private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
-    if (!run) return null;
-    const key = figuresKey(run);
-    const cached = this.statsLine;
-    // While the run goes on, its figures and charts are redrawn once a second, not on every update.
-    if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
-    const line = runFigures(run);
-    this.statsLine = { key, at: Date.now(), line };
-    return line;
+    return run ? this.figures.of(run, this.session.isRunning) : null;
   }
 }
 
