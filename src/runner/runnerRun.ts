@@ -2,7 +2,7 @@ import { basename, dirname } from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { createApiClient } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createBatchTarget, createTarget, estimateTarget, estimateText, EvaluationSession, FiguresCache, followedView, hostRun, RunSteering } from '../core';
+import { createBatchTarget, createTarget, estimateTarget, estimateText, EvaluationSession, hostedView, hostRun, RunSteering } from '../core';
 import type { BatchTarget, HostRunRequest, RunPrice, RunProgress, Target, TargetSpec, TraceInfo } from '../core';
 import { confirmEstimate, finished, log, needToken, progress } from '../protocol/runnerProtocol';
 import type { RunFinished, RunnerState, RunViewParams, StartParams } from '../protocol/runnerProtocol';
@@ -35,13 +35,8 @@ export class RunnerRun {
     this.lm = new WindowLm(windows, () => this.last && this.progressed(this.last));
   }
 
-  /** The run's figures as last worked out, again at the core's paces while the run goes on (FiguresCache). */
-  private readonly figures = new FiguresCache();
-
   /** What Run Details shows of the run: its figures and these traces, from the store this run keeps current. */
-  view(ids: string[]): RunViewParams {
-    return followedView(this.session.store, ids, (run) => this.figures.of(run, run.endedAt === undefined));
-  }
+  readonly view: (ids: string[]) => RunViewParams = hostedView(() => this.session.store);
 
   state(): RunnerState {
     return { label: this.params.label, key: this.params.key, progress: this.last && this.shown(this.last), finished: this.done };

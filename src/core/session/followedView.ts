@@ -119,3 +119,12 @@ export function followedView(store: TraceStore, ids: readonly string[], figures:
   const run = store.currentRun;
   return { run: run ? figures(run) : null, traces };
 }
+
+/**
+ * The protocol's `view` of the run a process hosts (a runner's, a listening CLI run's), from its store: its figures
+ * as FiguresCache works them out, whichever windows ask.
+ */
+export function hostedView(store: () => TraceStore): (ids: readonly string[]) => FollowedView {
+  const figures = new FiguresCache();
+  return (ids) => followedView(store(), ids, (run) => figures.of(run, run.endedAt === undefined));
+}
