@@ -24,7 +24,7 @@ export { describeStats, runStats } from './report/runStats';
 export { EvaluationSession, MAX_NOTE_LENGTH, sessionId } from './session/session';
 export type { RefusedRun, SessionKey, SessionRunOptions } from './session/session';
 export { FiguresCache, followedView, hostedView, MAX_VIEW_IDS, preview, PREVIEW_CHARS, runFigures } from './session/followedView';
-export type { FollowedView, RunFigures, TraceFacts } from './session/followedView';
+export type { FollowedView, RunFigures, TraceFacts, ViewRows } from './session/followedView';
 export { skippedNote } from './run/skipped';
 export { SANDBOX_ORIGIN, defaultStateDir, listJournals, migrateJournals } from './journal/stateDir';
 export type { EvaluationStatus } from './session/sessionStatus';

@@ -5,7 +5,7 @@ import type { ApiClient } from '../api/client';
 import { createBatchTarget, createTarget, estimateTarget, estimateText, EvaluationSession, hostedView, hostRun, RunSteering } from '../core';
 import type { BatchTarget, HostRunRequest, RunPrice, RunProgress, Target, TargetSpec, TraceInfo } from '../core';
 import { confirmEstimate, finished, log, needToken, progress } from '../protocol/runnerProtocol';
-import type { RunFinished, RunnerState, RunViewParams, StartParams } from '../protocol/runnerProtocol';
+import type { RunFinished, RunnerState, RunViewParams, StartParams, ViewParams } from '../protocol/runnerProtocol';
 import { startedCost, startedRun, targetSpecOf } from './startParams';
 import { WindowLm } from './windowLm';
 
@@ -36,7 +36,7 @@ export class RunnerRun {
   }
 
   /** What Run Details shows of the run: its figures and these traces, from the store this run keeps current. */
-  readonly view: (ids: string[]) => RunViewParams = hostedView(() => this.session.store);
+  readonly view: (ids: string[], rows?: ViewParams['rows']) => RunViewParams = hostedView(() => this.session.store);
 
   state(): RunnerState {
     return { label: this.params.label, key: this.params.key, progress: this.last && this.shown(this.last), finished: this.done };

@@ -19,6 +19,8 @@ export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
 /** The commands Run Details' Pause, Resume and Concurrency… buttons run (the palette's, src/extension/runs/steerCommands.ts). */
 const STEER_COMMANDS = { pause: 'evalRunner.pauseRun', resume: 'evalRunner.resumeRun', concurrency: 'evalRunner.setRunConcurrency' } as const;
+/** The page's messages that act on a trace the store must know. */
+const ON_TRACE = new Set<WebviewMessage['type']>(['openTrace', 'verdict', 'note', 'debug', 'details']);
 /** The local panel's name, apart from the service's Process Details page. */
 export const RUN_DETAILS = 'Run Details';
 
@@ -90,7 +92,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   needsJournal(): boolean {
     if (!this.panel.visible) return false;
     const s = this.session;
-    return !s.isRunning || this.followed.needsJournal(this.table.showsAll, s.store, s.lastProgress);
+    return !s.isRunning || this.followed.needsJournal(this.table.showsAll);
   }
 
   protected onReady(): void {
@@ -108,6 +110,16 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   }
 
   protected onMessage(message: WebviewMessage): void {
+    // A row of a followed run told by place may be one the window's store has not read yet: read it first (once, asked
+    // by the user), so the trace's command finds it.
+    if (ON_TRACE.has(message.type) && 'traceId' in message && !this.session.store.get(message.traceId) && this.followed.answers) {
+      void this.session.load().catch(() => undefined).then(() => this.act(message));
+      return;
+    }
+    this.act(message);
+  }
+
+  private act(message: WebviewMessage): void {
     const run = (command: string, ...args: unknown[]) => void vscode.commands.executeCommand(command, this.ref.id, ...args);
     const known = 'traceId' in message && this.session.store.get(message.traceId);
     switch (message.type) {
@@ -194,7 +206,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     this.follow();
     const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
     // While a followed run tells its rows, they are the runner's (the store lags them until the run's end).
-    this.post({ type: 'view', ...this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined) });
+    const placed = this.followed.placed;
+    this.post({ type: 'view', ...(placed ? this.table.placedWindow(placed, activeKey) : this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined)) });
     this.dirty.clear();
     this.allDirty = false;
   }
@@ -245,9 +258,10 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     let told = false;
     try {
       this.follow();
-      // A filter or another order needs every trace's state: the journal is read then, and the rows are the store's.
-      const ids = this.shown && this.table.showsAll ? this.table.idsIn(this.shown.start, this.shown.end) : [];
-      told = this.followed.take(await this.session.followedView(ids));
+      // The rows shown by their places in the run's list, which the window need not read. A filter or another order
+      // needs every trace's state: the journal is read then, and the rows are the store's.
+      const rows = this.shown && this.table.showsAll ? { start: this.shown.start, end: this.shown.end } : undefined;
+      told = this.followed.take(await this.session.followedView([], rows), rows);
     } finally {
       this.asking = false;
     }
