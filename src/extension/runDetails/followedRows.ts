@@ -5,9 +5,10 @@
 import type { FollowedView, RunFigures, TraceFacts, ViewRows } from '../../core';
 import type { RunLine } from '../../webview/protocol';
 
-/** Rows the runner told by their places in its list: the table's rows from `start` on, of `total`. */
+/** Rows the runner told by their places in its list: the table's rows from `start` on (asked up to `end`), of `total`. */
 export interface PlacedRows {
   start: number;
+  end: number;
   total: number;
   traces: TraceFacts[];
 }
@@ -27,6 +28,11 @@ export class FollowedRows {
   /** The run's figures as the runner last told them (undefined: it did not; null: the run has no record yet). */
   get run(): RunFigures | null | undefined {
     return this.figures;
+  }
+
+  /** The runner's last answer was none: the window reads the journal for the rows instead. */
+  get refusedAsk(): boolean {
+    return this.refused;
   }
 
   /** The rows the runner last told by place (undefined: none asked so, or it could not say). */
@@ -50,7 +56,7 @@ export class FollowedRows {
     this.refused = false;
     this.figures = view.run ?? null;
     const was = this.rows;
-    this.rows = rows && { start: rows.start, total: view.total!, traces: view.traces };
+    this.rows = rows && { start: rows.start, end: rows.end, total: view.total!, traces: view.traces };
     let changed = view.traces.length !== this.facts.size || was?.start !== this.rows?.start || was?.total !== this.rows?.total;
     const next = new Map<string, TraceFacts>();
     for (const t of view.traces) {

@@ -206,7 +206,11 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     this.follow();
     const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
     // While a followed run tells its rows, they are the runner's (the store lags them until the run's end).
-    const placed = this.followed.placed;
+    const placed = this.table.showsAll ? this.followed.placed : undefined;
+    // Rows of a followed run not told yet for this window of the table (the page opened or scrolled): the runner is
+    // asked for them now, and they are sent when it tells them (a stale window would have the page ask again and again).
+    const byPlace = this.table.showsAll && this.session.isRunning && !this.session.runsHere && !this.followed.refusedAsk;
+    if (byPlace && (placed?.start !== start || placed.end !== end)) return void this.updateFollowed();
     this.post({ type: 'view', ...(placed ? this.table.placedWindow(placed, activeKey) : this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined)) });
     this.dirty.clear();
     this.allDirty = false;
