@@ -1,5 +1,5 @@
 import { listenForRun } from '../protocol/runListener';
-import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, rerunText, summaryText, TargetError, TOOL_VERSION } from '../core';
+import { DEFAULT_SKIPPED_ANSWER, EvaluationSession, hostedView, hostRun, REQUEST_ENCODINGS, RUN_OPTIONS, formatShard, JournalLockedError, parseIdsFile, RERUN_SUBSETS, rerunText, summaryText, TargetError, TOOL_VERSION } from '../core';
 import type { BatchTarget, HostRunRequest, JournalFs, RunOptions, Shard, RefusedRun, RerunSubset, RunMode, RunOutcome, RunSummary, SessionRunOptions, Target, TargetIdentity } from '../core';
 import { readFileSync } from 'node:fs';
 import type { ApiClient } from '../api/client';
@@ -137,7 +137,7 @@ export async function executeRun(req: CliRunRequest, io: RunIo): Promise<{ summa
     ...(req.only ? { subset: req.only } : {}),
     // Steerable from anywhere (eval-runner pause, a window's Run Details): it listens as a runner does. (Not
     // listening is for the bench's steer row only, which measures what listening costs.)
-    ...(req.journal && process.env.EVAL_RUNNER_BENCH_NO_LISTEN !== '1' ? { listen: (steering) => listenForRun({ journalFile: session.journalFile, steering, label: req.label, key: session.key, cancel: (hard) => session.cancel(hard) }) } : {}),
+    ...(req.journal && process.env.EVAL_RUNNER_BENCH_NO_LISTEN !== '1' ? { listen: (steering) => listenForRun({ journalFile: session.journalFile, steering, label: req.label, key: session.key, cancel: (hard) => session.cancel(hard), view: hostedView(() => session.store) }) } : {}),
     ...costOptions(req, session, io),
   };
   try {

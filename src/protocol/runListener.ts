@@ -21,7 +21,7 @@ export interface ListenedRun {
   key: RunnerState['key'];
   cancel(hard: boolean): void;
   /** What Run Details shows of the run; left out, a window reads the run's journal instead. */
-  view?(ids: string[]): RunViewParams;
+  view?(ids: string[], rows?: { start: number; end: number }): RunViewParams;
 }
 
 /** The listening run: feed it progress and the end; close it when the run is over. */
@@ -83,9 +83,9 @@ function serve(socket: Socket, ctx: { run: ListenedRun; secret: string; clients:
     proven: (c) => ctx.clients.add(c),
     gone: (c) => ctx.clients.delete(c),
     steering: () => ctx.run.steering,
-    view: (ids) => {
+    view: (ids, rows) => {
       if (!ctx.run.view) throw new Error('This run does not tell its view: read its journal.');
-      return ctx.run.view(ids);
+      return ctx.run.view(ids, rows);
     },
   });
   connection.onRequest(state, () => {

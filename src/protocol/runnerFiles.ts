@@ -18,7 +18,7 @@ export { isAlive, journalHeld } from '../core';
 // 5: pause, resume and setConcurrency steer a run; a CLI run listens too, and its progress says when it is paused.
 // 6: start carries the window's cost settings; confirmEstimate asks a window before a costly run.
 // 7: view: a window showing the run asks the runner for Run Details' rows and figures instead of reading its journal.
-export const RUNNER_PROTOCOL_VERSION = 7;
+export const RUNNER_PROTOCOL_VERSION = 8;
 
 /**
  * What a runner writes beside the journal (`<journal>.runner.json`, owner-only) once it listens: where to connect,

@@ -41,7 +41,7 @@ export interface WindowHooks {
   /** The run's steering; throws in words when there is nothing to steer yet. */
   steering(): RunSteering;
   /** What Run Details shows of the run (the view request); throws in words when the host cannot say. */
-  view(ids: string[]): RunViewParams;
+  view(ids: string[], rows?: { start: number; end: number }): RunViewParams;
 }
 
 /**
@@ -68,7 +68,9 @@ export function answerWindow(socket: Socket, secret: string, hooks: WindowHooks)
     owner();
     // A proven window's, yet checked: a list of ids, of which only a window's worth is looked up.
     const ids = Array.isArray(params?.ids) ? params.ids.slice(0, MAX_VIEW_IDS).filter((id): id is string => typeof id === 'string') : [];
-    return hooks.view(ids);
+    const rows = params?.rows;
+    const places = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n) && n >= 0;
+    return hooks.view(ids, rows && places(rows.start) && places(rows.end) ? { start: rows.start, end: rows.end } : undefined);
   });
   // At the window's end of the socket, before anything else is written to it: a message to a half-closed socket fails.
   socket.on('end', () => hooks.gone(connection));

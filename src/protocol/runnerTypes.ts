@@ -194,9 +194,11 @@ export interface RunnerState {
   finished: RunFinished | undefined;
 }
 
-/** Which traces Run Details shows (at most MAX_VIEW_IDS; more are left out). */
+/** Which traces Run Details shows (at most MAX_VIEW_IDS; more are left out), by id or (`rows`) by place in the run's list. */
 export interface ViewParams {
   ids: string[];
+  /** Since version 8: the traces from `start` to `end` of the run's list (the window does not know it): `ids` is ignored. */
+  rows?: { start: number; end: number };
 }
 
 /** A trace as a row shows it: its texts as previews, never whole. */
@@ -229,8 +231,10 @@ export interface RunFiguresParams {
 export interface RunViewParams {
   /** null: the run has no record yet (it is listing its prompts). */
   run: RunFiguresParams | null;
-  /** The traces asked for that the run knows, in the order asked. */
+  /** The traces asked for that the run knows, in the order asked (by `rows`: the run's list from `start` on). */
   traces: TraceFactsParams[];
+  /** Asked by `rows`: how many traces the run knows. */
+  total?: number;
 }
 
 export interface HelloParams {

@@ -53,9 +53,9 @@ class RunnerHost {
         if (!this.run) throw new Error('This runner has no run to steer yet.');
         return this.run.steering;
       },
-      view: (ids) => {
+      view: (ids, rows) => {
         if (!this.run) throw new Error('This runner has no run to show yet.');
-        return this.run.view(ids);
+        return this.run.view(ids, rows);
       },
     });
     connection.onRequest(start, (params) => {

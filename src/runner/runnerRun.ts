@@ -2,17 +2,15 @@ import { basename, dirname } from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { createApiClient } from '../api/client';
 import type { ApiClient } from '../api/client';
-import { createBatchTarget, createTarget, estimateTarget, estimateText, EvaluationSession, figuresKey, followedView, hostRun, runFigures, RunSteering } from '../core';
-import type { BatchTarget, HostRunRequest, RunFigures, RunInfo, RunPrice, RunProgress, Target, TargetSpec, TraceInfo } from '../core';
+import { createBatchTarget, createTarget, estimateTarget, estimateText, EvaluationSession, hostedView, hostRun, RunSteering } from '../core';
+import type { BatchTarget, HostRunRequest, RunPrice, RunProgress, Target, TargetSpec, TraceInfo } from '../core';
 import { confirmEstimate, finished, log, needToken, progress } from '../protocol/runnerProtocol';
-import type { RunFinished, RunnerState, RunViewParams, StartParams } from '../protocol/runnerProtocol';
+import type { RunFinished, RunnerState, RunViewParams, StartParams, ViewParams } from '../protocol/runnerProtocol';
 import { startedCost, startedRun, targetSpecOf } from './startParams';
 import { WindowLm } from './windowLm';
 
 // Progress crosses the socket at most this often: the windows redraw once a second anyway.
 const PROGRESS_MS = 250;
-// The run's figures are worked out at most this often (sorting 100,000 latencies takes milliseconds), whoever asks.
-const FIGURES_MS = 900;
 
 /** The one run a runner hosts: the core's session, its progress told to every attached window. */
 export class RunnerRun {
@@ -37,21 +35,8 @@ export class RunnerRun {
     this.lm = new WindowLm(windows, () => this.last && this.progressed(this.last));
   }
 
-  /** The run's figures as last worked out: again once they changed and FIGURES_MS passed, or the run ended. */
-  private figures: { key: string; at: number; figures: RunFigures } | undefined;
-
   /** What Run Details shows of the run: its figures and these traces, from the store this run keeps current. */
-  view(ids: string[]): RunViewParams {
-    return followedView(this.session.store, ids, (run) => this.figuresOf(run));
-  }
-
-  private figuresOf(run: RunInfo): RunFigures {
-    const key = figuresKey(run);
-    const last = this.figures;
-    if (last && (last.key === key || (run.endedAt === undefined && last.figures.runId === run.runId && Date.now() - last.at < FIGURES_MS))) return last.figures;
-    this.figures = { key, at: Date.now(), figures: runFigures(run) };
-    return this.figures.figures;
-  }
+  readonly view: (ids: string[], rows?: ViewParams['rows']) => RunViewParams = hostedView(() => this.session.store);
 
   state(): RunnerState {
     return { label: this.params.label, key: this.params.key, progress: this.last && this.shown(this.last), finished: this.done };

@@ -6,9 +6,11 @@ import type { AddressInfo, Server, Socket } from 'node:net';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { journalPath, RunSteering } from '../../src/core';
+import { EvaluationSession, journalPath, RunSteering } from '../../src/core';
 import { listenForRun } from '../../src/protocol/runListener';
+import { reachRun } from '../../src/protocol/runnerConnection';
 import { liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
+import { view } from '../../src/protocol/runnerProtocol';
 import { cancelRun } from '../../src/protocol/runnerStart';
 import { steerRun } from '../../src/protocol/steerClient';
 import { startSandbox } from '../../src/sandbox/server';
@@ -112,6 +114,15 @@ describe("a CLI run's listener: only its owner steers or reads it, and it leaves
       await new Promise<void>((resolve) => relay.listen(relayPath, resolve));
       writeFileSync(runnerFilePath(journal), JSON.stringify({ ...file, socket: relayPath }), { mode: 0o600 });
       assert.equal((await steerRun(journal, { action: 'setConcurrency', concurrency: 3 })).concurrency, 3, 'the owner steers');
+      // A window's Run Details asks the run what it shows, as it asks a runner: the rows as its journal says them.
+      const read = new EvaluationSession(key, stateDir);
+      await read.load();
+      const ids = [...read.store.traces.keys()];
+      const told = await reachRun(journal, (c) => c.sendRequest(view, { ids: [...ids, 'no-such-trace'] }));
+      assert.deepEqual(told.traces.map((t) => t.traceId), ids, 'the traces asked for that the run knows, in order');
+      // Calls in flight are running in the run's store; its journal says them pending until they answer.
+      assert.ok(told.traces.every((t) => t.state === 'running' || t.state === read.store.get(t.traceId)!.state), JSON.stringify(told.traces));
+      assert.equal(told.run?.runId, read.store.currentRun?.runId);
       writeFileSync(runnerFilePath(journal), JSON.stringify(file), { mode: 0o600 });
       const handshake = Buffer.concat(sent);
       assert.ok(!handshake.toString('latin1').includes(file.secret), 'the handshake does not carry the secret');

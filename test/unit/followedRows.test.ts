@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
-import { followedView, LOCAL_STATES, MAX_VIEW_IDS, runFigures } from '../../src/core';
-import type { RunProgress } from '../../src/core';
+import { FiguresCache, followedView, LOCAL_STATES, MAX_VIEW_IDS, runFigures } from '../../src/core';
+import { CHARTS_DURING_RUN_MS, FIGURES_DURING_RUN_MS } from '../../src/core/session/followedView';
 import { TraceStore } from '../../src/core/store/traceStore';
 import { MAX_WINDOW } from '../../src/extension/panels/rowView';
-import { CHARTS_DURING_RUN_MS, FollowedRows, SentCharts } from '../../src/extension/runDetails/followedRows';
+import { FollowedRows, SentCharts } from '../../src/extension/runDetails/followedRows';
 import { TraceTable } from '../../src/extension/runDetails/traceTable';
 import { Row } from '../../src/webview/protocol';
 import type { RunLine } from '../../src/webview/protocol';
@@ -15,8 +15,6 @@ function runningStore(n: number): TraceStore {
   store.apply({ t: 'run', run: 'r1', at: 10, target: 'echo' });
   return store;
 }
-
-const progress = (total: number, phase: RunProgress['phase'] = 'running') => ({ phase, total }) as RunProgress;
 
 describe("Run Details of a run in its runner: the runner's rows and figures, the charts sent when they changed", () => {
   it("a followed run's rows are the runner's, ahead of the window's store, previews as the store's would be", () => {
@@ -40,23 +38,34 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     assert.equal(followed.answers, false, 'a runner that could not say: the window reads the journal');
   });
 
-  it('reads the journal only while the runner cannot tell what is shown: no answer, a filter, or traces not yet known', () => {
-    const store = runningStore(3);
+  it("a followed run's rows by their places in its list, which the window need not know: the journal read only for a filter or an order", () => {
+    const runner = runningStore(5);
+    runner.apply({ t: 'answer', id: 't2', a: 'two', at: 20, run: 'r1', ms: 7 });
     const followed = new FollowedRows();
-    assert.equal(followed.needsJournal(true, store, progress(3)), true, 'the runner has not answered yet');
-    followed.take(followedView(store, ['t0']));
-    assert.equal(followed.needsJournal(true, store, progress(3)), false, 'the runner tells the rows of a list the store knows');
-    assert.equal(followed.needsJournal(false, store, progress(3)), true, 'a filter or an order needs every trace');
-    assert.equal(followed.needsJournal(true, store, progress(3, 'listing')), true, 'still listing');
-    assert.equal(followed.needsJournal(true, store, progress(5)), true, 'the store does not know every trace of the run');
-    assert.equal(followed.needsJournal(true, new TraceStore(), progress(3)), true, 'nothing listed yet');
-    // The last run's traces, as many as this run's: the ids may have changed since, so the count proves nothing.
-    const runner = runningStore(3);
-    followed.take(followedView(runner, ['t0']));
-    const lastRun = new TraceStore();
-    lastRun.apply({ t: 'prompts', at: 1, items: ['old0', 'old1', 'old2'].map((traceId) => ({ traceId, content: traceId })) });
-    lastRun.apply({ t: 'run', run: 'r0', at: 5, target: 'echo' });
-    assert.equal(followed.needsJournal(true, lastRun, progress(3)), true, "the run's record not read yet: its list is not known");
+    assert.equal(followed.needsJournal(true), false, 'the runner not asked yet: taken at its word');
+    const rows = { start: 1, end: 3 };
+    assert.equal(followed.take(followedView(runner, [], runFigures, rows), rows), true);
+    assert.equal(followed.needsJournal(true), false, "the runner tells the rows: the window's store knows nothing of the run, and need not");
+    assert.equal(followed.needsJournal(false), true, 'a filter or an order needs every trace');
+    // The rows are the ones the runner's own table would show there.
+    const own = new TraceTable(LOCAL_STATES);
+    own.refresh(runner);
+    const window = new TraceTable(LOCAL_STATES);
+    window.refresh(new TraceStore());
+    const told = window.placedWindow(followed.placed!, 't2');
+    const mine = own.window(runner, 1, 3, 't2');
+    assert.deepEqual([told.rows, told.start, told.length, told.activeIndex], [mine.rows, mine.start, mine.length, mine.activeIndex]);
+    assert.equal(told.rows[1]![Row.State], 'answered');
+    assert.equal(followed.take(followedView(runner, [], runFigures, rows), rows), false, 'the same rows again: nothing to send');
+    const later = { start: 2, end: 4 };
+    assert.equal(followed.take(followedView(runner, [], runFigures, later), later), true, 'the page scrolled: new places');
+    assert.equal(followed.take({ run: null, traces: [] }, rows), false, 'an answer without its count (a runner of before)');
+    assert.equal(followed.answers, false, 'is no answer');
+    assert.equal(followed.needsJournal(true), true, 'the window reads the journal');
+    followed.take(undefined);
+    assert.equal(followed.needsJournal(true), true, 'nor is a failed ask');
+    followed.clear();
+    assert.equal(followed.needsJournal(true), false, "the next run's runner is asked first");
     assert.ok(MAX_VIEW_IDS >= MAX_WINDOW, 'every row a page shows is asked of the runner');
   });
 
@@ -77,15 +86,24 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     assert.deepEqual(sent.strip({ ...line, runId: 'r2', charts: more })?.charts, more, 'a page that cleared its charts (no run) gets them again');
   });
 
-  it("a running run's charts go at most every few seconds, its end's at once", () => {
-    const sent = new SentCharts();
-    const charts = (n: number) => ({ histogram: { edges: [0, 1], counts: [n] }, timeline: { startMs: 0, binMs: 10, answers: [n], errors: [0], limited: [0] } });
-    const line = (n: number): RunLine => ({ runId: 'r1', target: 'echo', stats: `${n} answered`, cost: 'no cost', charts: charts(n) });
-    assert.deepEqual(sent.strip(line(1), true, 0)?.charts, charts(1), 'the first charts go');
-    const soon = sent.strip(line(2), true, CHARTS_DURING_RUN_MS - 1);
-    assert.equal(soon && 'charts' in soon, false, 'changed a moment later: not yet');
-    assert.equal(soon?.stats, '2 answered', 'the words go each time');
-    assert.deepEqual(sent.strip(line(3), true, CHARTS_DURING_RUN_MS)?.charts, charts(3), 'a few seconds on, they go');
-    assert.deepEqual(sent.strip(line(4), false, CHARTS_DURING_RUN_MS + 1)?.charts, charts(4), "the run's end goes at once");
+  it("a running run's figures are worked out each second, its charts every few seconds, its end's at once", () => {
+    const store = runningStore(5);
+    const cache = new FiguresCache();
+    const answer = (i: number) => store.apply({ t: 'answer', id: `t${i}`, a: 'ok', at: 20 + i, run: 'r1', ms: 10 * (i + 1) });
+    answer(0);
+    const first = cache.of(store.currentRun!, true, 0);
+    assert.deepEqual(first, runFigures(store.currentRun!), 'the first figures are the run\'s');
+    answer(1);
+    assert.equal(cache.of(store.currentRun!, true, FIGURES_DURING_RUN_MS - 1), first, 'a moment later: the same figures');
+    const words = cache.of(store.currentRun!, true, FIGURES_DURING_RUN_MS);
+    assert.equal(words.stats, runFigures(store.currentRun!).stats, 'a second on: the words are new');
+    assert.equal(words.charts, first.charts, 'the charts are not worked out again yet');
+    answer(2);
+    assert.deepEqual(cache.of(store.currentRun!, true, CHARTS_DURING_RUN_MS), runFigures(store.currentRun!), 'a few seconds on: the charts too');
+    answer(3);
+    assert.deepEqual(cache.of(store.currentRun!, false, CHARTS_DURING_RUN_MS + 1), runFigures(store.currentRun!), "a run that stopped: its exact figures at once");
+    const other = runningStore(5);
+    other.apply({ t: 'run', run: 'r2', at: 40, target: 'echo' });
+    assert.equal(cache.of(other.currentRun!, true, CHARTS_DURING_RUN_MS + 2).runId, 'r2', "another run's at once");
   });
 });

@@ -106,6 +106,10 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
       assert.equal(view.traces[0]!.answer, preview(read.store.get(ids[0]!)!.prompt, PREVIEW_CHARS), 'cat answers the prompt, as a preview');
       assert.equal(view.run?.runId, read.store.currentRun?.runId);
       assert.match(view.run?.stats ?? '', /latency p50/);
+      // By place, when the window does not know the run's list: the list's traces from there on, and how many it has.
+      const placed = await run.view([], { start: 1, end: 3 });
+      assert.deepEqual(placed?.traces.map((t) => t.traceId), [...read.store.traces.keys()].slice(1, 3));
+      assert.equal(placed?.total, read.store.traces.size);
     } finally {
       run.cancel(true);
       await run.finished;

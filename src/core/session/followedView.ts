@@ -27,14 +27,22 @@ export type TraceFacts = Pick<TraceInfo, 'traceId' | 'state' | 'prompt' | 'answe
 /** What a followed run says of itself for Run Details: its figures (null: no run yet) and the traces asked for. */
 export interface FollowedView {
   run: RunFigures | null;
-  /** The traces asked for that the run knows, in the order asked. */
+  /** The traces asked for that the run knows, in the order asked (by `rows`: the run's list from `start` on). */
   traces: TraceFacts[];
+  /** Asked by `rows`: how many traces the run knows (its list's length so far). */
+  total?: number;
+}
+
+/** Rows of Run Details' table in the service's order, by place: asked of a run when the window does not know its list. */
+export interface ViewRows {
+  start: number;
+  end: number;
 }
 
 /** A run of an evaluation in another process, as a session follows it: Cancel reaches it; it may tell its view. */
 export interface FollowedRemote {
   cancel(hard: boolean): void;
-  view?(ids: string[]): Promise<FollowedView | undefined>;
+  view?(ids: string[], rows?: ViewRows): Promise<FollowedView | undefined>;
 }
 
 /** A row's prompt and answer, and a note's, at most this long. */
@@ -53,12 +61,41 @@ export function preview(text: string | undefined, max = 80): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-/** A run's figures and charts, as Run Details shows them; the run's history says what happened to it. */
-export function runFigures(run: RunInfo): RunFigures {
+/** A run's figures and charts (or `charts` as given), as Run Details shows them; the run's history says what happened to it. */
+export function runFigures(run: RunInfo, charts?: RunFigures['charts']): RunFigures {
   const stats = runStats(run);
   // The service down, a pause for a token, windows that reattached, pauses and concurrency set from outside.
   const history = [describeStats(stats, { cost: false }), ...(run.holds ?? []).map(holdText), windowsText(run.windows), steersText(run.steers)].filter(Boolean).join(' · ');
-  return { runId: run.runId, target: run.target, stats: history, cost: costText(stats.cost), charts: runCharts(run, stats.latencyMs?.max) };
+  return { runId: run.runId, target: run.target, stats: history, cost: costText(stats.cost), charts: charts ?? runCharts(run, stats.latencyMs?.max) };
+}
+
+/** While a run goes on, its figures' words are worked out again at most this often: each of Run Details' asks, once a second, finds new ones. */
+export const FIGURES_DURING_RUN_MS = 900;
+/**
+ * While a run goes on, its charts are worked out again at most this often: they cost the most to work out (two thirds of
+ * the 12–40 ms of a 100,000-answer run's figures), and each change is a new SVG Run Details' page lays out.
+ */
+export const CHARTS_DURING_RUN_MS = 3000;
+
+/**
+ * A run's figures as last worked out: again only when they changed (figuresKey), and while the run goes on at most at
+ * the paces above; a run that ended gets its exact ones at once. One cache for the runner's answers to `view` and the
+ * window's own Run Details.
+ */
+export class FiguresCache {
+  private last: { key: string; at: number; chartsAt: number; figures: RunFigures } | undefined;
+
+  of(run: RunInfo, running: boolean, now = Date.now()): RunFigures {
+    const key = figuresKey(run);
+    const last = this.last;
+    if (last?.key === key) return last.figures;
+    const goesOn = running && last?.figures.runId === run.runId ? last : undefined;
+    if (goesOn && now - goesOn.at < FIGURES_DURING_RUN_MS) return goesOn.figures;
+    const charts = goesOn && now - goesOn.chartsAt < CHARTS_DURING_RUN_MS ? goesOn : undefined;
+    const figures = runFigures(run, charts?.figures.charts);
+    this.last = { key, at: now, chartsAt: charts?.chartsAt ?? now, figures };
+    return figures;
+  }
 }
 
 /** What changes a run's figures: they are computed again only when this does. */
@@ -80,13 +117,38 @@ export function traceFacts(t: TraceFacts): TraceFacts {
   };
 }
 
-/** The view of these traces in a store (the first MAX_VIEW_IDS), with its latest run's figures as `figures` gives them. */
-export function followedView(store: TraceStore, ids: readonly string[], figures: (run: RunInfo) => RunFigures = runFigures): FollowedView {
+/**
+ * The view of these traces in a store (the first MAX_VIEW_IDS) or, by `rows`, of those at these places of its list,
+ * with its latest run's figures as `figures` gives them.
+ */
+export function followedView(store: TraceStore, ids: readonly string[], figures: (run: RunInfo) => RunFigures = runFigures, rows?: ViewRows): FollowedView {
   const traces: TraceFacts[] = [];
-  for (const id of ids.slice(0, MAX_VIEW_IDS)) {
+  for (const id of rows ? idsAt(store, rows) : ids.slice(0, MAX_VIEW_IDS)) {
     const t = store.get(id);
     if (t) traces.push(traceFacts(t));
   }
   const run = store.currentRun;
-  return { run: run ? figures(run) : null, traces };
+  return { run: run ? figures(run) : null, traces, ...(rows ? { total: store.traces.size } : {}) };
+}
+
+/** The ids at these places of a store's list (its traces in the service's order), at most MAX_VIEW_IDS. */
+function idsAt(store: TraceStore, rows: ViewRows): string[] {
+  const start = Math.max(0, Math.floor(rows.start));
+  const end = Math.min(Math.floor(rows.end), start + MAX_VIEW_IDS);
+  const ids: string[] = [];
+  let i = 0;
+  for (const id of store.traces.keys()) {
+    if (i >= end) break;
+    if (i++ >= start) ids.push(id);
+  }
+  return ids;
+}
+
+/**
+ * The protocol's `view` of the run a process hosts (a runner's, a listening CLI run's), from its store: its figures
+ * as FiguresCache works them out, whichever windows ask.
+ */
+export function hostedView(store: () => TraceStore): (ids: readonly string[], rows?: ViewRows) => FollowedView {
+  const figures = new FiguresCache();
+  return (ids, rows) => followedView(store(), ids, (run) => figures.of(run, run.endedAt === undefined), rows);
 }

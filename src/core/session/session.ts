@@ -25,7 +25,7 @@ import type { RerunSubset } from '../run/rerun';
 import type { RunProgress } from '../run/runState';
 import type { RunInfo } from '../store/runHistory';
 import type { TraceStore } from '../store/traceStore';
-import type { FollowedRemote, FollowedView } from './followedView';
+import type { FollowedRemote, FollowedView, ViewRows } from './followedView';
 import * as review from './reviewerWrites';
 import { link, newRunId, runOrRefuse } from './sessionRun';
 import type { RefusedRun, RunningHere, SessionRunOptions } from './sessionRun';
@@ -132,8 +132,8 @@ export class EvaluationSession {
   }
 
   /** Run Details' view of the run followed in another process, as it tells it (undefined: none, or it cannot say). */
-  async followedView(ids: string[]): Promise<FollowedView | undefined> {
-    return (await this.remote?.remote.view?.(ids)) ?? undefined;
+  async followedView(ids: string[], rows?: ViewRows): Promise<FollowedView | undefined> {
+    return (await this.remote?.remote.view?.(ids, rows)) ?? undefined;
   }
 
   get hasPrompts(): boolean {

@@ -2,12 +2,23 @@
 // once a second, so the window need not read the run's journal meanwhile (a 100,000-trace run's records cost the
 // extension host about a second of CPU to read, on a machine whose cores the run already takes). No vscode import:
 // the unit tests drive it directly.
-import type { FollowedView, RunFigures, RunProgress, TraceFacts, TraceStore } from '../../core';
+import type { FollowedView, RunFigures, TraceFacts, ViewRows } from '../../core';
 import type { RunLine } from '../../webview/protocol';
+
+/** Rows the runner told by their places in its list: the table's rows from `start` on (asked up to `end`), of `total`. */
+export interface PlacedRows {
+  start: number;
+  end: number;
+  total: number;
+  traces: TraceFacts[];
+}
 
 export class FollowedRows {
   private facts = new Map<string, TraceFacts>();
   private figures: RunFigures | null | undefined;
+  private rows: PlacedRows | undefined;
+  /** The runner's last answer was none (a run that does not tell its view, a runner gone). */
+  private refused = false;
 
   /** The runner answered the last ask: the rows and figures shown are its. */
   get answers(): boolean {
@@ -19,17 +30,34 @@ export class FollowedRows {
     return this.figures;
   }
 
+  /** The runner's last answer was none: the window reads the journal for the rows instead. */
+  get refusedAsk(): boolean {
+    return this.refused;
+  }
+
+  /** The rows the runner last told by place (undefined: none asked so, or it could not say). */
+  get placed(): PlacedRows | undefined {
+    return this.rows;
+  }
+
   /** A trace's row as the runner last told it (undefined: not asked for, or not told). */
   readonly factsOf = (traceId: string): TraceFacts | undefined => this.facts.get(traceId);
 
-  /** Takes the runner's answer (undefined: it gave none); true when a row it told changed since the last one. */
-  take(view: FollowedView | undefined): boolean {
-    if (!view || !Array.isArray(view.traces)) {
+  /**
+   * Takes the runner's answer to an ask by ids or by `rows` (undefined: it gave none); true when a row it told changed
+   * since the last one, or (by place) where they sit.
+   */
+  take(view: FollowedView | undefined, rows?: ViewRows): boolean {
+    if (!view || !Array.isArray(view.traces) || (rows && typeof view.total !== 'number')) {
       this.clear();
+      this.refused = true;
       return false;
     }
+    this.refused = false;
     this.figures = view.run ?? null;
-    let changed = view.traces.length !== this.facts.size;
+    const was = this.rows;
+    this.rows = rows && { start: rows.start, end: rows.end, total: view.total!, traces: view.traces };
+    let changed = view.traces.length !== this.facts.size || was?.start !== this.rows?.start || was?.total !== this.rows?.total;
     const next = new Map<string, TraceFacts>();
     for (const t of view.traces) {
       const was = this.facts.get(t.traceId);
@@ -43,20 +71,18 @@ export class FollowedRows {
   clear(): void {
     this.facts.clear();
     this.figures = undefined;
+    this.rows = undefined;
+    this.refused = false;
   }
 
   /**
-   * Whether the window must still read the journal for what Run Details shows: unless the runner tells the rows and
-   * figures, the table shows every trace in the service's order (a filter or another order needs every trace's
-   * state), and the store knows the run's traces (their ids come from the journal's prompt list). A store that holds
-   * an earlier run has that run's list: as many traces proves nothing when the ids changed since, so it must first read
-   * this run's record, which is journaled after its whole list.
+   * Whether the window must read the journal for what Run Details shows: when the runner did not tell the rows (by
+   * their places in its list, which the window need not know) and the figures, or the table shows other than every
+   * trace in the service's order (a filter or another order needs every trace's state). Before its first answer the
+   * runner is taken at its word: a read then would parse the run's whole list for a panel that asks it in a second.
    */
-  needsJournal(showsAll: boolean, store: TraceStore, progress: RunProgress | undefined): boolean {
-    if (!this.answers || !showsAll || !progress || progress.phase === 'listing') return true;
-    const before = store.currentRun;
-    if (before && before.runId !== this.figures?.runId) return true;
-    return store.traces.size === 0 || store.traces.size < progress.total;
+  needsJournal(showsAll: boolean): boolean {
+    return this.refused || !showsAll;
   }
 }
 
@@ -64,28 +90,22 @@ function sameFacts(a: TraceFacts, b: TraceFacts): boolean {
   return a.state === b.state && a.latencyMs === b.latencyMs && a.answer === b.answer && a.error === b.error && a.rating === b.rating && a.note === b.note && a.prompt === b.prompt;
 }
 
-/** While a run goes on, its charts cross to the page at most this often: each redraw is a new SVG the page lays out. */
-export const CHARTS_DURING_RUN_MS = 3000;
-
 /**
  * The charts of the progress messages Run Details gets: left out of a message when the page has them already (the
  * page keeps the last ones), so a run's charts cross to the page and are drawn only when they changed; while the run
- * goes on, at most every CHARTS_DURING_RUN_MS (its figures' words still change each second). Its end's are sent.
+ * goes on, that is at most every CHARTS_DURING_RUN_MS, the pace at which the core works them out (FiguresCache).
  */
 export class SentCharts {
   private last = '';
-  private sentAt = 0;
 
-  /** The line to send: without its charts when they are the ones last sent, or were sent a moment ago in this run. */
-  strip(line: RunLine | null, running = false, now = Date.now()): RunLine | null {
+  /** The line to send: without its charts when they are the ones last sent. */
+  strip(line: RunLine | null): RunLine | null {
     // The page clears its charts on a line with no run: the next charts are new to it.
     if (!line) this.last = '';
     if (!line?.charts) return line;
     const key = `${line.runId}|${JSON.stringify(line.charts)}`;
-    const soon = running && this.last.startsWith(`${line.runId}|`) && now - this.sentAt < CHARTS_DURING_RUN_MS;
-    if (key !== this.last && !soon) {
+    if (key !== this.last) {
       this.last = key;
-      this.sentAt = now;
       return line;
     }
     const { charts: _sent, ...rest } = line;

@@ -1,5 +1,5 @@
 import * as vscode from 'vscode';
-import { debuggable, figuresKey, heldBack, holdProgressText, LOCAL_STATES, runFigures, skippedNote, STATE_LABELS } from '../../core';
+import { debuggable, FiguresCache, heldBack, holdProgressText, LOCAL_STATES, skippedNote, STATE_LABELS } from '../../core';
 import type { TraceStore, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import type { EvaluationRef } from '../evaluations/registry';
@@ -19,6 +19,8 @@ export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
 /** The commands Run Details' Pause, Resume and Concurrency… buttons run (the palette's, src/extension/runs/steerCommands.ts). */
 const STEER_COMMANDS = { pause: 'evalRunner.pauseRun', resume: 'evalRunner.resumeRun', concurrency: 'evalRunner.setRunConcurrency' } as const;
+/** The page's messages that act on a trace the store must know. */
+const ON_TRACE = new Set<WebviewMessage['type']>(['openTrace', 'verdict', 'note', 'debug', 'details']);
 /** The local panel's name, apart from the service's Process Details page. */
 export const RUN_DETAILS = 'Run Details';
 
@@ -49,7 +51,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   /** The rows the page last asked for, and the trace whose place it follows. */
   private shown: { start: number; end: number; activeKey: string | null } | undefined;
   private timer: NodeJS.Timeout | undefined;
-  private statsLine: { key: string; at: number; line: RunLine } | undefined;
+  /** The latest run's figures, worked out again at the core's paces during a run (FiguresCache). */
+  private readonly figures = new FiguresCache();
   /** The summary the page was last sent (for the tests). */
   lastProgress: ProgressMessage | undefined;
   /** The store whose changes are followed, and the traces changed since the page last got its rows. */
@@ -89,7 +92,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   needsJournal(): boolean {
     if (!this.panel.visible) return false;
     const s = this.session;
-    return !s.isRunning || this.followed.needsJournal(this.table.showsAll, s.store, s.lastProgress);
+    return !s.isRunning || this.followed.needsJournal(this.table.showsAll);
   }
 
   protected onReady(): void {
@@ -107,6 +110,16 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   }
 
   protected onMessage(message: WebviewMessage): void {
+    // A row of a followed run told by place may be one the window's store has not read yet: read it first (once, asked
+    // by the user), so the trace's command finds it.
+    if (ON_TRACE.has(message.type) && 'traceId' in message && !this.session.store.get(message.traceId) && this.followed.answers) {
+      void this.session.load().catch(() => undefined).then(() => this.act(message));
+      return;
+    }
+    this.act(message);
+  }
+
+  private act(message: WebviewMessage): void {
     const run = (command: string, ...args: unknown[]) => void vscode.commands.executeCommand(command, this.ref.id, ...args);
     const known = 'traceId' in message && this.session.store.get(message.traceId);
     switch (message.type) {
@@ -193,7 +206,12 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     this.follow();
     const { start, end, activeKey } = this.shown ?? { start: 0, end: 0, activeKey: null };
     // While a followed run tells its rows, they are the runner's (the store lags them until the run's end).
-    this.post({ type: 'view', ...this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined) });
+    const placed = this.table.showsAll ? this.followed.placed : undefined;
+    // Rows of a followed run not told yet for this window of the table (the page opened or scrolled): the runner is
+    // asked for them now, and they are sent when it tells them (a stale window would have the page ask again and again).
+    const byPlace = this.table.showsAll && this.session.isRunning && !this.session.runsHere && !this.followed.refusedAsk;
+    if (byPlace && (placed?.start !== start || placed.end !== end)) return void this.updateFollowed();
+    this.post({ type: 'view', ...(placed ? this.table.placedWindow(placed, activeKey) : this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined)) });
     this.dirty.clear();
     this.allDirty = false;
   }
@@ -244,9 +262,10 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     let told = false;
     try {
       this.follow();
-      // A filter or another order needs every trace's state: the journal is read then, and the rows are the store's.
-      const ids = this.shown && this.table.showsAll ? this.table.idsIn(this.shown.start, this.shown.end) : [];
-      told = this.followed.take(await this.session.followedView(ids));
+      // The rows shown by their places in the run's list, which the window need not read. A filter or another order
+      // needs every trace's state: the journal is read then, and the rows are the store's.
+      const rows = this.shown && this.table.showsAll ? { start: this.shown.start, end: this.shown.end } : undefined;
+      told = this.followed.take(await this.session.followedView([], rows), rows);
     } finally {
       this.asking = false;
     }
@@ -283,23 +302,14 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       paused: p?.paused === true,
       concurrency: p?.targetConcurrency ?? null,
       // A followed run's figures are the runner's; the page gets the charts only when they changed (see SentCharts).
-      run: this.sentCharts.strip(this.followed.answers ? this.followed.run ?? null : this.runLine(), s.isRunning),
+      run: this.sentCharts.strip(this.followed.answers ? this.followed.run ?? null : this.runLine()),
       debuggable: debuggable(this.ctx.settings.target),
     }));
   }
 
-  // The latest run's figures, recomputed only when its answers or failures changed, and at most once a second
-  // during a run: sorting 100k latencies each time would cost the extension host ~10 ms.
   private runLine(): RunLine | null {
     const run = this.session.store.currentRun;
-    if (!run) return null;
-    const key = figuresKey(run);
-    const cached = this.statsLine;
-    // While the run goes on, its figures and charts are redrawn once a second, not on every update.
-    if (cached && (cached.key === key || (cached.line.runId === run.runId && this.session.isRunning && Date.now() - cached.at < 1000))) return cached.line;
-    const line = runFigures(run);
-    this.statsLine = { key, at: Date.now(), line };
-    return line;
+    return run ? this.figures.of(run, this.session.isRunning) : null;
   }
 }
 

@@ -93,6 +93,12 @@ export class TraceTable {
     });
   }
 
+  /** The page's window from rows a followed run told by place (see FollowedRows.placed): the store need not know them. */
+  placedWindow(placed: { start: number; total: number; traces: readonly TraceFacts[] }, activeKey: string | null): RowWindow<RowTuple> {
+    const at = activeKey === null ? -1 : placed.traces.findIndex((t) => t.traceId === activeKey);
+    return { version: this.version, length: placed.total, total: placed.total, start: placed.start, rows: placed.traces.map(row), activeIndex: at < 0 ? -1 : placed.start + at };
+  }
+
   /** The view's ids from `start` to `end`. */
   idsIn(start: number, end: number): string[] {
     return this.view.keysIn(start, end);

@@ -7,7 +7,7 @@ import { liveRunner, runnerFilePath, socketProblem } from '../../protocol/runner
 import { RunnerVersionError, windowHandshake } from '../../protocol/runnerHandshake';
 import { spawnRunner } from '../../protocol/runnerStart';
 import { cancel, confirmEstimate, finished, LM_ERROR_CODE, lmSend, log, needToken, progress, prove, saved, start, state, view } from '../../protocol/runnerProtocol';
-import type { ConfirmEstimateParams, LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, RunViewParams, StartParams } from '../../protocol/runnerProtocol';
+import type { ConfirmEstimateParams, LmSendError, LmSendParams, LmSendResult, RunFinished, RunnerFile, RunnerState, RunViewParams, StartParams, ViewParams } from '../../protocol/runnerProtocol';
 // Pause, resume and concurrency (steerCommands.ts): in this bundle, with the JSON-RPC library.
 export { steerRun } from '../../protocol/steerClient';
 
@@ -154,9 +154,9 @@ export class RemoteRun {
    * What Run Details shows of the run (its figures, these traces' rows), from the runner's memory; undefined when it
    * cannot say (a CLI run that does not tell it, a runner gone): the window reads the journal then.
    */
-  async view(ids: string[]): Promise<RunViewParams | undefined> {
+  async view(ids: string[], rows?: ViewParams['rows']): Promise<RunViewParams | undefined> {
     if (this.detached) return undefined;
-    return this.connection.sendRequest(view, { ids }).then(
+    return this.connection.sendRequest(view, { ids, ...(rows ? { rows } : {}) }).then(
       (v) => v,
       () => undefined,
     );

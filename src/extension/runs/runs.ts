@@ -234,7 +234,7 @@ export class RunController extends Disposable {
         else cancelled = hard || cancelled === true;
       },
       // Run Details asks the runner for its rows and figures rather than reading the journal meanwhile.
-      view: async (ids) => remote?.view(ids),
+      view: async (ids, rows) => remote?.view(ids, rows),
     });
     let summary: RunSummary | RefusedParams | undefined;
     let other: number | undefined;
