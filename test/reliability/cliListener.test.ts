@@ -11,6 +11,7 @@ import { listenForRun } from '../../src/protocol/runListener';
 import { reachRun } from '../../src/protocol/runnerConnection';
 import { liveRunner, runnerFilePath } from '../../src/protocol/runnerFiles';
 import { view } from '../../src/protocol/runnerProtocol';
+import type { ViewParams } from '../../src/protocol/runnerTypes';
 import { cancelRun } from '../../src/protocol/runnerStart';
 import { steerRun } from '../../src/protocol/steerClient';
 import { startSandbox } from '../../src/sandbox/server';
@@ -123,6 +124,13 @@ describe("a CLI run's listener: only its owner steers or reads it, and it leaves
       // Calls in flight are running in the run's store; its journal says them pending until they answer.
       assert.ok(told.traces.every((t) => t.state === 'running' || t.state === read.store.get(t.traceId)!.state), JSON.stringify(told.traces));
       assert.equal(told.run?.runId, read.store.currentRun?.runId);
+      // Rows by place: what a window asks is checked, and a place past the list or out of bounds tells nothing.
+      const byPlace = await reachRun(journal, (c) => c.sendRequest(view, { ids: [], rows: { start: 1, end: 3 } }));
+      assert.deepEqual([byPlace.traces.map((t) => t.traceId), byPlace.total], [ids.slice(1, 3), ids.length]);
+      for (const rows of [{ start: -1, end: 3 }, { start: 0, end: 'all' }, 'rows', { start: 1e300, end: 1e300 }]) {
+        const odd = await reachRun(journal, (c) => c.sendRequest(view, { ids: [], rows } as unknown as ViewParams));
+        assert.deepEqual(odd.traces, [], JSON.stringify(rows));
+      }
       writeFileSync(runnerFilePath(journal), JSON.stringify(file), { mode: 0o600 });
       const handshake = Buffer.concat(sent);
       assert.ok(!handshake.toString('latin1').includes(file.secret), 'the handshake does not carry the secret');

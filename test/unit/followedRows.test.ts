@@ -59,6 +59,10 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     assert.equal(followed.take(followedView(runner, [], runFigures, rows), rows), false, 'the same rows again: nothing to send');
     const later = { start: 2, end: 4 };
     assert.equal(followed.take(followedView(runner, [], runFigures, later), later), true, 'the page scrolled: new places');
+    const tail = { start: 2, end: 40 };
+    followed.take(followedView(runner, [], runFigures, tail), tail);
+    const wider = { start: 2, end: 50 };
+    assert.equal(followed.take(followedView(runner, [], runFigures, wider), wider), true, 'another window of the same rows (a sort undone): told, so the page gets its answer');
     assert.equal(followed.take({ run: null, traces: [] }, rows), false, 'an answer without its count (a runner of before)');
     assert.equal(followed.answers, false, 'is no answer');
     assert.equal(followed.needsJournal(true), true, 'the window reads the journal');
@@ -98,12 +102,13 @@ describe("Run Details of a run in its runner: the runner's rows and figures, the
     const words = cache.of(store.currentRun!, true, FIGURES_DURING_RUN_MS);
     assert.equal(words.stats, runFigures(store.currentRun!).stats, 'a second on: the words are new');
     assert.equal(words.charts, first.charts, 'the charts are not worked out again yet');
+    assert.deepEqual(cache.of(store.currentRun!, true, CHARTS_DURING_RUN_MS), runFigures(store.currentRun!), 'nothing new since (a paused run): the charts catch up all the same');
     answer(2);
-    assert.deepEqual(cache.of(store.currentRun!, true, CHARTS_DURING_RUN_MS), runFigures(store.currentRun!), 'a few seconds on: the charts too');
+    assert.deepEqual(cache.of(store.currentRun!, true, 2 * CHARTS_DURING_RUN_MS), runFigures(store.currentRun!), 'a few seconds on: the charts too');
     answer(3);
-    assert.deepEqual(cache.of(store.currentRun!, false, CHARTS_DURING_RUN_MS + 1), runFigures(store.currentRun!), "a run that stopped: its exact figures at once");
+    assert.deepEqual(cache.of(store.currentRun!, false, 2 * CHARTS_DURING_RUN_MS + 1), runFigures(store.currentRun!), "a run that stopped: its exact figures at once");
     const other = runningStore(5);
     other.apply({ t: 'run', run: 'r2', at: 40, target: 'echo' });
-    assert.equal(cache.of(other.currentRun!, true, CHARTS_DURING_RUN_MS + 2).runId, 'r2', "another run's at once");
+    assert.equal(cache.of(other.currentRun!, true, 2 * CHARTS_DURING_RUN_MS + 2).runId, 'r2', "another run's at once");
   });
 });

@@ -83,17 +83,18 @@ export const CHARTS_DURING_RUN_MS = 3000;
  * window's own Run Details.
  */
 export class FiguresCache {
-  private last: { key: string; at: number; chartsAt: number; figures: RunFigures } | undefined;
+  private last: { key: string; at: number; chartsKey: string; chartsAt: number; figures: RunFigures } | undefined;
 
   of(run: RunInfo, running: boolean, now = Date.now()): RunFigures {
     const key = figuresKey(run);
-    const last = this.last;
-    if (last?.key === key) return last.figures;
-    const goesOn = running && last?.figures.runId === run.runId ? last : undefined;
-    if (goesOn && now - goesOn.at < FIGURES_DURING_RUN_MS) return goesOn.figures;
-    const charts = goesOn && now - goesOn.chartsAt < CHARTS_DURING_RUN_MS ? goesOn : undefined;
-    const figures = runFigures(run, charts?.figures.charts);
-    this.last = { key, at: now, chartsAt: charts?.chartsAt ?? now, figures };
+    const last = this.last?.figures.runId === run.runId ? this.last : undefined;
+    const chartsDue = !last || !running || now - last.chartsAt >= CHARTS_DURING_RUN_MS;
+    // Charts kept from an earlier key are worked out again once due, though the key stays (a paused run's).
+    if (last?.key === key && (last.chartsKey === key || !chartsDue)) return last.figures;
+    if (last && running && last.key !== key && now - last.at < FIGURES_DURING_RUN_MS) return last.figures;
+    const kept = chartsDue ? undefined : last;
+    const figures = runFigures(run, kept?.figures.charts);
+    this.last = { key, at: now, chartsKey: kept?.chartsKey ?? key, chartsAt: kept?.chartsAt ?? now, figures };
     return figures;
   }
 }
@@ -132,16 +133,9 @@ export function followedView(store: TraceStore, ids: readonly string[], figures:
 }
 
 /** The ids at these places of a store's list (its traces in the service's order), at most MAX_VIEW_IDS. */
-function idsAt(store: TraceStore, rows: ViewRows): string[] {
+function idsAt(store: TraceStore, rows: ViewRows): IterableIterator<string> {
   const start = Math.max(0, Math.floor(rows.start));
-  const end = Math.min(Math.floor(rows.end), start + MAX_VIEW_IDS);
-  const ids: string[] = [];
-  let i = 0;
-  for (const id of store.traces.keys()) {
-    if (i >= end) break;
-    if (i++ >= start) ids.push(id);
-  }
-  return ids;
+  return store.traces.keys(start, Math.min(Math.floor(rows.end), start + MAX_VIEW_IDS));
 }
 
 /**

@@ -21,7 +21,8 @@ export class TraceMap {
     return this.rows.values();
   }
 
-  *keys(): IterableIterator<string> {
-    for (let i = 0; i < this.rows.n; i++) yield this.rows.c.id[i]!;
+  /** The ids in the list's order; from `start` up to `end` when given (Run Details' rows by place). */
+  *keys(start = 0, end = this.rows.n): IterableIterator<string> {
+    for (let i = Math.max(0, start), last = Math.min(end, this.rows.n); i < last; i++) yield this.rows.c.id[i]!;
   }
 }

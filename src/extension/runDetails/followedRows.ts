@@ -57,7 +57,7 @@ export class FollowedRows {
     this.figures = view.run ?? null;
     const was = this.rows;
     this.rows = rows && { start: rows.start, end: rows.end, total: view.total!, traces: view.traces };
-    let changed = view.traces.length !== this.facts.size || was?.start !== this.rows?.start || was?.total !== this.rows?.total;
+    let changed = view.traces.length !== this.facts.size || was?.start !== this.rows?.start || was?.end !== this.rows?.end || was?.total !== this.rows?.total;
     const next = new Map<string, TraceFacts>();
     for (const t of view.traces) {
       const was = this.facts.get(t.traceId);

@@ -63,6 +63,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   /** A run followed in its runner: its rows and figures as the runner tells them, asked once a second. */
   private readonly followed = new FollowedRows();
   private asking = false;
+  private askAgain = false;
   private readonly sentCharts = new SentCharts();
 
   constructor(ctx: Ctx, panel: vscode.WebviewPanel, ref: EvaluationRef) {
@@ -113,7 +114,12 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     // A row of a followed run told by place may be one the window's store has not read yet: read it first (once, asked
     // by the user), so the trace's command finds it.
     if (ON_TRACE.has(message.type) && 'traceId' in message && !this.session.store.get(message.traceId) && this.followed.answers) {
-      void this.session.load().catch(() => undefined).then(() => this.act(message));
+      void this.session
+        .load()
+        .catch(() => undefined)
+        .then(() => {
+          if (!this.isDisposed) this.act(message);
+        });
       return;
     }
     this.act(message);
@@ -126,7 +132,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       case 'query':
         this.table.setFilters(message.filters);
         this.shown = { start: message.start, end: Math.min(message.end, message.start + MAX_WINDOW), activeKey: message.activeKey };
-        return this.sendView();
+        return this.queried();
       case 'active':
         if (this.shown) this.shown.activeKey = message.traceId;
         return;
@@ -201,6 +207,22 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     this.table.refresh(store);
   }
 
+  /**
+   * The page's new query answered. A filter or another order needs every trace's state: during a followed run whose
+   * list the window has not read (its rows were the runner's), the journal is read first, or the page would show a
+   * table of what the window has not read yet ("No trace matches") until the next read.
+   */
+  private queried(): void {
+    const told = this.followed.placed;
+    if (this.table.showsAll || !told || this.session.store.traces.size >= told.total) return this.sendView();
+    void this.session
+      .load()
+      .catch(() => undefined)
+      .then(() => {
+        if (!this.isDisposed) this.sendView();
+      });
+  }
+
   /** The rows the page shows, where its active trace is now, and how many rows there are. */
   private sendView(): void {
     this.follow();
@@ -257,7 +279,10 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   /** A run in its runner: the shown rows and the run's figures asked of it, then drawn as update() draws. */
   private async updateFollowed(): Promise<void> {
     // A hidden panel's page is gone (it is not retained): its rows are asked again when it is shown and says ready.
-    if (this.asking || !this.panel.visible) return;
+    if (!this.panel.visible) return;
+    // Asked while an ask is on its way (the page scrolled or sorted meanwhile): asked again once it is answered, or
+    // the page, which waits for its rows, would wait until a row changed.
+    if (this.asking) return void (this.askAgain = true);
     this.asking = true;
     let told = false;
     try {
@@ -270,6 +295,10 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       this.asking = false;
     }
     if (this.isDisposed || !this.isReady) return;
+    if (this.askAgain) {
+      this.askAgain = false;
+      return this.updateFollowed();
+    }
     if (!this.session.isRunning) return this.update();
     this.draw(told);
   }
