@@ -123,6 +123,19 @@ describe('the prompt list in the journal', () => {
     text.close();
   });
 
+  it('places each line of a batch of one-byte characters, and of a batch with wider ones after it', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const plain = Array.from({ length: 50 }, (_, i) => ({ id: `p${i}`, p: `plain "${i}" \\ ${'x'.repeat(i)}\n` }));
+    const wide = Array.from({ length: 50 }, (_, i) => ({ id: `w${i}`, p: i % 2 ? `plain ${i}` : `wide ü ${'🌍'.repeat(i)}` }));
+    const batches = [plain, wide].map((list) => journal.placeAll(list.map(({ id, p }): JournalRecord => ({ t: 'item', id, p, at: 1 }))));
+    await Promise.all(batches.map((b) => b.durable));
+    await journal.close();
+    const text = new JournalText(path);
+    [plain, wide].forEach((list, b) => list.forEach(({ p }, i) => assert.equal(text.read(batches[b]!.at[i]!.offset, batches[b]!.at[i]!.length, 'p'), p)));
+    text.close();
+  });
+
   it('reads ahead the exact prompt of item lines whose id or prompt looks like the line\'s own keys', async () => {
     const path = join(tempDir(), 'benchmark-1.jsonl');
     const { journal } = await openJournal(path);
