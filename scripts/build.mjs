@@ -34,7 +34,8 @@ const portableHttpParser = {
 // host's work and ours with them (marks are the shared timeline's, no global of our own).
 // The banner precedes esbuild's own "use strict", so it repeats the directive to keep the bundle strict.
 // undici's HTTP/2 client is reached only when ALPN picks h2, which needs `allowH2` (off by default, never set here).
-// The extension bundle leaves it out (10 KB of activation); the CLI and the runner keep it.
+// The extension bundle leaves it out (10 KB of activation), and so does the CLI: its module loads node:http2 at the
+// start of every command (about 14 ms of CPU each, issue 36). The runner keeps it.
 /** @type {import('esbuild').Plugin} */
 const noHttp2 = {
   name: 'no-http2',
@@ -60,8 +61,9 @@ const workerTargetAside = {
 const BUNDLE_START_MARK = '"use strict";performance.mark("evalRunner:bundleStart");';
 const BUNDLE_END_MARK = 'performance.mark("evalRunner:bundleEnd");';
 
-// RFC 9535 JSONPath (an HTTP target's `$…` paths) is loaded on first use: in the extension it is a file of its own,
-// dist/jsonpath.js, so that activation does not load it (src/core/targets/http/jsonPath.ts requires it lazily).
+// RFC 9535 JSONPath (an HTTP target's `$…` paths) is loaded on first use: in the extension and the CLI it is a file of
+// its own, dist/jsonpath.js, so that activation and every CLI command do not parse its 41 KB
+// (src/core/targets/http/jsonPath.ts requires it lazily).
 /** @type {import('esbuild').Plugin} */
 const jsonPathAside = {
   name: 'jsonpath-aside',
@@ -226,7 +228,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/renderReport.js' }),
   build({ ...common, stdin: { contents: "module.exports = require('jsonpath-rfc9535');", resolveDir: '.', loader: 'js' }, outfile: 'dist/jsonpath.js' }),
-  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [costDataAside, mcpAside] }),
+  build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [noHttp2, jsonPathAside, costDataAside, mcpAside] }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/cli/mcpCommand.ts'], plugins: [costDataAside], outfile: 'dist/mcp.js' }),
   // The webview front ends (src/webview/app/), one script per page for the browser; they import only types from the
   // protocol, so nothing of the host's (zod included) is in them. Built into media/ (the webviews' resource root).

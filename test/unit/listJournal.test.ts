@@ -5,6 +5,8 @@ import { openJournal, readJournal } from '../../src/core/journal/journal';
 import type { RecordLocation } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { itemPrompt, JournalText } from '../../src/core/journal/journalText';
+import { NODE_FS } from '../../src/core/journal/storage';
+import type { JournalFs } from '../../src/core/journal/storage';
 import { RateScheduler } from '../../src/core/run/rateScheduler';
 import { RunState } from '../../src/core/run/runState';
 import { TargetCaller } from '../../src/core/run/targetCalls';
@@ -57,13 +59,42 @@ describe('the prompt list in the journal', () => {
     await reopened.close();
   });
 
+  it('reads the next window of the list while the window before is on its way to disk, and waits for that one', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    let release!: () => void;
+    const disk = new Promise<void>((resolve) => (release = resolve));
+    // A disk that takes every journal write and finishes none until released.
+    const fs: JournalFs = {
+      ...NODE_FS,
+      open: async (p, flags, mode) => {
+        const handle = await NODE_FS.open(p, flags, mode);
+        return { write: async (text) => (await disk, handle.write(text)), datasync: () => handle.datasync(), close: () => handle.close() };
+      },
+    };
+    const { journal } = await openJournal(path, { fs });
+    const list = new ListWriter(new TraceStore().readFrom(new JournalText(path)), journal, () => undefined);
+    await list.add(items(600));
+    let second = false;
+    const next = list.add(items(600, 600)).then(() => (second = true));
+    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(second, false, 'the second window waits for the first on disk');
+    release();
+    await next;
+    await list.end();
+    await journal.close();
+    const ids = readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id?: string }).id);
+    assert.deepEqual(ids.slice(0, 1200), items(1200).map((i) => i.traceId));
+  });
+
   it('a batch that cannot be written fails the list, its prompts still held by the store', async () => {
     const path = join(tempDir(), 'benchmark-1.jsonl');
     const { fs } = faultyFs((kind, text) => kind === 'journal' && text.includes('"t":"item"'));
     const { journal } = await openJournal(path, { fs });
     const store = new TraceStore().readFrom(new JournalText(path));
     const list = new ListWriter(store, journal, () => undefined);
-    await assert.rejects(list.add(items(600)), JournalWriteError);
+    // Seen when the list waits for that window: at the next window or, here, at its end.
+    await list.add(items(600));
+    await assert.rejects(list.end(), JournalWriteError);
     assert.equal(store.get('t5')!.prompt, items(6)[5]!.content);
     await journal.close();
   });
@@ -120,6 +151,19 @@ describe('the prompt list in the journal', () => {
     for (let i = 2; i < 100; i++) assert.equal(text.read(places[i]!.offset, places[i]!.length, 'p'), list[i]!.content);
     // Not past a line that is not an item.
     assert.throws(() => text.read(places[101]!.offset, places[101]!.length, 'p'), /changed under Eval Runner/);
+    text.close();
+  });
+
+  it('places each line of a batch of one-byte characters, and of a batch with wider ones after it', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const plain = Array.from({ length: 50 }, (_, i) => ({ id: `p${i}`, p: `plain "${i}" \\ ${'x'.repeat(i)}\n` }));
+    const wide = Array.from({ length: 50 }, (_, i) => ({ id: `w${i}`, p: i % 2 ? `plain ${i}` : `wide ü ${'🌍'.repeat(i)}` }));
+    const batches = [plain, wide].map((list) => journal.placeAll(list.map(({ id, p }): JournalRecord => ({ t: 'item', id, p, at: 1 }))));
+    await Promise.all(batches.map((b) => b.durable));
+    await journal.close();
+    const text = new JournalText(path);
+    [plain, wide].forEach((list, b) => list.forEach(({ p }, i) => assert.equal(text.read(batches[b]!.at[i]!.offset, batches[b]!.at[i]!.length, 'p'), p)));
     text.close();
   });
 

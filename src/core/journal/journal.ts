@@ -156,20 +156,23 @@ class GroupCommitJournal implements Journal {
 
   placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: RecordLocation[] } {
     const at: RecordLocation[] = new Array<RecordLocation>(records.length);
+    // Nothing to queue (an empty line would be written): as a write would, it fails once the journal has.
+    if (records.length === 0) return { durable: this.firstFailure ? Promise.reject(this.firstFailure) : Promise.resolve(), at };
     const lines: string[] = new Array<string>(records.length);
+    for (let i = 0; i < records.length; i++) lines[i] = lineOf(records[i]!);
+    const text = lines.join('\n');
+    // Lines of one-byte characters only (most lists), as the whole text's UTF-8 length says: each line's length in bytes
+    // is its length, and one count serves the batch instead of one per line (20,000 of them in a 20,000-prompt list).
+    const bytes = Buffer.byteLength(text) + 1;
+    const ascii = bytes === text.length + 1;
     let offset = this.nextOffset;
-    for (let i = 0; i < records.length; i++) {
-      const line = lineOf(records[i]!);
-      const length = Buffer.byteLength(line);
+    for (let i = 0; i < lines.length; i++) {
+      const length = ascii ? lines[i]!.length : Buffer.byteLength(lines[i]!);
       at[i] = { offset, length };
       offset += length + 1;
-      lines[i] = line;
     }
-    const bytes = offset - this.nextOffset;
     if (!this.firstFailure) this.nextOffset = offset;
-    // Nothing to queue (an empty line would be written): as a write would, it fails once the journal has.
-    if (lines.length === 0) return { durable: this.firstFailure ? Promise.reject(this.firstFailure) : Promise.resolve(), at };
-    return { durable: this.enqueue(lines.join('\n'), bytes), at };
+    return { durable: this.enqueue(text, bytes), at };
   }
 
   /** Queues lines (`bytes` long in UTF-8 with their newlines) for the next flush; resolves once they are on disk. */

@@ -106,10 +106,14 @@ export class TargetCaller {
         const total = Date.now() - t0;
         this.pace?.release(true, total, rateInfo);
         this.quotaStrikes = 0;
-        const own = { ms: Math.max(0, total - (queueMs ?? 0)), ...(queueMs !== undefined ? { queueMs } : {}) };
-        const extras = { ...(usage ? { usage } : {}), ...(ttftMs !== undefined ? { ttftMs } : {}), ...(batchSize !== undefined ? { batchSize } : {}) };
         this.counted(undefined);
-        return { answer, ...own, errorAnswer: false, ...extras };
+        // Set field by field, not spread from objects made for it: one object per answer (issue 36).
+        const result: TargetResult = { answer, ms: Math.max(0, total - (queueMs ?? 0)), errorAnswer: false };
+        if (queueMs !== undefined) result.queueMs = queueMs;
+        if (usage) result.usage = usage;
+        if (ttftMs !== undefined) result.ttftMs = ttftMs;
+        if (batchSize !== undefined) result.batchSize = batchSize;
+        return result;
       } catch (error) {
         const limited = error instanceof TargetError && error.kind === 'rateLimited';
         // A refused (rate-limited) call costs nothing; any other failure may have, and spends its estimate.
