@@ -48,6 +48,19 @@ const noHttp2 = {
   },
 };
 
+// undici's multipart/form-data parser serves only Response.formData(), which Eval Runner never calls (it reads JSON
+// and sends forms): the extension bundle leaves it out (4.5 KB of activation), its one export a refusal in words.
+const noFormDataParser = {
+  name: 'no-formdata-parser',
+  setup(b) {
+    b.onResolve({ filter: /^\.\/formdata-parser$/ }, () => ({ path: 'formdata-parser', namespace: 'no-formdata-parser' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-formdata-parser' }, () => ({
+      contents: "exports.multipartFormDataParser = function () { throw new Error('Eval Runner reads no multipart/form-data body'); };",
+      loader: 'js',
+    }));
+  },
+};
+
 // The python and worker targets' processes run in the runner or the CLI, never in the extension host: the kinds'
 // descriptors load them on their first target (src/core/targets/python/workerLoader.ts).
 /** @type {import('esbuild').Plugin} */
@@ -210,7 +223,7 @@ const mcpAside = {
 };
 
 await Promise.all([
-  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside, agentToolCallsAside, indexWriteAside] }),
+  build({ ...common, entryPoints: ['src/extension/main.ts'], outfile: 'dist/extension.js', banner: { js: BUNDLE_START_MARK }, footer: { js: BUNDLE_END_MARK }, external: ['vscode'], plugins: [portableHttpParser, noHttp2, noFormDataParser, workerTargetAside, jsonPathAside, costDataAside, sandboxAside, curlAside, listAside, engineAside, batchRunAside, reportPageAside, runnerClientAside, curlPickAside, addEvaluationAside, agentToolCallsAside, indexWriteAside] }),
   build({ ...common, entryPoints: ['src/core/store/storeIndexWrite.ts'], outfile: 'dist/storeIndexWrite.js' }),
   build({ ...common, entryPoints: ['src/extension/targets/curlPick.ts'], outfile: 'dist/curlPick.js', external: ['vscode'], plugins: [curlAside] }),
   build({ ...common, entryPoints: ['src/extension/evaluations/addEvaluation.ts'], outfile: 'dist/addEvaluation.js', external: ['vscode'] }),
