@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
+import { execFileSync } from 'node:child_process';
 
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -146,5 +147,18 @@ describe('architecture rules', () => {
     assert.ok(bundle.includes('"./listParser.js"') && !bundle.includes('a field name is larger than 64 KiB'), 'the list parser is a file of its own');
     assert.ok(!bundle.includes('Prompts retrieved successfully'), 'the sandbox service is not in the extension bundle');
     assert.match(readFileSync(join(ROOT, 'dist', 'sandbox.js'), 'utf8'), /Prompts retrieved successfully/);
+  });
+
+  it("packs into the CLI's tarball (npm pack) every file the CLI loads from beside itself, and no source", () => {
+    const packed = JSON.parse(execFileSync(process.platform === 'win32' ? 'npm.cmd' : 'npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', shell: process.platform === 'win32' })) as { files: { path: string }[] }[];
+    const files = new Set(packed[0]!.files.map((f) => f.path));
+    const needed = new Set(['dist/cli.js']);
+    for (const file of needed) {
+      const text = readFileSync(join(ROOT, file), 'utf8');
+      for (const m of text.matchAll(/require\("\.\/([\w-]+\.js)"\)|"(evalRunner\w*\.py)"/g)) needed.add(`dist/${m[1] ?? m[2]}`);
+    }
+    assert.ok(needed.has('dist/jsonpath.js') && needed.has('dist/evalRunnerShim.py'), [...needed].join(', '));
+    assert.deepEqual([...needed].filter((f) => !files.has(f)), [], 'left out of the tarball');
+    assert.deepEqual([...files].filter((f) => /^(src|test|scripts)\//.test(f)), [], 'sources and tests stay out');
   });
 });
