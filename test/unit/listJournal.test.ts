@@ -18,6 +18,26 @@ import { scriptedTarget, tempDir } from './helpers/runs';
 
 const items = (n: number, from = 0) => Array.from({ length: n }, (_, i) => ({ traceId: `t${from + i}`, content: `prompt ${from + i} ü "quoted" \\ ${'🌍'.repeat(40)}` }));
 
+const turns = async (n: number) => {
+  for (let turn = 0; turn < n; turn++) await new Promise((resolve) => setImmediate(resolve));
+};
+
+/** A list writer on a disk that takes every journal write and finishes none until released. */
+async function onHeldDisk() {
+  const path = join(tempDir(), 'benchmark-1.jsonl');
+  let release!: () => void;
+  const disk = new Promise<void>((resolve) => (release = resolve));
+  const fs: JournalFs = {
+    ...NODE_FS,
+    open: async (p, flags, mode) => {
+      const handle = await NODE_FS.open(p, flags, mode);
+      return { write: async (text) => (await disk, handle.write(text)), datasync: () => handle.datasync(), close: () => handle.close() };
+    },
+  };
+  const { journal } = await openJournal(path, { fs });
+  return { path, journal, release, list: new ListWriter(new TraceStore().readFrom(new JournalText(path)), journal, () => undefined) };
+}
+
 describe('the prompt list in the journal', () => {
   it('places a batch of records as one write, each where its line is, in order with single records', async () => {
     const path = join(tempDir(), 'benchmark-1.jsonl');
@@ -60,23 +80,11 @@ describe('the prompt list in the journal', () => {
   });
 
   it('reads the next window of the list while the window before is on its way to disk, and waits for that one', async () => {
-    const path = join(tempDir(), 'benchmark-1.jsonl');
-    let release!: () => void;
-    const disk = new Promise<void>((resolve) => (release = resolve));
-    // A disk that takes every journal write and finishes none until released.
-    const fs: JournalFs = {
-      ...NODE_FS,
-      open: async (p, flags, mode) => {
-        const handle = await NODE_FS.open(p, flags, mode);
-        return { write: async (text) => (await disk, handle.write(text)), datasync: () => handle.datasync(), close: () => handle.close() };
-      },
-    };
-    const { journal } = await openJournal(path, { fs });
-    const list = new ListWriter(new TraceStore().readFrom(new JournalText(path)), journal, () => undefined);
+    const { path, journal, list, release } = await onHeldDisk();
     await list.add(items(600));
     let second = false;
     const next = list.add(items(600, 600)).then(() => (second = true));
-    for (let turn = 0; turn < 10; turn++) await new Promise((resolve) => setImmediate(resolve));
+    await turns(10);
     assert.equal(second, false, 'the second window waits for the first on disk');
     release();
     await next;
@@ -84,6 +92,18 @@ describe('the prompt list in the journal', () => {
     await journal.close();
     const ids = readFileSync(path, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { id?: string }).id);
     assert.deepEqual(ids.slice(0, 1200), items(1200).map((i) => i.traceId));
+  });
+
+  it('a window of long prompts waits for its own write: two in flight would hold their texts twice', async () => {
+    const { journal, list, release } = await onHeldDisk();
+    let done = false;
+    const first = list.add(items(600).map((i) => ({ ...i, content: i.content.padEnd(2048, '.') }))).then(() => (done = true));
+    await turns(10);
+    assert.equal(done, false, 'the window waits for itself on disk');
+    release();
+    await first;
+    await list.end();
+    await journal.close();
   });
 
   it('a batch that cannot be written fails the list, its prompts still held by the store', async () => {

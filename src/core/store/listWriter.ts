@@ -15,6 +15,9 @@ export class JournalWriteError extends Error {
 // Items journaled before the writer waits for the window before them: bounds what the journal's queue holds of a long
 // list to two windows (one on its way to disk, one filling).
 const LIST_WINDOW = 512;
+// A window's prompts past this many characters wait for their own write, as before: two windows of long prompts in
+// flight held their texts twice (100,000 prompts of 2 KB: 25 MB more peak RSS).
+const OVERLAP_CHARS = 1_000_000;
 
 /**
  * Puts the service's list in the store, and in the journal where it is new or changed (the journal owns the prompts):
@@ -28,6 +31,7 @@ export class ListWriter {
   /** The window before, still going to disk while the next is parsed and queued. */
   private older: Promise<void>[] = [];
   private pendingItems = 0;
+  private pendingChars = 0;
   private changed = 0;
 
   constructor(
@@ -51,6 +55,7 @@ export class ListWriter {
       const known = this.store.get(traceId);
       if (known?.hasPrompt && known.prompt === content) continue;
       records.push({ t: 'item', id: traceId, p: content, at });
+      this.pendingChars += content.length;
     }
     if (records.length === 0) return;
     // One write per batch: a promise and a queued line per prompt cost a 20,000-trace run more than its journal writes.
@@ -61,12 +66,14 @@ export class ListWriter {
     write.catch(() => undefined);
     this.pending.push(write);
     if (this.pendingItems < LIST_WINDOW) return;
+    if (this.pendingChars >= OVERLAP_CHARS) return this.settle();
     // The window before this one waited for, not this one: its write goes on while the body's next piece is read,
     // where a wait for each window's own write idled the list between them (20,000 prompts: some 40 writes).
     const older = this.older;
     this.older = this.pending;
     this.pending = [];
     this.pendingItems = 0;
+    this.pendingChars = 0;
     await settled(older);
   }
 
@@ -90,6 +97,7 @@ export class ListWriter {
     this.older = [];
     this.pending = [];
     this.pendingItems = 0;
+    this.pendingChars = 0;
     await settled(batch);
   }
 }
