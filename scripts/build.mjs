@@ -42,7 +42,7 @@ const noHttp2 = {
   setup(b) {
     b.onResolve({ filter: /^\.\/client-h2\.js$/ }, () => ({ path: 'client-h2', namespace: 'no-http2' }));
     b.onLoad({ filter: /.*/, namespace: 'no-http2' }, () => ({
-      contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not used by Eval Runner in the editor'); };",
+      contents: "module.exports = function connectH2() { throw new Error('HTTP/2 is not used by Eval Runner'); };",
       loader: 'js',
     }));
   },

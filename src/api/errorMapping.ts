@@ -152,7 +152,7 @@ export function interpret(raw: RawResponse, operation: string, token: string): E
  * nothing else to the spec). Every submission's answer is one; zod's parse of it cost a 20,000-trace run some 40 ms
  * of CPU (issue 36). Anything else goes through the schema, which says what is wrong.
  */
-function plainEnvelope(parsed: unknown): { success: true; data: { code: unknown; message: unknown; data: unknown; success: boolean } } | undefined {
+export function plainEnvelope(parsed: unknown): { success: true; data: { code: unknown; message: unknown; data: unknown; success: boolean } } | undefined {
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return undefined;
   const { code, message, data, success } = parsed as Record<string, unknown>;
   return typeof success === 'boolean' ? { success: true, data: { code, message, data, success } } : undefined;

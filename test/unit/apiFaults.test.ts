@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { createApiClient } from '../../src/api/client';
 import type { ApiClientOptions, RetryEvent } from '../../src/api/client';
 import { ApiError } from '../../src/api/errors';
+import { plainEnvelope } from '../../src/api/errorMapping';
+import { envelopeSchema } from '../../src/api/schemas';
 import { backoffDelay, DEFAULT_RETRY_POLICY, parseRetryAfter } from '../../src/api/retry';
 import { FAST_RETRY, json, ok, scriptedServer } from './helpers/servers';
 import type { ScriptedServer } from './helpers/servers';
@@ -189,6 +191,17 @@ describe('API client response validation', () => {
       assert.ok(error.hint.length > 10, 'carries a next step');
     });
   }
+
+  it("takes a plain envelope without zod only as the schema would: the same envelopes, the same data", () => {
+    const bodies = ['[]', 'null', '{}', '"ok"', '{"success":"true"}', '{"__proto__":{"success":true}}', '{"success":false}', '{"success":true,"data":[1]}', '{"code":7,"message":null,"success":true,"extra":1}'];
+    for (const body of bodies) {
+      const parsed: unknown = JSON.parse(body);
+      const fast = plainEnvelope(parsed);
+      const schema = envelopeSchema.safeParse(parsed);
+      if (fast) assert.deepEqual([fast.data.success, fast.data.data], [schema.data?.success, schema.data?.data], body);
+      else assert.equal(schema.success, false, `${body}: the schema takes what the fast path leaves to it`);
+    }
+  });
 
   it('ignores extra fields on prompt items', async () => {
     server = await scriptedServer((_req, res) => json(res, 200, ok([{ traceId: 'a', content: 'x', extra: 1, nested: {} }])));
