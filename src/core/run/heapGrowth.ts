@@ -6,7 +6,7 @@ import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 // a string): a 100,000 × 2 KB run holds some 40 MB and its process reached 225 MB; at 1.5× it peaks near 155 MB. A
 // small heap is given room in bytes instead: at 1.5× of the 11–15 MB a 20,000-trace run holds, its old generation
 // was full every second. 16 MB of room took that run's peak RSS from 121 to 140 MB (the heap ran to 50 MB between
-// collections); 8 MB keeps it near 121–128 MB at the same CPU per trace (six full collections a run instead of three,
+// collections); 8 MB keeps it near 121–128 MB for some 40 ms more CPU a run (six full collections instead of three,
 // 10–15 ms each). The room is below what 1.5× gives the heaps that set a large run's peak (over 16 MB).
 const GROWTH_PERCENT = 50;
 const HEADROOM_BYTES = 8 * 1024 * 1024;

@@ -70,10 +70,7 @@ export class ListWriter {
     // The window before this one waited for, not this one: its write goes on while the body's next piece is read,
     // where a wait for each window's own write idled the list between them (20,000 prompts: some 40 writes).
     const older = this.older;
-    this.older = this.pending;
-    this.pending = [];
-    this.pendingItems = 0;
-    this.pendingChars = 0;
+    this.older = this.takeWindow();
     await settled(older);
   }
 
@@ -93,12 +90,18 @@ export class ListWriter {
   }
 
   private async settle(): Promise<void> {
-    const batch = [...this.older, ...this.pending];
+    const batch = [...this.older, ...this.takeWindow()];
     this.older = [];
+    await settled(batch);
+  }
+
+  /** The window filling, handed over; the next starts empty. */
+  private takeWindow(): Promise<void>[] {
+    const window = this.pending;
     this.pending = [];
     this.pendingItems = 0;
     this.pendingChars = 0;
-    await settled(batch);
+    return window;
   }
 }
 
