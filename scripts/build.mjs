@@ -35,7 +35,7 @@ const portableHttpParser = {
 // The banner precedes esbuild's own "use strict", so it repeats the directive to keep the bundle strict.
 // undici's HTTP/2 client is reached only when ALPN picks h2, which needs `allowH2` (off by default, never set here).
 // The extension bundle leaves it out (10 KB of activation), and so does the CLI: its module loads node:http2 at the
-// start of every command (about 14 ms of CPU each, issue 36). The runner keeps it.
+// start of every command (about 14 ms of CPU each, issue 36), and the runner at every run of the editor.
 /** @type {import('esbuild').Plugin} */
 const noHttp2 = {
   name: 'no-http2',
@@ -74,7 +74,7 @@ const workerTargetAside = {
 const BUNDLE_START_MARK = '"use strict";performance.mark("evalRunner:bundleStart");';
 const BUNDLE_END_MARK = 'performance.mark("evalRunner:bundleEnd");';
 
-// RFC 9535 JSONPath (an HTTP target's `$…` paths) is loaded on first use: in the extension and the CLI it is a file of
+// RFC 9535 JSONPath (an HTTP target's `$…` paths) is loaded on first use: in the extension, the CLI and the runner it is a file of
 // its own, dist/jsonpath.js, so that activation and every CLI command do not parse its 41 KB
 // (src/core/targets/http/jsonPath.ts requires it lazily).
 /** @type {import('esbuild').Plugin} */
@@ -236,7 +236,7 @@ await Promise.all([
   build({ ...common, entryPoints: ['src/core/run/engine.ts'], plugins: [costDataAside], outfile: 'dist/engine.js' }),
   build({ ...common, entryPoints: ['src/core/targets/http/curlRequest.ts'], outfile: 'dist/curlRequest.js' }),
   build({ ...common, entryPoints: ['src/extension/runs/runnerClient.ts'], outfile: 'dist/runnerClient.js' }),
-  build({ ...common, entryPoints: ['src/runner/main.ts'], plugins: [costDataAside], outfile: 'dist/runner.js' }),
+  build({ ...common, entryPoints: ['src/runner/main.ts'], plugins: [noHttp2, jsonPathAside, costDataAside], outfile: 'dist/runner.js' }),
   build({ ...common, entryPoints: ['src/core/targets/python/debugWorker.ts'], outfile: 'dist/debugWorker.js' }),
   build({ ...common, entryPoints: ['src/sandbox/server.ts'], outfile: 'dist/sandbox.js' }),
   build({ ...common, define: { ...common.define, ...reportDefines }, entryPoints: ['src/core/report/renderReport.ts'], outfile: 'dist/renderReport.js' }),

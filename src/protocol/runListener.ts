@@ -6,22 +6,17 @@ import { dirname } from 'node:path';
 import { createServer } from 'node:net';
 import type { Socket } from 'node:net';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import type { RefusedRun, RunSteering, RunSummary } from '../core';
+import type { RefusedRun, RunSummary } from '../core';
+import type * as ListenedWindow from './listenedWindow';
 import { ownerOnlyFolder } from './ownerOnly';
-import { removeRunnerFile, RunnerFileHeld } from './runnerFiles';
-import { cancel, finished, progress, state } from './runnerProtocol';
-import { answerWindow, listenBesideJournal } from './runnerServe';
-import type { ProgressParams, RunFinished, RunnerState, RunViewParams } from './runnerTypes';
+import { listenBesideJournal, removeRunnerFile, RunnerFileHeld } from './runnerFiles';
+import type { ProgressParams, RunFinished, RunnerState } from './runnerTypes';
 
 /** What the run lends its listener. */
-export interface ListenedRun {
+export interface ListenedRun extends ListenedWindow.ServedRun {
   journalFile: string;
-  steering: RunSteering;
   label: string;
   key: RunnerState['key'];
-  cancel(hard: boolean): void;
-  /** What Run Details shows of the run; left out, a window reads the run's journal instead. */
-  view?(ids: string[], rows?: { start: number; end: number }): RunViewParams;
 }
 
 /** The listening run: feed it progress and the end; close it when the run is over. */
@@ -46,7 +41,7 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
   let done: RunFinished | undefined;
   const server = createServer((s) => {
     sockets.add(s.once('close', () => sockets.delete(s)));
-    serve(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) });
+    windowSide().serveWindow(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) });
   });
   let socket: { dispose(): void };
   try {
@@ -60,12 +55,12 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
   return {
     progress(p) {
       last = p;
-      for (const c of clients) void c.sendNotification(progress, p).catch(() => undefined);
+      if (clients.size > 0) windowSide().tellProgress(clients, p);
     },
     finished(result) {
       // What crosses is the summary without its error object, or a refusal's outcome and words (as a runner's).
       done = finishedOf(result);
-      for (const c of clients) void c.sendNotification(finished, done).catch(() => undefined);
+      if (clients.size > 0) windowSide().tellFinished(clients, done);
     },
     close() {
       removeRunnerFile(run.journalFile);
@@ -78,25 +73,13 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
   };
 }
 
-function serve(socket: Socket, ctx: { run: ListenedRun; secret: string; clients: Set<MessageConnection>; state: () => RunnerState }): void {
-  const { connection, owner } = answerWindow(socket, ctx.secret, {
-    proven: (c) => ctx.clients.add(c),
-    gone: (c) => ctx.clients.delete(c),
-    steering: () => ctx.run.steering,
-    view: (ids, rows) => {
-      if (!ctx.run.view) throw new Error('This run does not tell its view: read its journal.');
-      return ctx.run.view(ids, rows);
-    },
-  });
-  connection.onRequest(state, () => {
-    owner();
-    return ctx.state();
-  });
-  connection.onRequest(cancel, ({ hard }) => {
-    owner();
-    ctx.run.cancel(hard);
-  });
-  connection.listen();
+/**
+ * The JSON-RPC side (listenedWindow.ts), loaded when a connection first comes: vscode-jsonrpc costs a CLI command's
+ * start some milliseconds of CPU, and most runs are followed by no window.
+ */
+function windowSide(): typeof ListenedWindow {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require('./listenedWindow') as typeof ListenedWindow;
 }
 
 function finishedOf(result: RunSummary | RefusedRun): RunFinished {

@@ -7,22 +7,10 @@ import { dirname } from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { folderProblem } from './ownerOnly';
-import { findRunner, socketProblem } from './runnerFiles';
+import { findRunner, RunReachError, socketProblem } from './runnerFiles';
 import type { RunnerFile } from './runnerFiles';
 import { otherVersionText, RunnerVersionError, windowHandshake } from './runnerHandshake';
 import { prove } from './runnerProtocol';
-
-/** Why a run could not be reached: none going on, another protocol version, or a runner that failed to answer. */
-export class RunReachError extends Error {
-  override name = 'RunReachError';
-
-  constructor(
-    message: string,
-    readonly reason: 'noRun' | 'otherVersion' | 'failed',
-  ) {
-    super(message);
-  }
-}
 
 // A runner answers a request at once; one that does not within this long is not taken to have acknowledged it.
 export const REACH_TIMEOUT_MS = 15_000;

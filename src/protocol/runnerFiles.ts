@@ -1,9 +1,10 @@
 // Where a runner says it listens, and how a window finds it: a small owner-only file beside the journal. Read by
 // the window (attach) and written by the runner; nothing else of the protocol touches the disk.
 import { randomBytes } from 'node:crypto';
-import { existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import { connect } from 'node:net';
+import type { Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { isAlive, isOwnProcess, journalLockPid } from '../core';
@@ -230,4 +231,41 @@ export function removeRunnerFile(journalFile: string, pid = process.pid): void {
   } catch {
     // gone already
   }
+}
+
+/**
+ * Why a run could not be reached: none going on, another protocol version, or a runner that failed to answer. (Here
+ * rather than in runnerConnection.ts so that a command that steers knows it without loading the JSON-RPC library.)
+ */
+export class RunReachError extends Error {
+  override name = 'RunReachError';
+
+  constructor(
+    message: string,
+    readonly reason: 'noRun' | 'otherVersion' | 'failed',
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Listens on a fresh owner-only socket and writes the runner file beside the journal (its folder made owner-only by
+ * the caller first): where a window finds the run, and the secret it proves itself with. Throws RunnerFileHeld when
+ * another process's run holds the file (claimRunnerFile).
+ */
+export async function listenBesideJournal(server: Server, journalFile: string, secret: string): Promise<{ path: string; dispose(): void }> {
+  const socket = newSocketPath();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(socket.path, () => resolve());
+  });
+  try {
+    if (process.platform !== 'win32') chmodSync(socket.path, 0o600);
+    claimRunnerFile(journalFile, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: socket.path, secret, startedAt: Date.now() });
+  } catch (error) {
+    server.close();
+    socket.dispose();
+    throw error;
+  }
+  return socket;
 }

@@ -1,38 +1,15 @@
 // The listening side of the runner protocol, shared by the two hosts of a run: the runner process (src/runner/main.ts)
-// and a CLI run that listens (runListener.ts). Both listen owner-only beside the journal, prove a window before they
-// serve it, and answer steering the same way; each adds the requests of its own (a start, a saved file).
-import { chmodSync } from 'node:fs';
-import type { Server, Socket } from 'node:net';
+// and a CLI run that listens (runListener.ts). Both listen owner-only beside the journal (listenBesideJournal, in
+// runnerFiles.ts), prove a window before they serve it, and answer steering the same way; each adds the requests of
+// its own (a start, a saved file).
+import type { Socket } from 'node:net';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { MAX_VIEW_IDS } from '../core';
 import type { RunSteering } from '../core';
-import { claimRunnerFile, newSocketPath } from './runnerFiles';
 import { RunnerHandshake } from './runnerHandshake';
-import { hello, pause, prove, resume, RUNNER_PROTOCOL_VERSION, setConcurrency, view } from './runnerProtocol';
+import { hello, pause, prove, resume, setConcurrency, view } from './runnerProtocol';
 import type { RunViewParams } from './runnerTypes';
-
-/**
- * Listens on a fresh owner-only socket and writes the runner file beside the journal (its folder made owner-only by
- * the caller first): where a window finds the run, and the secret it proves itself with. Throws RunnerFileHeld when
- * another process's run holds the file (claimRunnerFile).
- */
-export async function listenBesideJournal(server: Server, journalFile: string, secret: string): Promise<{ path: string; dispose(): void }> {
-  const socket = newSocketPath();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(socket.path, () => resolve());
-  });
-  try {
-    if (process.platform !== 'win32') chmodSync(socket.path, 0o600);
-    claimRunnerFile(journalFile, { version: RUNNER_PROTOCOL_VERSION, pid: process.pid, socket: socket.path, secret, startedAt: Date.now() });
-  } catch (error) {
-    server.close();
-    socket.dispose();
-    throw error;
-  }
-  return socket;
-}
 
 /** What a host does when a window proves itself or goes, and where its steering is. */
 export interface WindowHooks {

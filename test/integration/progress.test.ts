@@ -4,6 +4,9 @@ import type { TestHandles } from '../../src/extension/main';
 import type { EvaluationRef } from '../../src/extension/evaluations/registry';
 import { freshSandbox } from './freshSandbox';
 import type { Sandbox } from '../../src/sandbox/server';
+import { seedPrompts } from '../../src/sandbox/seed';
+import { preview, PREVIEW_CHARS } from '../../src/core';
+import type { ViewMessage } from '../../src/webview/protocol';
 import { until } from './until';
 
 const config = () => vscode.workspace.getConfiguration('evalRunner');
@@ -92,17 +95,54 @@ describe('progress: the tree, the toast and the status bar draw the same update'
     const before = stored();
     let figures = false;
     const readAfter: string[] = [];
+    // The rows the page got during the run, each checked against the sandbox when first seen: the runner's rows by place.
+    const seed = seedPrompts('robustness', ROBUSTNESS);
+    const order = seed.map((p) => p.traceId);
+    const wrong: string[] = [];
+    let runnerRows = 0;
+    let lastChecked: ViewMessage | undefined;
     const off = session.onDidChange(() => {
       if (!session.isRunning || api.runs.lastDrawn(ref.id)?.phase === 'done') return;
       if (stored() !== before) readAfter.push(stored());
       figures ||= /latency p50/.test(panel()?.lastProgress?.run?.stats ?? '');
+      const view = panel()?.lastView;
+      if (!view || view === lastChecked) return;
+      lastChecked = view;
+      wrong.push(...rowsAgainstSandbox(view, order, 2));
+      if (view.rows.some((r) => r[1] === 'submitted')) runnerRows++;
     });
     await runToEnd(ref, off);
     assert.ok(figures, "Run Details showed the run's figures during the run");
     assert.deepEqual(readAfter.slice(0, 3), [], `the window read the journal ${readAfter.length} time(s) during the run`);
-    // Exact at the end: the figures and counts of the store the run's end left.
+    assert.ok(runnerRows > 0, 'during the run the page had rows the runner submitted, though the window read no trace');
+    assert.deepEqual(wrong.slice(0, 5), [], `${wrong.length} row(s) during the run not as the runner and the sandbox have them`);
+    // Exact at the end: the figures and counts of the store the run's end left, and every row the page shows.
     await until("Run Details shows the run's end", () => panel()?.lastProgress?.running === false && panel()?.lastProgress?.counts.submitted === ROBUSTNESS);
     assert.equal(panel()!.lastProgress!.run?.runId, session.store.currentRun?.runId);
     assert.equal(session.store.counts.submitted, ROBUSTNESS);
+    await until('Run Details shows the rows as the run left them', () => panel()?.lastView?.rows.every((r) => r[1] === 'submitted') === true);
+    const end = panel()!.lastView!;
+    assert.equal(end.total, ROBUSTNESS);
+    assert.ok(end.rows.length > 0, 'the page shows rows at the end');
+    assert.deepEqual(rowsAgainstSandbox(end, order, 2), []);
+    assert.deepEqual(
+      end.rows.map((r) => r.slice(0, 4)),
+      seed.slice(end.start, end.start + end.rows.length).map((p) => [p.traceId, 'submitted', preview(p.content, PREVIEW_CHARS), preview(sandbox.answerOf(2, p.traceId), PREVIEW_CHARS)]),
+    );
   });
+
+  /**
+   * What is wrong with a view's rows against the sandbox: each row's trace is the one at its place in the service's
+   * order, and a row the page shows submitted has the answer the sandbox got (the sandbox gets it before the runner
+   * says so, so a row the runner told earlier may be further along in the sandbox, never behind).
+   */
+  function rowsAgainstSandbox(view: ViewMessage, order: readonly string[], evaluationId: number): string[] {
+    const wrong: string[] = [];
+    view.rows.forEach((r, i) => {
+      const id = order[view.start + i] ?? '(none)';
+      if (r[0] !== id) wrong.push(`row ${view.start + i} is ${r[0]}, the service's is ${id}`);
+      else if (r[1] === 'submitted' && r[3] !== preview(sandbox.answerOf(evaluationId, id), PREVIEW_CHARS)) wrong.push(`row ${view.start + i} (${id}): "${r[3]}" is not the answer submitted`);
+    });
+    return wrong;
+  }
 });

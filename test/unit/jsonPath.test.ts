@@ -60,6 +60,12 @@ describe('answer and usage paths: RFC 9535 JSONPath, the dotted form still', () 
     assert.ok(extension.includes('"./jsonpath.js"'), 'the extension requires it from beside itself');
     assert.ok(!extension.includes('end of input'), 'the parser (its messages) is not in the extension bundle');
     assert.ok(readFileSync(join(root, 'dist', 'jsonpath.js'), 'utf8').includes('end of input'));
+    // Nor does the runner load it (or undici's HTTP/2 client) at each of the editor's runs, as the CLI does not.
+    for (const bundle of ['runner.js', 'cli.js']) {
+      const text = readFileSync(join(root, 'dist', bundle), 'utf8');
+      assert.ok(text.includes('"./jsonpath.js"') && !text.includes('end of input'), `${bundle} requires JSONPath from beside itself`);
+      assert.ok(!text.includes('require("node:http2")'), `${bundle} does not load node:http2`);
+    }
     assert.ok(readFileSync(join(root, '.vscodeignore'), 'utf8').includes('!dist/jsonpath.js'), 'and the VSIX carries it');
   });
 });

@@ -111,6 +111,22 @@ describe('architecture rules', () => {
     assert.deepEqual(cycles, []);
   });
 
+  it('loads the JSON-RPC library in the CLI only when a run is reached or a window connects, not at every command', () => {
+    // The files a CLI command evaluates at its start: those its entry imports as values, not by type or a require().
+    const valueImports = (file: string) => [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s(?!type\s)[^'"]*?from\s*['"]([^'"]+)['"]/gm)].map((m) => m[1]!);
+    const reached = new Map<string, string>([[join(ROOT, 'src', 'cli', 'main.ts'), join('src', 'cli', 'main.ts')]]);
+    const offenders: string[] = [];
+    for (const [file, chain] of reached) {
+      for (const spec of valueImports(file)) {
+        if (spec.startsWith('vscode-jsonrpc')) offenders.push(`${chain} imports ${spec}`);
+        const next = spec.startsWith('.') ? [`${join(file, '..', spec)}.ts`, join(file, '..', spec, 'index.ts')].find((c) => existsSync(c)) : undefined;
+        if (next && !reached.has(next)) reached.set(next, `${chain} → ${relative(ROOT, next)}`);
+      }
+    }
+    assert.ok(reached.has(join(ROOT, 'src', 'protocol', 'runListener.ts')), 'the walk reaches the run listener');
+    assert.deepEqual(offenders, []);
+  });
+
   it('keeps the webview front ends to browser code: no package, no schema, only the protocol, the report data types, the text match and each other', () => {
     const app = join(ROOT, 'src', 'webview', 'app');
     const offenders = files

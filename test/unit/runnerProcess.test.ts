@@ -156,6 +156,18 @@ describe('the runner process: owner-only, a secret handshake, secrets only over 
     assert.ok(!readFileSync(journal, 'utf8').includes(sandbox.token), 'the token is not in the journal');
   });
 
+  it('runs an http target whose answer path is JSONPath: the runner requires the library from beside its bundle', async () => {
+    const stateDir = tempDir();
+    const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };
+    const spec = { type: 'http' as const, url: `${sandbox.baseUrl}/v1/chat/completions`, bodyTemplate: '{"messages": [{"role": "user", "content": "{{prompt}}"}]}', answerPath: "$.choices[?@.index==0].message.content" };
+    const run = await RemoteRun.start(RUNNER, journalPath(stateDir, key), startParams(stateDir, key, { spec, secrets: {} }), { progress: () => undefined, log: () => undefined, needToken: () => Promise.resolve(undefined) });
+    const end = await run.finished;
+    run.detach();
+    assert.equal(end?.outcome, 'completed', end?.message);
+    assert.equal(sandbox.stats.modelCalls, 25);
+    assert.equal(sandbox.answerOf(1, 'bench-0003'), 'Render this as text, not HTML: <script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">');
+  });
+
   it("a run refused because the journal's answers came from another target crosses as its outcome and words only", async () => {
     const stateDir = tempDir();
     const key = { origin: new URL(sandbox.baseUrl).origin, kind: 'benchmark' as const, evaluationId: 1 };

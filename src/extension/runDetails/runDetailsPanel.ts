@@ -12,7 +12,7 @@ import { FollowedRows, SentCharts } from './followedRows';
 import { toDisposable } from '../lifecycle';
 import { PanelController, PanelHost } from '../panels/panelHost';
 import { runDetailsStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
-import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, WebviewMessage } from '../../webview/protocol';
+import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, ViewMessage, WebviewMessage } from '../../webview/protocol';
 
 /** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
 export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
@@ -53,8 +53,9 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private timer: NodeJS.Timeout | undefined;
   /** The latest run's figures, worked out again at the core's paces during a run (FiguresCache). */
   private readonly figures = new FiguresCache();
-  /** The summary the page was last sent (for the tests). */
+  /** The summary and the rows the page was last sent (for the tests). */
   lastProgress: ProgressMessage | undefined;
+  lastView: ViewMessage | undefined;
   /** The store whose changes are followed, and the traces changed since the page last got its rows. */
   private watched: TraceStore | undefined;
   private unwatch: (() => void) | undefined;
@@ -233,7 +234,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     // asked for them now, and they are sent when it tells them (a stale window would have the page ask again and again).
     const byPlace = this.table.showsAll && this.session.isRunning && !this.session.runsHere && !this.followed.refusedAsk;
     if (byPlace && (placed?.start !== start || placed.end !== end)) return void this.updateFollowed();
-    this.post({ type: 'view', ...(placed ? this.table.placedWindow(placed, activeKey) : this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined)) });
+    const rows = placed ? this.table.placedWindow(placed, activeKey) : this.table.window(this.session.store, start, end, activeKey, this.followed.answers ? this.followed.factsOf : undefined);
+    this.post((this.lastView = { type: 'view', ...rows }));
     this.dirty.clear();
     this.allDirty = false;
   }
