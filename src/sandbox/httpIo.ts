@@ -1,6 +1,7 @@
 // The sandbox's HTTP plumbing: reading bodies and forms, writing JSON and HTML replies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { multipartBoundary, parseMultipart } from './multipart';
+import { parseUrlEncoded } from './urlEncodedForm';
 
 export interface Reply {
   status: number;
@@ -76,11 +77,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
 
 export function parseForm(contentType: string, body: Buffer): Map<string, string> | 'unsupported' | 'malformed' {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/x-www-form-urlencoded') {
-    const fields = new Map<string, string>();
-    for (const [k, v] of new URLSearchParams(body.toString('utf8'))) if (!fields.has(k)) fields.set(k, v);
-    return fields;
-  }
+  if (type === 'application/x-www-form-urlencoded') return parseUrlEncoded(body);
   if (type === 'multipart/form-data') {
     const boundary = multipartBoundary(contentType);
     return (boundary && parseMultipart(body, boundary)) || 'malformed';
