@@ -1,12 +1,13 @@
 // The sandbox's HTTP plumbing: reading bodies and forms, writing JSON and HTML replies.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { multipartBoundary, parseMultipart } from './multipart';
+import { parseUrlEncoded } from './urlEncodedForm';
 
 export interface Reply {
   status: number;
   body: unknown;
-  /** The body already serialised (then `body` is unused). */
-  text?: string;
+  /** The body already encoded, in parts sent one after another (then `body` is unused). */
+  parts?: readonly Buffer[];
   headers?: Record<string, string>;
   /** A body sent piece by piece as the client reads it (then `body` and `text` are unused). */
   pieces?: Iterable<string>;
@@ -14,13 +15,25 @@ export interface Reply {
 
 export function sendJson(res: ServerResponse, reply: Reply): void {
   if (reply.pieces) return sendPieces(res, reply, reply.pieces[Symbol.iterator]());
-  const text = reply.text ?? JSON.stringify(reply.body);
+  if (reply.parts) return sendParts(res, reply, reply.parts);
+  const text = JSON.stringify(reply.body);
   res.writeHead(reply.status, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(text),
     ...reply.headers,
   });
   res.end(text);
+}
+
+/** Writes bytes encoded before (a list's cached items): nothing is serialised, measured or encoded again. */
+function sendParts(res: ServerResponse, reply: Reply, parts: readonly Buffer[]): void {
+  res.writeHead(reply.status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': parts.reduce((sum, part) => sum + part.length, 0),
+    ...reply.headers,
+  });
+  for (const part of parts) res.write(part);
+  res.end();
 }
 
 /** Writes the pieces as the socket takes them (chunked), waiting for 'drain' whenever its buffer is full. */
@@ -76,11 +89,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 
 
 export function parseForm(contentType: string, body: Buffer): Map<string, string> | 'unsupported' | 'malformed' {
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  if (type === 'application/x-www-form-urlencoded') {
-    const fields = new Map<string, string>();
-    for (const [k, v] of new URLSearchParams(body.toString('utf8'))) if (!fields.has(k)) fields.set(k, v);
-    return fields;
-  }
+  if (type === 'application/x-www-form-urlencoded') return parseUrlEncoded(body);
   if (type === 'multipart/form-data') {
     const boundary = multipartBoundary(contentType);
     return (boundary && parseMultipart(body, boundary)) || 'malformed';

@@ -21,6 +21,8 @@ export interface SandboxEvaluation {
   readonly traces: Map<string, SandboxTrace>;
   /** The list as served, built once: listing is the hot path of large runs. */
   readonly items: readonly PromptItem[];
+  /** Listed once already: every trace is marked listed. */
+  listed: boolean;
 }
 
 export function createEvaluation(evaluationId: number, kind: EvaluationKind, items: PromptItem[], readyAt: number): SandboxEvaluation {
@@ -28,7 +30,7 @@ export function createEvaluation(evaluationId: number, kind: EvaluationKind, ite
   for (const item of items) {
     traces.set(item.traceId, { ...item, listed: false, answer: undefined, respondedAt: undefined, submissions: 0 });
   }
-  return { evaluationId, kind, readyAt, traces, items };
+  return { evaluationId, kind, readyAt, traces, items, listed: false };
 }
 
 /** Evaluation is simulated lazily: a trace is Evaluated once the evaluator's delay has passed since its answer. */
