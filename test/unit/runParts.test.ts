@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Gate } from '../../src/core/run/gate';
 import { RateScheduler } from '../../src/core/run/rateScheduler';
 import { planQueue, targetConflict } from '../../src/core/run/runPlan';
@@ -22,7 +24,7 @@ function store(): TraceStore {
   s.apply({ t: 'skipped', id: 't5', reason: 'not applicable', at });
   return s;
 }
-const ids = (list: Array<{ traceId: string }>) => list.map((t) => t.traceId);
+const ids = (list: Iterable<{ traceId: string }>) => [...list].map((t) => t.traceId);
 
 describe('run parts, each alone', () => {
   describe('planQueue', () => {
@@ -30,6 +32,20 @@ describe('run parts, each alone', () => {
       const plan = planQueue(store());
       assert.deepEqual(ids(plan.submitFirst), ['t1', 't3']);
       assert.deepEqual(ids(plan.callTarget), ['t0', 't4']);
+      assert.deepEqual(ids(plan.queue), ['t1', 't3', 't0', 't4']);
+      assert.deepEqual([plan.queue.at(2)?.traceId, plan.queue.at(4), plan.callTarget.length], ['t0', undefined, 2]);
+    });
+    it('keeps no trace of its own: a queued trace is made when reached and collected once let go', async () => {
+      const s = store();
+      const plan = planQueue(s);
+      setFlagsFromString('--expose-gc');
+      const gc = runInNewContext('gc') as () => void;
+      const reached = new WeakRef(plan.queue.at(0)!);
+      // A WeakRef's target is kept until the job that made it ends.
+      await new Promise((resolve) => setImmediate(resolve));
+      gc();
+      assert.equal(reached.deref(), undefined, 'the store kept the planned trace');
+      assert.equal(plan.queue.at(0)?.state, 'answered');
     });
     it('holds answers, limits target calls in list order, handles only the traces asked for, or ignores answers', () => {
       assert.deepEqual(ids(planQueue(store(), { holdAnswers: true }).submitFirst), []);
