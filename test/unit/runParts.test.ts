@@ -1,6 +1,12 @@
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
+import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
+import type { ApiClient } from '../../src/api/client';
+import type { PromptItem } from '../../src/api/schemas';
+import { openJournal } from '../../src/core/journal/journal';
+import type { EngineOptions } from '../../src/core/run/engineOptions';
+import { listPrompts } from '../../src/core/run/runList';
 import { Gate } from '../../src/core/run/gate';
 import { RateScheduler } from '../../src/core/run/rateScheduler';
 import { planQueue, targetConflict } from '../../src/core/run/runPlan';
@@ -9,7 +15,7 @@ import { TargetCaller } from '../../src/core/run/targetCalls';
 import { TargetError } from '../../src/core/targets/target';
 import { targetIdentity } from '../../src/core/targets/targetSpec';
 import { TraceStore } from '../../src/core/store/traceStore';
-import { scriptedTarget } from './helpers/runs';
+import { scriptedTarget, tempDir } from './helpers/runs';
 
 const at = 1;
 /** t0 pending, t1 answered, t2 submitted, t3 failed at submit (answer kept), t4 failed at the target, t5 skipped. */
@@ -26,6 +32,16 @@ function store(): TraceStore {
 }
 const ids = (list: Iterable<{ traceId: string }>) => [...list].map((t) => t.traceId);
 
+/** Whether what `ref` points to is collected by a full collection once nothing else holds it. */
+async function collected(ref: WeakRef<object>): Promise<boolean> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  // A WeakRef's target is kept until the job that made it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  return ref.deref() === undefined;
+}
+
 describe('run parts, each alone', () => {
   describe('planQueue', () => {
     it('submits journaled answers first, sends the rest to the target, never a submitted or skipped trace', () => {
@@ -36,15 +52,9 @@ describe('run parts, each alone', () => {
       assert.deepEqual([plan.queue.at(2)?.traceId, plan.queue.at(4), plan.callTarget.length], ['t0', undefined, 2]);
     });
     it('keeps no trace of its own: a queued trace is made when reached and collected once let go', async () => {
-      const s = store();
-      const plan = planQueue(s);
-      setFlagsFromString('--expose-gc');
-      const gc = runInNewContext('gc') as () => void;
+      const plan = planQueue(store());
       const reached = new WeakRef(plan.queue.at(0)!);
-      // A WeakRef's target is kept until the job that made it ends.
-      await new Promise((resolve) => setImmediate(resolve));
-      gc();
-      assert.equal(reached.deref(), undefined, 'the store kept the planned trace');
+      assert.equal(await collected(reached), true, 'the store kept the planned trace');
       assert.equal(plan.queue.at(0)?.state, 'answered');
     });
     it('holds answers, limits target calls in list order, handles only the traces asked for, or ignores answers', () => {
@@ -59,6 +69,18 @@ describe('run parts, each alone', () => {
       s.apply({ t: 'run', at, run: 'r2', fp: 'other', target: 'command: x', mode: 'fresh' });
       assert.deepEqual(ids(planQueue(s).callTarget), ['t0', 't1', 't2', 't3', 't4']);
       assert.equal(s.get('t5')!.state, 'skipped');
+    });
+  });
+
+  describe('listPrompts', () => {
+    it('lets the ids listed go once the list is journaled: the run keeps no listener holding them', async () => {
+      const { journal } = await openJournal(join(tempDir(), 'benchmark-1.jsonl'));
+      const client = { streamPrompts: async (_kind: string, _id: number, sink: (batch: PromptItem[]) => Promise<void>) => (await sink([{ traceId: 't0', content: 'p' }]), { count: 1 }) };
+      const run = new RunState(() => undefined, new AbortController().signal, undefined);
+      const options = { client: client as unknown as ApiClient, kind: 'benchmark' as const, evaluationId: 1, store: new TraceStore(), journal };
+      const listed = new WeakRef(await listPrompts(options as EngineOptions, run));
+      assert.equal(await collected(listed), true, 'the run kept the ids listed');
+      await journal.close();
     });
   });
 
