@@ -47,11 +47,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // 1. The prompts, journaled as they come where they are new or changed.
   let listed: ReadonlySet<string>;
   try {
-    // A batch run takes its prompts as it writes its batches (batchRun.ts), never through a held one.
-    const ids = await listPrompts(options, engine.run, options.batch ? undefined : engine.heldPrompts);
-    // Only a robustness run reads its list again (runAppeared) and needs the ids listed: held through a run, 100,000
-    // ids are 1.8 MB of heap, 600,000 are 16 MB.
-    listed = options.kind === 'robustness' ? ids : new Set();
+    listed = await listedToKeep(options, engine);
   } catch (error) {
     if (error instanceof JournalWriteError) {
       engine.run.fail(error.cause);
@@ -80,6 +76,17 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // 4. Call the target and submit, `concurrency` traces at a time; then the list once more (robustness).
   if (queue) await engine.work(queue, listed);
   return engine.finish();
+}
+
+/**
+ * The prompts listed and journaled; their ids kept only for a robustness run, which reads its list again at its end
+ * (runAppeared). Held through a run, 100,000 ids are 1.8 MB of heap, 600,000 are 16 MB. A function of its own: a local
+ * of runEvaluation's would stay in its frame until the run ends.
+ */
+async function listedToKeep(options: EngineOptions, engine: EngineRun): Promise<ReadonlySet<string>> {
+  // A batch run takes its prompts as it writes its batches (batchRun.ts), never through a held one.
+  const ids = await listPrompts(options, engine.run, options.batch ? undefined : engine.heldPrompts);
+  return options.kind === 'robustness' ? ids : new Set();
 }
 
 /**
