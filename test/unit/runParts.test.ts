@@ -1,4 +1,12 @@
 import assert from 'node:assert/strict';
+import { setFlagsFromString } from 'node:v8';
+import { join } from 'node:path';
+import { runInNewContext } from 'node:vm';
+import type { ApiClient } from '../../src/api/client';
+import type { PromptItem } from '../../src/api/schemas';
+import { openJournal } from '../../src/core/journal/journal';
+import type { EngineOptions } from '../../src/core/run/engineOptions';
+import { listPrompts } from '../../src/core/run/runList';
 import { Gate } from '../../src/core/run/gate';
 import { RateScheduler } from '../../src/core/run/rateScheduler';
 import { planQueue, targetConflict } from '../../src/core/run/runPlan';
@@ -7,7 +15,7 @@ import { TargetCaller } from '../../src/core/run/targetCalls';
 import { TargetError } from '../../src/core/targets/target';
 import { targetIdentity } from '../../src/core/targets/targetSpec';
 import { TraceStore } from '../../src/core/store/traceStore';
-import { scriptedTarget } from './helpers/runs';
+import { scriptedTarget, tempDir } from './helpers/runs';
 
 const at = 1;
 /** t0 pending, t1 answered, t2 submitted, t3 failed at submit (answer kept), t4 failed at the target, t5 skipped. */
@@ -22,7 +30,17 @@ function store(): TraceStore {
   s.apply({ t: 'skipped', id: 't5', reason: 'not applicable', at });
   return s;
 }
-const ids = (list: Array<{ traceId: string }>) => list.map((t) => t.traceId);
+const ids = (list: Iterable<{ traceId: string }>) => [...list].map((t) => t.traceId);
+
+/** Whether what `ref` points to is collected by a full collection once nothing else holds it. */
+async function collected(ref: WeakRef<object>): Promise<boolean> {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  // A WeakRef's target is kept until the job that made it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  return ref.deref() === undefined;
+}
 
 describe('run parts, each alone', () => {
   describe('planQueue', () => {
@@ -30,6 +48,14 @@ describe('run parts, each alone', () => {
       const plan = planQueue(store());
       assert.deepEqual(ids(plan.submitFirst), ['t1', 't3']);
       assert.deepEqual(ids(plan.callTarget), ['t0', 't4']);
+      assert.deepEqual(ids(plan.queue), ['t1', 't3', 't0', 't4']);
+      assert.deepEqual([plan.queue.at(2)?.traceId, plan.queue.at(4), plan.callTarget.length], ['t0', undefined, 2]);
+    });
+    it('keeps no trace of its own: a queued trace is made when reached and collected once let go', async () => {
+      const plan = planQueue(store());
+      const reached = new WeakRef(plan.queue.at(0)!);
+      assert.equal(await collected(reached), true, 'the store kept the planned trace');
+      assert.equal(plan.queue.at(0)?.state, 'answered');
     });
     it('holds answers, limits target calls in list order, handles only the traces asked for, or ignores answers', () => {
       assert.deepEqual(ids(planQueue(store(), { holdAnswers: true }).submitFirst), []);
@@ -43,6 +69,18 @@ describe('run parts, each alone', () => {
       s.apply({ t: 'run', at, run: 'r2', fp: 'other', target: 'command: x', mode: 'fresh' });
       assert.deepEqual(ids(planQueue(s).callTarget), ['t0', 't1', 't2', 't3', 't4']);
       assert.equal(s.get('t5')!.state, 'skipped');
+    });
+  });
+
+  describe('listPrompts', () => {
+    it('lets the ids listed go once the list is journaled: the run keeps no listener holding them', async () => {
+      const { journal } = await openJournal(join(tempDir(), 'benchmark-1.jsonl'));
+      const client = { streamPrompts: async (_kind: string, _id: number, sink: (batch: PromptItem[]) => Promise<void>) => (await sink([{ traceId: 't0', content: 'p' }]), { count: 1 }) };
+      const run = new RunState(() => undefined, new AbortController().signal, undefined);
+      const options = { client: client as unknown as ApiClient, kind: 'benchmark' as const, evaluationId: 1, store: new TraceStore(), journal };
+      const listed = new WeakRef(await listPrompts(options as EngineOptions, run));
+      assert.equal(await collected(listed), true, 'the run kept the ids listed');
+      await journal.close();
     });
   });
 

@@ -10,7 +10,7 @@ import type { SteerEvent } from './runSteering';
 import { DEFAULT_MAX_ERROR_RATE, ErrorRateGuard } from './errorRate';
 import { planQueue } from './runPlan';
 import { inShard } from './shards';
-import type { RunPlan } from './runPlan';
+import type { RunPlan, TraceQueue } from './runPlan';
 import { listAgain, listPrompts } from './runList';
 import type { ListChanges } from './runList';
 import { classifyFatal, summarize } from './runSummary';
@@ -47,8 +47,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // 1. The prompts, journaled as they come where they are new or changed.
   let listed: ReadonlySet<string>;
   try {
-    // A batch run takes its prompts as it writes its batches (batchRun.ts), never through a held one.
-    listed = await listPrompts(options, engine.run, options.batch ? undefined : engine.heldPrompts);
+    listed = await listedToKeep(options, engine);
   } catch (error) {
     if (error instanceof JournalWriteError) {
       engine.run.fail(error.cause);
@@ -57,7 +56,7 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
     return engine.finish(classifyFatal(error));
   }
   // 2. What is left to do: journaled answers are submitted first and never sent to the target again.
-  let queue: TraceInfo[] | undefined;
+  let queue: TraceQueue | undefined;
   try {
     engine.plan();
     if (options.estimateOnly) {
@@ -77,6 +76,17 @@ export async function runEvaluation(options: EngineOptions): Promise<RunSummary>
   // 4. Call the target and submit, `concurrency` traces at a time; then the list once more (robustness).
   if (queue) await engine.work(queue, listed);
   return engine.finish();
+}
+
+/**
+ * The prompts listed and journaled; their ids kept only for a robustness run, which reads its list again at its end
+ * (runAppeared). Held through a run, 100,000 ids are 1.8 MB of heap, 600,000 are 16 MB. A function of its own: a local
+ * of runEvaluation's would stay in its frame until the run ends.
+ */
+async function listedToKeep(options: EngineOptions, engine: EngineRun): Promise<ReadonlySet<string>> {
+  // A batch run takes its prompts as it writes its batches (batchRun.ts), never through a held one.
+  const ids = await listPrompts(options, engine.run, options.batch ? undefined : engine.heldPrompts);
+  return options.kind === 'robustness' ? ids : new Set();
 }
 
 /**
@@ -142,7 +152,7 @@ class EngineRun {
    * Starts the planned run: the target warmed up (when it is to be called), then the run's record journaled (a fresh
    * one sets the old answers aside). undefined: the target could not start, and nothing was recorded.
    */
-  async begin(): Promise<TraceInfo[] | undefined> {
+  async begin(): Promise<TraceQueue | undefined> {
     const { options, run } = this;
     let plan = this.runPlan!;
     if (plan.submitFirst.length + plan.callTarget.length === 0) return [];
@@ -155,12 +165,12 @@ class EngineRun {
     options.steering?.attach({ pace: this.targetPace, widen: (n) => this.widen?.(n), note: (e) => this.noteSteer(e) });
     run.queued = plan.submitFirst.length + plan.callTarget.length;
     if (plan.submitFirst.length) run.log('info', `Resuming: ${plan.submitFirst.length} journaled answer(s) to submit without calling the target again.`);
-    return [...plan.submitFirst, ...plan.callTarget];
+    return plan.queue;
   }
 
   /** The planned traces the target would be called for. */
   get toCall(): readonly TraceInfo[] {
-    return this.runPlan?.callTarget ?? [];
+    return this.runPlan ? [...this.runPlan.callTarget] : [];
   }
 
   private planOptions() {
@@ -169,7 +179,7 @@ class EngineRun {
   }
 
   /** The queue through the target and the service; then, for robustness, what the list gained meanwhile. */
-  async work(queue: readonly TraceInfo[], listed: ReadonlySet<string>): Promise<void> {
+  async work(queue: TraceQueue, listed: ReadonlySet<string>): Promise<void> {
     const { options, run } = this;
     const submitter = this.submissions;
     const traces = new TraceHandler(this.caller(), submitter, options.journal, options.store, run, this.concurrency, options.holdAnswers === true, this.recorded, this.changed);
@@ -201,7 +211,7 @@ class EngineRun {
       this.showLimitsLive();
     }
     const more = planQueue(options.store, { only: new Set(this.listChanges.appeared), holdAnswers: options.holdAnswers, shard: options.shard });
-    const next = [...more.submitFirst, ...more.callTarget];
+    const next = more.queue;
     run.queued += next.length;
     if (more.callTarget.length > 0 && !(await this.warmUp())) return;
     await this.dispatch(next, traces);
@@ -209,11 +219,12 @@ class EngineRun {
   }
 
   /** The queue through the target: live calls, or (batch: true) journaled answers live and the rest in batches. */
-  private async dispatch(queue: readonly TraceInfo[], traces: TraceHandler): Promise<void> {
+  private async dispatch(queue: TraceQueue, traces: TraceHandler): Promise<void> {
     const { options, run } = this;
     if (!options.batch) return drain(queue, traces, run, this.targetPace.maxInFlight, (more) => (this.widen = more));
-    const journaled = queue.filter(hasJournaledAnswer);
-    const toAnswer = queue.filter((t) => !hasJournaledAnswer(t));
+    const all = [...queue];
+    const journaled = all.filter(hasJournaledAnswer);
+    const toAnswer = all.filter((t) => !hasJournaledAnswer(t));
     const policy = targetCallPolicy(options);
     this.batchRun = new (batchRunModule().BatchRun)({
       batch: options.batch,

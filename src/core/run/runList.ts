@@ -38,7 +38,7 @@ export async function listPrompts(options: EngineOptions, run: RunState, held?: 
     if (!flowing || run.hardSignal.aborted) stop.abort(run.hardSignal.reason ?? new DOMException('The run was cancelled.', 'AbortError'));
   };
   if (run.stopping) stopWait();
-  run.onStopping(stopWait);
+  const unlisten = run.onStopping(stopWait);
   // Journaled as it streams in: a 600,000-prompt list is never held whole.
   await streamPromptsOf(client, kind, evaluationId, (batch) => {
     flowing = true;
@@ -52,6 +52,8 @@ export async function listPrompts(options: EngineOptions, run: RunState, held?: 
     },
   });
   run.waiting = undefined;
+  // Kept, the listener's closure would keep the list writer and every id it saw (its context) for the whole run.
+  unlisten();
   return list.end();
 }
 

@@ -97,9 +97,10 @@ export class RunState {
     drainSignal?.addEventListener('abort', stopped, { once: true });
   }
 
-  /** Told once the run takes no new work (a halt, a cancel): for parts that wait on something else. */
-  onStopping(listener: () => void): void {
+  /** Told once the run takes no new work (a halt, a cancel): for parts that wait on something else. Returns the way to stop. */
+  onStopping(listener: () => void): () => void {
     this.stopListeners.add(listener);
+    return () => this.stopListeners.delete(listener);
   }
 
   private tellStopping(): void {

@@ -6,6 +6,7 @@ import type { JournalRecord } from '../journal/journalRecords';
 import type { RunState } from './runState';
 import type { HandedAnswer, Submitter } from './submissions';
 import type { TargetCaller, TargetResult } from './targetCalls';
+import type { TraceQueue } from './runPlan';
 import type { TraceInfo, TraceStore } from '../store/traceStore';
 
 /**
@@ -141,11 +142,11 @@ export function hasJournaledAnswer(info: TraceInfo): boolean {
 }
 
 /** Hands the queued traces to `concurrency` loops until the queue is empty or the run stops. */
-export async function drain(queue: readonly TraceInfo[], traces: TraceHandler, run: RunState, concurrency: number, widen?: (more: (n: number) => void) => void): Promise<void> {
+export async function drain(queue: TraceQueue, traces: TraceHandler, run: RunState, concurrency: number, widen?: (more: (n: number) => void) => void): Promise<void> {
   let next = 0;
   const worker = async (): Promise<void> => {
     while (!run.stopping) {
-      const info = queue[next++];
+      const info = queue.at(next++);
       if (!info) return;
       await traces.handle(info);
     }

@@ -26,7 +26,7 @@ export class HeldPrompts {
   }
 
   /** Keeps only these traces' prompts: those the run will not call (answered before, another shard's, past --limit) go. */
-  retain(traces: readonly { traceId: string }[]): void {
+  retain(traces: Iterable<{ traceId: string }>): void {
     if (this.texts.size === 0) return;
     const kept = new Map<string, string>();
     for (const { traceId } of traces) {

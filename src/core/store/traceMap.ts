@@ -13,6 +13,11 @@ export class TraceMap {
     return i === undefined ? undefined : this.rows.view(i);
   }
 
+  /** The trace in row i, the list's order (undefined past the last), its view not kept: see TraceRows.peek. */
+  at(i: number): Trace | undefined {
+    return i >= 0 && i < this.rows.n ? this.rows.peek(i) : undefined;
+  }
+
   has(traceId: string): boolean {
     return this.rows.row(traceId) !== undefined;
   }

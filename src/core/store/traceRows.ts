@@ -145,6 +145,11 @@ export class TraceRows {
     return (this.views[i] ??= new Trace(this, i));
   }
 
+  /** Row i's view without keeping it (the kept one if there is one): a run's queue, reached once per trace (runPlan.ts). */
+  peek(i: number): Trace {
+    return this.views[i] ?? new Trace(this, i);
+  }
+
   /** Every row's view, rows added while iterating included (as a Map's iteration would). */
   *values(): IterableIterator<Trace> {
     for (let i = 0; i < this.n; i++) yield this.view(i);
