@@ -31,9 +31,10 @@ export interface Journal {
   place(record: JournalRecord, onDisk?: (at: RecordLocation) => void): { durable: Promise<void>; at: RecordLocation | undefined };
   /**
    * place for several records at once: their lines go in one write, in order, and one promise says they are on disk
-   * (a list of 600,000 prompts costs one promise per batch, not one per prompt).
+   * (a list of 600,000 prompts costs one promise per batch, not one per prompt). A journal that keeps nothing gives
+   * no places.
    */
-  placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: Array<RecordLocation | undefined> };
+  placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: BatchPlaces | undefined };
   /** Records appended and not yet on disk. */
   readonly backlog: number;
   /** Bytes this journal wrote to its file (a reader that had the file up to where it opened goes on from there). */
@@ -47,6 +48,15 @@ export interface Journal {
   readonly failure: unknown;
   flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+/**
+ * Where each line of a batch is, in the batch's order: its offset and its length in bytes, as RecordLocation gives them.
+ * Columns, not an object per line: a 20,000-prompt list made 20,000 of them, each read once by the store.
+ */
+export interface BatchPlaces {
+  offsets: Float64Array;
+  lengths: Uint32Array;
 }
 
 /** A line queued for the next flush; `onDisk` told its place `at` once it is written. */
@@ -165,8 +175,8 @@ class GroupCommitJournal implements Journal {
     return { durable: this.enqueue(line, length + 1, onDisk, at), at };
   }
 
-  placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: RecordLocation[] } {
-    const at: RecordLocation[] = new Array<RecordLocation>(records.length);
+  placeAll(records: readonly JournalRecord[]): { durable: Promise<void>; at: BatchPlaces } {
+    const at = { offsets: new Float64Array(records.length), lengths: new Uint32Array(records.length) };
     // Nothing to queue (an empty line would be written): as a write would, it fails once the journal has.
     if (records.length === 0) return { durable: this.firstFailure ? Promise.reject(this.firstFailure) : Promise.resolve(), at };
     const lines: string[] = new Array<string>(records.length);
@@ -179,7 +189,8 @@ class GroupCommitJournal implements Journal {
     let offset = this.nextOffset;
     for (let i = 0; i < lines.length; i++) {
       const length = ascii ? lines[i]!.length : Buffer.byteLength(lines[i]!);
-      at[i] = { offset, length };
+      at.offsets[i] = offset;
+      at.lengths[i] = length;
       offset += length + 1;
     }
     if (!this.firstFailure) this.nextOffset = offset;
@@ -270,7 +281,7 @@ export function nullJournal(): Journal {
     failure: undefined,
     append: () => Promise.resolve(),
     place: () => ({ durable: Promise.resolve(), at: undefined }),
-    placeAll: (records) => ({ durable: Promise.resolve(), at: records.map(() => undefined) }),
+    placeAll: () => ({ durable: Promise.resolve(), at: undefined }),
     flush: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };

@@ -26,9 +26,7 @@ export function commit(journal: Journal, store: TraceStore, record: JournalRecor
 export function commitAll(journal: Journal, store: TraceStore, records: readonly JournalRecord[]): Promise<void> {
   const { durable, at } = journal.placeAll(records);
   return durable.then(
-    () => {
-      for (let i = 0; i < records.length; i++) store.apply(records[i]!, at[i]);
-    },
+    () => store.applyPlaced(records, at),
     (error: unknown) => {
       for (const record of records) store.apply(record);
       throw error;
