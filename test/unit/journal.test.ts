@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { appendFileSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { JournalLockedError, openJournal, parseJournal, readJournal } from '../../src/core/journal/journal';
+import type { RecordLocation } from '../../src/core/journal/journal';
 import { TraceStore } from '../../src/core/store/traceStore';
+import { faultyFs } from './helpers/faultyFs';
 import { tempDir } from './helpers/runs';
 
 describe('journal', () => {
@@ -22,6 +24,25 @@ describe('journal', () => {
     );
     // Prompts and answers are the user's: readable by its owner only.
     if (process.platform !== 'win32') assert.equal(statSync(path).mode & 0o777, 0o600);
+  });
+
+  it('tells a record\'s place once its line is on disk, before it resolves, and not when the write fails', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { fs } = faultyFs((_kind, text) => text.includes('"id":"full"'));
+    const { journal } = await openJournal(path, { fs });
+    const told: Array<{ id: string; at: RecordLocation; line: string }> = [];
+    const onDisk = (id: string) => (at: RecordLocation) => told.push({ id, at, line: readFileSync(path).subarray(at.offset, at.offset + at.length).toString() });
+    const first = journal.place({ t: 'answer', id: 'a', a: 'ü 1', at: 1 }, onDisk('a'));
+    const second = journal.place({ t: 'answer', id: 'b', a: '2', at: 2 }, onDisk('b'));
+    assert.equal(told.length, 0, 'nothing is told before the write');
+    await first.durable.then(() => assert.deepEqual(told.map((t) => t.id), ['a', 'b'], 'told before the record resolves'));
+    await second.durable;
+    assert.deepEqual(told.map((t) => t.at), [first.at, second.at]);
+    assert.deepEqual(told.map((t) => JSON.parse(t.line) as unknown), [{ t: 'answer', id: 'a', a: 'ü 1', at: 1 }, { t: 'answer', id: 'b', a: '2', at: 2 }]);
+    const failed = journal.place({ t: 'answer', id: 'full', a: '3', at: 3 }, onDisk('full'));
+    await assert.rejects(failed.durable, /disk holding .* is full/);
+    assert.equal(told.length, 2, 'a write that failed tells no place');
+    await journal.close();
   });
 
   it('tolerates and reports a torn last line, and cuts it before appending', async () => {

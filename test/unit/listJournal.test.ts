@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, truncateSync } from 'node:fs';
 import { join } from 'node:path';
 import { openJournal, readJournal } from '../../src/core/journal/journal';
-import type { RecordLocation } from '../../src/core/journal/journal';
+import type { BatchPlaces, RecordLocation } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { itemPrompt, JournalText } from '../../src/core/journal/journalText';
 import { NODE_FS } from '../../src/core/journal/storage';
@@ -38,13 +38,17 @@ async function onHeldDisk() {
   return { path, journal, release, list: new ListWriter(new TraceStore().readFrom(new JournalText(path)), journal, () => undefined) };
 }
 
+/** A batch's places, one location per line. */
+const placesOf = (at: BatchPlaces | undefined): RecordLocation[] => Array.from(at!.offsets, (offset, i) => ({ offset, length: at!.lengths[i]! }));
+
 describe('the prompt list in the journal', () => {
   it('places a batch of records as one write, each where its line is, in order with single records', async () => {
     const path = join(tempDir(), 'benchmark-1.jsonl');
     const { fs, state } = faultyFs(() => false);
     const { journal } = await openJournal(path, { fs });
     const first = journal.place({ t: 'run', at: 1, run: 'r1' });
-    const batch = journal.placeAll(items(300).map(({ traceId, content }) => ({ t: 'item', id: traceId, p: content, at: 2 })));
+    const placed = journal.placeAll(items(300).map(({ traceId, content }) => ({ t: 'item', id: traceId, p: content, at: 2 })));
+    const batch = { durable: placed.durable, at: placesOf(placed.at) };
     const last = journal.place({ t: 'item', id: 'last', p: '🌍'.repeat(40), at: 3 });
     await Promise.all([first.durable, batch.durable, last.durable]);
     await journal.close();
@@ -162,7 +166,7 @@ describe('the prompt list in the journal', () => {
     ]);
     await batch.durable;
     await journal.close();
-    const places = batch.at.map((a) => a!);
+    const places = placesOf(batch.at);
     const text = new JournalText(path);
     assert.equal(text.read(places[0]!.offset, places[0]!.length, 'p'), list[0]!.content);
     assert.equal(text.read(places[1]!.offset, places[1]!.length, 'p'), list[1]!.content);
@@ -183,7 +187,7 @@ describe('the prompt list in the journal', () => {
     await Promise.all(batches.map((b) => b.durable));
     await journal.close();
     const text = new JournalText(path);
-    [plain, wide].forEach((list, b) => list.forEach(({ p }, i) => assert.equal(text.read(batches[b]!.at[i]!.offset, batches[b]!.at[i]!.length, 'p'), p)));
+    [plain, wide].forEach((list, b) => list.forEach(({ p }, i) => assert.equal(text.read(batches[b]!.at!.offsets[i]!, batches[b]!.at!.lengths[i]!, 'p'), p)));
     text.close();
   });
 
@@ -201,7 +205,7 @@ describe('the prompt list in the journal', () => {
     await batch.durable;
     await journal.close();
     const text = new JournalText(path);
-    const places = batch.at.map((a) => a!);
+    const places = placesOf(batch.at);
     text.read(places[0]!.offset, places[0]!.length, 'p');
     assert.equal(text.read(places[1]!.offset, places[1]!.length, 'p'), tricky[0]!.p);
     // Read ahead with the second: the rest come from memory.

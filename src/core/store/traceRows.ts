@@ -180,16 +180,26 @@ export class TraceRows {
   /** A text: its place in the journal when it is there (and the store reads from it), else the text itself. */
   setText(i: number, field: 'p' | 'a', text: string | undefined, at: RecordLocation | undefined): void {
     if (text !== undefined && at && this.source) {
-      delete this.c.held[field][i];
-      this.c[field][i] = at.offset;
-      (field === 'p' ? this.c.pl : this.c.al)[i] = at.length;
+      this.setPlace(i, field, at.offset, at.length);
     } else if (text !== undefined) {
       this.c.held[field][i] = text;
       this.c[field][i] = HELD;
     } else {
-      delete this.c.held[field][i];
+      this.unhold(i, field);
       this.c[field][i] = -1;
     }
+  }
+
+  /** A text kept as its place in the journal (its line's offset and length), no longer held. */
+  setPlace(i: number, field: 'p' | 'a', offset: number, length: number): void {
+    this.unhold(i, field);
+    this.c[field][i] = offset;
+    (field === 'p' ? this.c.pl : this.c.al)[i] = length;
+  }
+
+  /** A held text let go; a row that holds none deletes nothing (a delete per text cost a run a runtime call each). */
+  private unhold(i: number, field: 'p' | 'a'): void {
+    if (this.c[field][i] === HELD) delete this.c.held[field][i];
   }
 
   held(i: number, field: 'p' | 'a'): string | undefined {

@@ -1,6 +1,6 @@
 import type { PromptItem } from '../../api/schemas';
 import type { JournalRecord } from '../journal/journalRecords';
-import type { RecordLocation } from '../journal/journal';
+import type { BatchPlaces, RecordLocation } from '../journal/journal';
 import type { TextSource } from '../journal/journalText';
 import { RunHistory } from './runHistory';
 import type { RunInfo } from './runHistory';
@@ -195,6 +195,20 @@ export class TraceStore {
     if ('id' in record) changed = this.traces.get(record.id) ?? null;
     else if (record.t === 'prompts' || record.t === 'list' || (record.t === 'run' && record.mode === 'fresh')) changed = undefined;
     if (changed !== null) this.tell(changed);
+  }
+
+  /**
+   * A batch of records on disk at `places` (commitAll; none: a journal that keeps nothing), applied as a replay
+   * would. A list's item, most of them, only sets its trace's prompt to its place, and tells no watcher (the list's
+   * record after them does): set here without apply's dispatch and an object per place.
+   */
+  applyPlaced(records: readonly JournalRecord[], places: BatchPlaces | undefined): void {
+    for (let i = 0; i < records.length; i++) {
+      const record = records[i]!;
+      if (!places) this.apply(record);
+      else if (record.t === 'item' && this.rows.source) this.rows.setPlace(this.ensure(record.id), 'p', places.offsets[i]!, places.lengths[i]!);
+      else this.apply(record, { offset: places.offsets[i]!, length: places.lengths[i]! });
+    }
   }
 
   private tell(changed: TraceInfo | undefined): void {
