@@ -82,6 +82,19 @@ describe('run parts, each alone', () => {
       assert.equal(await collected(listed), true, 'the run kept the ids listed');
       await journal.close();
     });
+    it('keeps no trace of the prompts it finds journaled already, listed again or not', async () => {
+      for (const journaledPrompts of [false, true]) {
+        const { journal } = await openJournal(join(tempDir(), 'benchmark-1.jsonl'));
+        const client = { streamPrompts: async (_kind: string, _id: number, sink: (batch: PromptItem[]) => Promise<void>) => (await sink([{ traceId: 't0', content: 'p' }]), { count: 1 }) };
+        const known = new TraceStore();
+        known.apply({ t: 'item', id: 't0', p: 'p', at });
+        const run = new RunState(() => undefined, new AbortController().signal, undefined);
+        const options = { client: client as unknown as ApiClient, kind: 'benchmark' as const, evaluationId: 1, store: known, journal, journaledPrompts };
+        assert.deepEqual([...(await listPrompts(options as EngineOptions, run))], ['t0']);
+        assert.equal(await collected(new WeakRef(known.traces.at(0)!)), true, `the store kept a view (journaledPrompts: ${journaledPrompts})`);
+        await journal.close();
+      }
+    });
   });
 
   describe('targetConflict', () => {

@@ -20,7 +20,9 @@ export async function listPrompts(options: EngineOptions, run: RunState, held?: 
   const { client, kind, evaluationId, store } = options;
   const allDone = kind === 'benchmark' && options.runRecord?.mode !== 'fresh' && store.promptsRecorded && store.counts.submitted === store.total && store.total === store.listedTotal;
   if (options.journaledPrompts || allDone) {
-    const journaled = new Set([...store.traces.values()].filter((t) => t.hasPrompt).map((t) => t.traceId));
+    // Looked at, not kept: a view per trace for the whole run would be the memory runPlan.ts saves.
+    const journaled = new Set<string>();
+    for (const id of store.traces.keys()) if (store.traces.peek(id)?.hasPrompt) journaled.add(id);
     // A journal with no prompts yet (Run Trace before any list): listed after all.
     if (journaled.size > 0) return journaled;
   }
@@ -40,20 +42,23 @@ export async function listPrompts(options: EngineOptions, run: RunState, held?: 
   if (run.stopping) stopWait();
   const unlisten = run.onStopping(stopWait);
   // Journaled as it streams in: a 600,000-prompt list is never held whole.
-  await streamPromptsOf(client, kind, evaluationId, (batch) => {
-    flowing = true;
-    return list.add(batch);
-  }, {
-    waitForGenerationMs: options.waitForGenerationMs ?? 0,
-    signal: stop.signal,
-    onWait: (e) => {
-      run.waiting = { reason: e.reason, nextCheckAt: Date.now() + e.delayMs };
-      run.log('info', `Waiting for the adversarial prompts of evaluation ${evaluationId}: ${waitingText(run.waiting)}.`);
-    },
-  });
-  run.waiting = undefined;
-  // Kept, the listener's closure would keep the list writer and every id it saw (its context) for the whole run.
-  unlisten();
+  try {
+    await streamPromptsOf(client, kind, evaluationId, (batch) => {
+      flowing = true;
+      return list.add(batch);
+    }, {
+      waitForGenerationMs: options.waitForGenerationMs ?? 0,
+      signal: stop.signal,
+      onWait: (e) => {
+        run.waiting = { reason: e.reason, nextCheckAt: Date.now() + e.delayMs };
+        run.log('info', `Waiting for the adversarial prompts of evaluation ${evaluationId}: ${waitingText(run.waiting)}.`);
+      },
+    });
+    run.waiting = undefined;
+  } finally {
+    // Kept, the listener's closure would keep the list writer and every id it saw (its context) for the whole run.
+    unlisten();
+  }
   return list.end();
 }
 

@@ -52,7 +52,7 @@ export class ListWriter {
       }
       this.seen.add(traceId);
       this.held?.keep(traceId, content);
-      const known = this.store.get(traceId);
+      const known = this.store.traces.peek(traceId);
       if (known?.hasPrompt && known.prompt === content) continue;
       records.push({ t: 'item', id: traceId, p: content, at });
       this.pendingChars += content.length;

@@ -13,6 +13,12 @@ export class TraceMap {
     return i === undefined ? undefined : this.rows.view(i);
   }
 
+  /** A trace by id, its view not kept (the kept one if there is one): a look that a 600,000-trace list makes once each. */
+  peek(traceId: string): Trace | undefined {
+    const i = this.rows.row(traceId);
+    return i === undefined ? undefined : this.rows.peek(i);
+  }
+
   /** The trace in row i, the list's order (undefined past the last), its view not kept: see TraceRows.peek. */
   at(i: number): Trace | undefined {
     return i >= 0 && i < this.rows.n ? this.rows.peek(i) : undefined;
