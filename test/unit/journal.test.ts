@@ -45,6 +45,19 @@ describe('journal', () => {
     await journal.close();
   });
 
+  it('takes a place listener that throws as the listener\'s fault, not the disk\'s', async () => {
+    const path = join(tempDir(), 'benchmark-1.jsonl');
+    const { journal } = await openJournal(path);
+    const thrown = journal.place({ t: 'answer', id: 'a', a: '1', at: 1 }, () => {
+      throw new Error('a store bug');
+    });
+    await thrown.durable;
+    await journal.append({ t: 'answer', id: 'b', a: '2', at: 2 });
+    assert.equal(journal.failure, undefined);
+    await journal.close();
+    assert.deepEqual(parseJournal(readFileSync(path, 'utf8')).records.map((r) => ('id' in r ? r.id : '')), ['a', 'b']);
+  });
+
   it('tolerates and reports a torn last line, and cuts it before appending', async () => {
     const path = join(tempDir(), 'benchmark-1.jsonl');
     writeFileSync(path, '{"t":"answer","id":"a","a":"x","at":1}\n{"t":"submitted","id":"a","at":2}\n{"t":"answer","id":"b","a":"y');

@@ -250,14 +250,26 @@ class GroupCommitJournal implements Journal {
         // first is half a surrogate pair): the batch is not encoded twice, 8 MB of buffers in a 20,000-trace run.
         this.tail = Buffer.concat([this.tail, Buffer.from(text.slice(-CHECKED - 1))]).subarray(-CHECKED);
         if (DSYNC === undefined) await this.handle.datasync();
-        for (const b of batch) if (b.onDisk) b.onDisk(b.at!);
-        for (const b of batch) b.resolve();
       } catch (error) {
         this.firstFailure ??= asStorageError(error, this.path);
         for (const b of batch) b.reject(this.firstFailure);
+        this.writing = 0;
+        continue;
       }
+      // Outside the write's try: a listener that throws is not the disk's failure (its lines are on disk); the store
+      // then keeps that record's text held, as before it was told.
+      for (const b of batch) if (b.onDisk) tellOnDisk(b.onDisk, b.at!);
+      for (const b of batch) b.resolve();
       this.writing = 0;
     }
+  }
+}
+
+function tellOnDisk(onDisk: (at: RecordLocation) => void, at: RecordLocation): void {
+  try {
+    onDisk(at);
+  } catch {
+    // the record is on disk all the same
   }
 }
 
