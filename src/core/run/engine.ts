@@ -8,7 +8,7 @@ import type { Journal } from '../journal/journal';
 import { RateScheduler } from './rateScheduler';
 import type { SteerEvent } from './runSteering';
 import { DEFAULT_MAX_ERROR_RATE, ErrorRateGuard } from './errorRate';
-import { planQueue } from './runPlan';
+import { hasAnswerToSubmit, planQueue } from './runPlan';
 import { inShard } from './shards';
 import type { RunPlan, TraceQueue } from './runPlan';
 import { listAgain, listPrompts } from './runList';
@@ -20,7 +20,7 @@ import type { RunOutcome } from './runState';
 import { ServiceHold } from './serviceHold';
 import { Submitter } from './submissions';
 import { TargetCaller } from './targetCalls';
-import { TraceHandler, drain, hasJournaledAnswer } from './traceHandler';
+import { TraceHandler, drain } from './traceHandler';
 import type { Target } from '../targets/target';
 import { batchRunModule } from './batchLoader';
 import type { BatchRun } from './batchRun';
@@ -223,8 +223,8 @@ class EngineRun {
     const { options, run } = this;
     if (!options.batch) return drain(queue, traces, run, this.targetPace.maxInFlight, (more) => (this.widen = more));
     const all = [...queue];
-    const journaled = all.filter(hasJournaledAnswer);
-    const toAnswer = all.filter((t) => !hasJournaledAnswer(t));
+    const journaled = all.filter(hasAnswerToSubmit);
+    const toAnswer = all.filter((t) => !hasAnswerToSubmit(t));
     const policy = targetCallPolicy(options);
     this.batchRun = new (batchRunModule().BatchRun)({
       batch: options.batch,

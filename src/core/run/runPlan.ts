@@ -89,6 +89,7 @@ export function planQueue(store: TraceStore, options: PlanOptions = {}): RunPlan
   return { submitFirst: part(0, firsts), callTarget: part(firsts, firsts + calls), queue: part(0, firsts + calls), wanted };
 }
 
+/** The journal holds an answer to submit for this trace: it is never sent to the target again. */
 export function hasAnswerToSubmit(info: TraceInfo): boolean {
   return info.hasAnswer && (info.state === 'answered' || info.failedStage === 'submit');
 }

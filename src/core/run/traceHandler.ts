@@ -6,6 +6,7 @@ import type { JournalRecord } from '../journal/journalRecords';
 import type { RunState } from './runState';
 import type { HandedAnswer, Submitter } from './submissions';
 import type { TargetCaller, TargetResult } from './targetCalls';
+import { hasAnswerToSubmit } from './runPlan';
 import type { TraceQueue } from './runPlan';
 import type { TraceInfo, TraceStore } from '../store/traceStore';
 
@@ -71,7 +72,7 @@ export class TraceHandler {
 
   /** Gets the trace an answer (unless the journal has one); 'done' when there is nothing to submit now. */
   private async answer(info: TraceInfo, signal: AbortSignal): Promise<'done' | HandedAnswer> {
-    if (hasJournaledAnswer(info)) return { durable: undefined };
+    if (hasAnswerToSubmit(info)) return { durable: undefined };
     this.store.setTransient(info.traceId, 'running');
     this.changed(info);
     let result: TargetResult;
@@ -134,11 +135,6 @@ function answerRecord(id: string, result: Extract<TargetResult, { answer: string
   if (result.errorAnswer) record.err = true;
   if (runId) record.run = runId;
   return record;
-}
-
-/** The journal holds an answer to submit for this trace: it is never sent to the target again. */
-export function hasJournaledAnswer(info: TraceInfo): boolean {
-  return info.hasAnswer && (info.state === 'answered' || info.failedStage === 'submit');
 }
 
 /** Hands the queued traces to `concurrency` loops until the queue is empty or the run stops. */

@@ -240,6 +240,14 @@ export class TraceRows {
     return run >= 0 ? this.c.runNames[run] : undefined;
   }
 
+  /** Rows with a flag of `mask` in a state of `codes`. */
+  countWith(mask: number, codes: readonly number[]): number {
+    const { flags, state } = this.c;
+    let n = 0;
+    for (let i = 0; i < this.n; i++) if ((flags[i]! & mask) !== 0 && codes.includes(state[i]!)) n++;
+    return n;
+  }
+
   setKept(field: 'error' | 'note', i: number, text: string | undefined): void {
     if (text === undefined) delete this.c[field][i];
     else this.c[field][i] = text;

@@ -386,12 +386,7 @@ export class TraceStore {
 
   /** How many traces in one of `states` have `flag` (read from the columns, no object made). */
   countWith(flag: 'notAnswered' | 'alreadyAtService', states: readonly LocalTraceState[]): number {
-    const mask = FLAG[flag];
-    const codes = states.map((s) => STATE_CODES[s]);
-    const { flags, state } = this.rows.c;
-    let n = 0;
-    for (let i = 0; i < this.rows.n; i++) if ((flags[i]! & mask) !== 0 && codes.includes(state[i]!)) n++;
-    return n;
+    return this.rows.countWith(FLAG[flag], states.map((s) => STATE_CODES[s]));
   }
 
   /** Counts with the traces listed but never seen counted as pending. */
