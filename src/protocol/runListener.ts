@@ -41,7 +41,12 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
   let done: RunFinished | undefined;
   const server = createServer((s) => {
     sockets.add(s.once('close', () => sockets.delete(s)));
-    windowSide().serveWindow(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) });
+    try {
+      windowSide().serveWindow(s, { run, secret, clients, state: () => ({ label: run.label, key: run.key, progress: last, finished: done }) });
+    } catch {
+      // A window that cannot be served is turned away; the run goes on.
+      s.destroy();
+    }
   });
   let socket: { dispose(): void };
   try {
@@ -77,9 +82,10 @@ export async function listenForRun(run: ListenedRun): Promise<RunListener | unde
  * The JSON-RPC side (listenedWindow.ts), loaded when a connection first comes: vscode-jsonrpc costs a CLI command's
  * start some milliseconds of CPU, and most runs are followed by no window.
  */
+let loaded: typeof ListenedWindow | undefined;
 function windowSide(): typeof ListenedWindow {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return require('./listenedWindow') as typeof ListenedWindow;
+  return (loaded ??= require('./listenedWindow') as typeof ListenedWindow);
 }
 
 function finishedOf(result: RunSummary | RefusedRun): RunFinished {

@@ -9,7 +9,7 @@ export interface Reply {
   /** The body already encoded, in parts sent one after another (then `body` is unused). */
   parts?: readonly Buffer[];
   headers?: Record<string, string>;
-  /** A body sent piece by piece as the client reads it (then `body` and `text` are unused). */
+  /** A body sent piece by piece as the client reads it (then `body` and `parts` are unused). */
   pieces?: Iterable<string>;
 }
 
