@@ -494,6 +494,17 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('b');
       await frame.locator(`.row.verdict-bad[data-key="${prompts[1].traceId}"]`).waitFor();
+      // The rows offer Debug Trace while the target is the user's own code: another target takes the buttons off the
+      // rows in view and the function brings them back, though no row changed.
+      const debugButtons = frame.locator('.row button[aria-label^="Debug "]');
+      await debugButtons.first().waitFor();
+      await palette(page, 'Eval Runner: Select Target', { pick: 'answers with the prompt' });
+      await debugButtons.first().waitFor({ state: 'detached' });
+      await palette(page, 'Eval Runner: Select Target', { pick: 'Python function' });
+      await quickPick(page, 'model.py');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'unused' }).waitFor();
+      await quickPick(page, 'answer');
+      await debugButtons.first().waitFor();
       await palette(page, 'View: Close All Editors');
 
       // Edit the function in the editor and save.

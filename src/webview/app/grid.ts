@@ -56,7 +56,7 @@ export interface Grid<R, K extends string> {
   setSource(source: RowSource<R>, activeIndex: number): void;
   /** The rows in view now (first inclusive, last exclusive). */
   visibleRange(): { first: number; last: number };
-  /** Rows whose content changed in place (same positions): repainted on the next frame. */
+  /** What the rows in view show changed, apart from their data (a setting the cells read): repainted on the next frame. */
   changed(): void;
   setSort(key: K, direction: 1 | -1): void;
   setEmpty(text: string): void;
@@ -161,6 +161,8 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
   }
 
   changed(): void {
+    // The lines keep their rows' objects, which have not changed: forgotten, so each is drawn again.
+    for (const line of this.pool) line.row = undefined;
     this.renderSoon();
   }
 
