@@ -357,8 +357,15 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const focusedIsGrid = () => frame.locator('.table').evaluate((g) => document.activeElement === g);
       assert.equal(await activeKey(), prompts[3].traceId, 'three rows down from the first');
       const submittedBefore = sandbox.stats.submissions;
+      // A row is drawn again only when what it shows changed: a finished row keeps its very cells while others update.
+      const finished = frame.locator('.row.state-submitted').first();
+      const finishedKey = await finished.getAttribute('data-key');
+      await finished.locator('.c-state > *').first().evaluate((n) => n.setAttribute('data-probe', 'kept'));
+      const submittedRows = await frame.locator('.row.state-submitted').count();
       await page.waitForTimeout(1200);
       assert.ok(sandbox.stats.submissions > submittedBefore, 'the run went on meanwhile');
+      await frame.locator('.row.state-submitted').nth(submittedRows).waitFor();
+      assert.equal(await frame.locator(`.row[data-key="${finishedKey}"] .c-state [data-probe="kept"]`).count(), 1, 'the finished row kept its cells');
       assert.equal(await focusedIsGrid(), true, 'focus stayed on the grid through the updates');
       assert.equal(await activeKey(), prompts[3].traceId, 'the active row stayed');
       await page.keyboard.press('End');
