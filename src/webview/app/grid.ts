@@ -5,7 +5,7 @@
 // Every cell is text (textContent) or a node the caller built: nothing is ever parsed as HTML.
 // A line is drawn again only when what it shows changed: the host sends its rows as new objects about once a second
 // during a run, and every cell in view was rebuilt each time, finished rows too, for the editor's renderer to lay out.
-import { el } from './dom';
+import { el, setText } from './dom';
 
 const OVERSCAN = 8;
 
@@ -184,11 +184,14 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
   }
 
   setSort(key: K, direction: 1 | -1): void {
-    for (const [k, cell] of this.headers) cell.setAttribute('aria-sort', k === key ? (direction > 0 ? 'ascending' : 'descending') : 'none');
+    for (const [k, cell] of this.headers) {
+      const sort = k === key ? (direction > 0 ? 'ascending' : 'descending') : 'none';
+      if (cell.getAttribute('aria-sort') !== sort) cell.setAttribute('aria-sort', sort);
+    }
   }
 
   setEmpty(text: string): void {
-    this.emptyNode.textContent = text;
+    setText(this.emptyNode, text);
   }
 
   private header(): HTMLDivElement {
@@ -290,8 +293,11 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
       }
     }
     const activeLine = this.pool.find((l) => l.node.isConnected && l.index === this.active);
-    if (activeLine) this.element.setAttribute('aria-activedescendant', activeLine.node.id);
-    else this.element.removeAttribute('aria-activedescendant');
+    const descendant = activeLine?.node.id ?? null;
+    if (this.element.getAttribute('aria-activedescendant') !== descendant) {
+      if (descendant) this.element.setAttribute('aria-activedescendant', descendant);
+      else this.element.removeAttribute('aria-activedescendant');
+    }
     if (this.activeOwed) this.tellActive();
     if (missing) this.options.onNeed?.(first, last);
   }
