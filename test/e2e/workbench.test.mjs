@@ -357,8 +357,15 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const focusedIsGrid = () => frame.locator('.table').evaluate((g) => document.activeElement === g);
       assert.equal(await activeKey(), prompts[3].traceId, 'three rows down from the first');
       const submittedBefore = sandbox.stats.submissions;
+      // A row is drawn again only when what it shows changed: a finished row keeps its very cells while others update.
+      const finished = frame.locator('.row.state-submitted').first();
+      const finishedKey = await finished.getAttribute('data-key');
+      await finished.locator('.c-state > *').first().evaluate((n) => n.setAttribute('data-probe', 'kept'));
+      const submittedRows = await frame.locator('.row.state-submitted').count();
       await page.waitForTimeout(1200);
       assert.ok(sandbox.stats.submissions > submittedBefore, 'the run went on meanwhile');
+      await frame.locator('.row.state-submitted').nth(submittedRows).waitFor();
+      assert.equal(await frame.locator(`.row[data-key="${finishedKey}"] .c-state [data-probe="kept"]`).count(), 1, 'the finished row kept its cells');
       assert.equal(await focusedIsGrid(), true, 'focus stayed on the grid through the updates');
       assert.equal(await activeKey(), prompts[3].traceId, 'the active row stayed');
       await page.keyboard.press('End');
@@ -494,6 +501,17 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await page.keyboard.press('ArrowDown');
       await page.keyboard.press('b');
       await frame.locator(`.row.verdict-bad[data-key="${prompts[1].traceId}"]`).waitFor();
+      // The rows offer Debug Trace while the target is the user's own code: another target takes the buttons off the
+      // rows in view and the function brings them back, though no row changed.
+      const debugButtons = frame.locator('.row button[aria-label^="Debug "]');
+      await debugButtons.first().waitFor();
+      await palette(page, 'Eval Runner: Select Target', { pick: 'answers with the prompt' });
+      await debugButtons.first().waitFor({ state: 'detached' });
+      await palette(page, 'Eval Runner: Select Target', { pick: 'Python function' });
+      await quickPick(page, 'model.py');
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'unused' }).waitFor();
+      await quickPick(page, 'answer');
+      await debugButtons.first().waitFor();
       await palette(page, 'View: Close All Editors');
 
       // Edit the function in the editor and save.

@@ -3,7 +3,9 @@
 // stay smooth. The grid element itself holds keyboard focus and names the active row with
 // aria-activedescendant: rows can be rebuilt under a running evaluation without focus or selection moving.
 // Every cell is text (textContent) or a node the caller built: nothing is ever parsed as HTML.
-import { el } from './dom';
+// A line is drawn again only when what it shows changed: the host sends its rows as new objects about once a second
+// during a run, and every cell in view was rebuilt each time, finished rows too, for the editor's renderer to lay out.
+import { el, setText } from './dom';
 
 const OVERSCAN = 8;
 
@@ -41,7 +43,10 @@ export interface GridOptions<R, K extends string> {
   empty?: string;
 }
 
-/** Where the grid reads its rows: an array, or a window of rows held elsewhere (undefined: not here yet). */
+/**
+ * Where the grid reads its rows: an array, or a window of rows held elsewhere (undefined: not here yet). Rows are
+ * plain data (the host's tuples), and a cell shows only its row and what `changed()` announces.
+ */
 export interface RowSource<R> {
   readonly length: number;
   at(index: number): R | undefined;
@@ -56,7 +61,7 @@ export interface Grid<R, K extends string> {
   setSource(source: RowSource<R>, activeIndex: number): void;
   /** The rows in view now (first inclusive, last exclusive). */
   visibleRange(): { first: number; last: number };
-  /** Rows whose content changed in place (same positions): repainted on the next frame. */
+  /** What the rows in view show changed, apart from their data (a setting the cells read): repainted on the next frame. */
   changed(): void;
   setSort(key: K, direction: 1 | -1): void;
   setEmpty(text: string): void;
@@ -73,6 +78,18 @@ interface Line<R> {
   node: HTMLDivElement;
   index: number | undefined;
   row: R | undefined;
+  /** What its cells were drawn from (contentOf, LOADING, or undefined: to be drawn). */
+  drawn: string | undefined;
+  /** Whether it was drawn as the active row. */
+  active: boolean;
+}
+
+/** A line drawn as a row on its way from the host (no row's JSON is a lone NUL). */
+const LOADING = '\0';
+
+/** What a row's cells show, as one string: its data, since a cell shows nothing else of it. */
+function contentOf(row: unknown): string {
+  return JSON.stringify(row);
 }
 
 const MOVES: Record<string, (from: number, page: number, last: number) => number> = {
@@ -161,15 +178,20 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
   }
 
   changed(): void {
+    // The rows' data did not change, so their content would match: forgotten, each line is drawn again.
+    for (const line of this.pool) line.drawn = undefined;
     this.renderSoon();
   }
 
   setSort(key: K, direction: 1 | -1): void {
-    for (const [k, cell] of this.headers) cell.setAttribute('aria-sort', k === key ? (direction > 0 ? 'ascending' : 'descending') : 'none');
+    for (const [k, cell] of this.headers) {
+      const sort = k === key ? (direction > 0 ? 'ascending' : 'descending') : 'none';
+      if (cell.getAttribute('aria-sort') !== sort) cell.setAttribute('aria-sort', sort);
+    }
   }
 
   setEmpty(text: string): void {
-    this.emptyNode.textContent = text;
+    setText(this.emptyNode, text);
   }
 
   private header(): HTMLDivElement {
@@ -200,7 +222,7 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
       cell.setAttribute('role', 'gridcell');
       node.append(cell);
     }
-    const line: Line<R> = { node, index: undefined, row: undefined };
+    const line: Line<R> = { node, index: undefined, row: undefined, drawn: undefined, active: false };
     node.addEventListener('click', (e) => {
       if (line.index === undefined) return;
       this.setActive(line.index, false);
@@ -212,29 +234,42 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
 
   private fill(line: Line<R>, row: R | undefined, index: number): void {
     const { node } = line;
-    line.index = index;
-    node.style.transform = `translateY(${index * this.rowHeight}px)`;
-    node.setAttribute('aria-rowindex', String(index + 2));
-    node.setAttribute('aria-selected', index === this.active ? 'true' : 'false');
-    node.classList.toggle('active', index === this.active);
-    if (line.row === row && row !== undefined) return;
+    const active = index === this.active;
+    if (line.index !== index) {
+      line.index = index;
+      node.style.transform = `translateY(${index * this.rowHeight}px)`;
+      node.setAttribute('aria-rowindex', String(index + 2));
+    }
     line.row = row;
+    const content = row === undefined ? LOADING : contentOf(row);
+    if (line.drawn === content) {
+      if (line.active !== active) this.markActive(line, active);
+      return;
+    }
+    line.drawn = content;
     if (row === undefined) {
       // A row on its way from the host: an empty line, named as such, until it arrives.
-      node.className = `row loading${index === this.active ? ' active' : ''}`;
+      node.className = 'row loading';
       node.setAttribute('aria-label', 'Loading…');
       delete node.dataset.key;
       for (const cell of node.children) cell.replaceChildren();
-      return;
+    } else {
+      node.className = `row ${this.options.rowClass?.(row) ?? ''}`;
+      node.setAttribute('aria-label', this.options.rowLabel(row));
+      node.dataset.key = this.options.keyOf(row);
+      this.options.columns.forEach((column, i) => {
+        const cell = node.children[i] as HTMLElement;
+        cell.replaceChildren();
+        this.options.cell(row, column, cell);
+      });
     }
-    node.className = `row ${this.options.rowClass?.(row) ?? ''}${index === this.active ? ' active' : ''}`;
-    node.setAttribute('aria-label', this.options.rowLabel(row));
-    node.dataset.key = this.options.keyOf(row);
-    this.options.columns.forEach((column, i) => {
-      const cell = node.children[i] as HTMLElement;
-      cell.replaceChildren();
-      this.options.cell(row, column, cell);
-    });
+    this.markActive(line, active);
+  }
+
+  private markActive(line: Line<R>, active: boolean): void {
+    line.active = active;
+    line.node.setAttribute('aria-selected', active ? 'true' : 'false');
+    line.node.classList.toggle('active', active);
   }
 
   private render(): void {
@@ -254,11 +289,15 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
         line.node.remove();
         line.index = undefined;
         line.row = undefined;
+        line.drawn = undefined;
       }
     }
     const activeLine = this.pool.find((l) => l.node.isConnected && l.index === this.active);
-    if (activeLine) this.element.setAttribute('aria-activedescendant', activeLine.node.id);
-    else this.element.removeAttribute('aria-activedescendant');
+    const descendant = activeLine?.node.id ?? null;
+    if (this.element.getAttribute('aria-activedescendant') !== descendant) {
+      if (descendant) this.element.setAttribute('aria-activedescendant', descendant);
+      else this.element.removeAttribute('aria-activedescendant');
+    }
     if (this.activeOwed) this.tellActive();
     if (missing) this.options.onNeed?.(first, last);
   }

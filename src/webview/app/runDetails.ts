@@ -2,7 +2,7 @@
 // The table is virtualised (grid.ts): only the rows in view exist in the DOM, so 100,000 traces stay smooth.
 import { Row } from '../protocol';
 import type { HostMessage, RunDetailsState, RowTuple, TableFilters, VerdictFilter, ViewMessage, WebviewMessage } from '../protocol';
-import { afterPaint, el, icon, onTypingPause, searchBox, select, toggle } from './dom';
+import { afterPaint, el, icon, onTypingPause, searchBox, select, setText, toggle } from './dom';
 import { createGrid } from './grid';
 import type { Column, Grid } from './grid';
 import { Header, STATE_ICONS, Summary } from './runDetailsSummary';
@@ -107,7 +107,9 @@ class ProgressPage {
         }
         this.summary.show(m);
         this.header.showRunning(m.running, m.paused);
-        document.body.dataset.complete = m.total > 0 && m.counts.submitted === m.total ? 'true' : 'false';
+        // Written only when it changes, as setText does (progress arrives once a second during a run).
+        const complete = m.total > 0 && m.counts.submitted === m.total ? 'true' : 'false';
+        if (document.body.dataset.complete !== complete) document.body.dataset.complete = complete;
         return;
     }
   }
@@ -121,7 +123,7 @@ class ProgressPage {
     const active = this.table.receive(m, this.grid, this.activeKey);
     this.grid.setSort(this.filters.sortKey, this.filters.sortDirection);
     this.grid.setSource(this.table, active);
-    this.shown.textContent = `${m.length.toLocaleString()} of ${m.total.toLocaleString()} traces`;
+    setText(this.shown, `${m.length.toLocaleString()} of ${m.total.toLocaleString()} traces`);
     this.grid.setEmpty(m.total ? 'No trace matches the filters.' : NO_TRACES);
     if (this.showDetails && m.rows.some((r) => r[Row.TraceId] === this.activeKey)) this.requestDetails();
     const measuring = this.measuring;

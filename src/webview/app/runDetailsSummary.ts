@@ -38,14 +38,19 @@ export class Header {
   showRunning(running: boolean, paused: boolean): void {
     // The button pressed gives way to its other half: keep the keyboard's place on it.
     const refocus = (document.activeElement === this.pause && paused) || (document.activeElement === this.resume && !paused);
-    this.run.hidden = running;
-    this.rerun.hidden = running;
-    this.cancel.hidden = !running;
-    this.pause.hidden = !running || paused;
-    this.resume.hidden = !running || !paused;
-    this.concurrency.hidden = !running;
+    hide(this.run, running);
+    hide(this.rerun, running);
+    hide(this.cancel, !running);
+    hide(this.pause, !running || paused);
+    hide(this.resume, !running || !paused);
+    hide(this.concurrency, !running);
     if (refocus && running) (paused ? this.resume : this.pause).focus();
   }
+}
+
+/** Hides or shows a node, touching it only when that changes (this runs at every progress message). */
+function hide(node: HTMLElement, hidden: boolean): void {
+  if (node.hidden !== hidden) node.hidden = hidden;
 }
 
 export class Summary {
