@@ -57,6 +57,11 @@ describe('run parts, each alone', () => {
       assert.equal(await collected(reached), true, 'the store kept the planned trace');
       assert.equal(plan.queue.at(0)?.state, 'answered');
     });
+    it('keeps no trace a walk over the store made', async () => {
+      const s = store();
+      const walked = new WeakRef([...s.traces.values()].at(-1)!);
+      assert.equal(await collected(walked), true, 'the store kept the trace its walk made');
+    });
     it('holds answers, limits target calls in list order, handles only the traces asked for, or ignores answers', () => {
       assert.deepEqual(ids(planQueue(store(), { holdAnswers: true }).submitFirst), []);
       const limited = planQueue(store(), { limit: 1 });

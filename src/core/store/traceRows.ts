@@ -150,9 +150,9 @@ export class TraceRows {
     return this.views[i] ?? new Trace(this, i);
   }
 
-  /** Every row's view, rows added while iterating included (as a Map's iteration would). */
+  /** Every row's view, not kept (a status or an export walks them all once), rows added while iterating included. */
   *values(): IterableIterator<Trace> {
-    for (let i = 0; i < this.n; i++) yield this.view(i);
+    for (let i = 0; i < this.n; i++) yield this.peek(i);
   }
 
   private grow(): void {
