@@ -20,9 +20,8 @@ export async function listPrompts(options: EngineOptions, run: RunState, held?: 
   const { client, kind, evaluationId, store } = options;
   const allDone = kind === 'benchmark' && options.runRecord?.mode !== 'fresh' && store.promptsRecorded && store.counts.submitted === store.total && store.total === store.listedTotal;
   if (options.journaledPrompts || allDone) {
-    // Looked at, not kept: a view per trace for the whole run would be the memory runPlan.ts saves.
     const journaled = new Set<string>();
-    for (const id of store.traces.keys()) if (store.traces.peek(id)?.hasPrompt) journaled.add(id);
+    for (const t of store.traces.values()) if (t.hasPrompt) journaled.add(t.traceId);
     // A journal with no prompts yet (Run Trace before any list): listed after all.
     if (journaled.size > 0) return journaled;
   }
