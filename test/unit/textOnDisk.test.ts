@@ -145,6 +145,29 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     assert.deepEqual(index?.image.traces.id, ids);
   });
 
+  it('a status opened from the index makes no Map of the ids; a lookup after it finds every trace, a new one too', async () => {
+    const stateDir = tempDir();
+    seed(stateDir, 60, 2000);
+    await new EvaluationSession(KEY, stateDir).load();
+    // Map.prototype.set watched for the ids while the status opens the store and counts.
+    const set = Object.getOwnPropertyDescriptor(Map.prototype, 'set')!;
+    let ids = 0;
+    Object.defineProperty(Map.prototype, 'set', {
+      ...set,
+      value(this: Map<unknown, unknown>, key: unknown, value: unknown) {
+        if (typeof key === 'string' && /^t\d+$/.test(key)) ids++;
+        return (set.value as Map<unknown, unknown>['set']).call(this, key, value);
+      },
+    });
+    const session = new EvaluationSession(KEY, stateDir);
+    const status = await session.status().finally(() => Object.defineProperty(Map.prototype, 'set', set));
+    assert.equal(ids, 0, 'the status put the trace ids in a Map');
+    assert.deepEqual([status.total, status.counts.submitted], [60, 30]);
+    assert.deepEqual(['t0', 't59', 'u1'].map((id) => session.store.get(id)?.traceId), ['t0', 't59', undefined]);
+    session.store.apply({ t: 'item', id: 'u1', p: 'new', at: 5 });
+    assert.deepEqual([session.store.get('u1')?.prompt, session.store.get('t7')?.traceId, session.store.traces.size], ['new', 't7', 61]);
+  });
+
   it('the header’s pieces are JSON.stringify’s text, none of them the size of a long array', () => {
     const long = Array.from({ length: 20_000 }, (_, i) => (i % 7 === 0 ? undefined : i % 5 === 0 ? NaN : i % 3 === 0 ? `s${i} 🙂 "` : i + 0.5));
     const value = { a: 1, gone: undefined, empty: {}, none: [], nil: null, long, runs: [{ times: long, x: undefined, held: { 3: 'x' } }, 'plain'], nested: { deeper: [[1, undefined], {}] } };
