@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { journalPath, readJournal } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { EvaluationSession } from '../../src/core/session/session';
+import { sessionId } from '../../src/core/session/storeSync';
 import { jsonPieces } from '../../src/core/store/jsonPieces';
 import { indexPath, readIndex } from '../../src/core/store/storeIndex';
 import { writeIndex } from '../../src/core/store/storeIndexWrite';
@@ -166,6 +167,17 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     assert.deepEqual(['t0', 't59', 'u1'].map((id) => session.store.get(id)?.traceId), ['t0', 't59', undefined]);
     session.store.apply({ t: 'item', id: 'u1', p: 'new', at: 5 });
     assert.deepEqual([session.store.get('u1')?.prompt, session.store.get('t7')?.traceId, session.store.traces.size], ['new', 't7', 61]);
+  });
+
+  it('the columns read from an index keep none of its header’s bytes', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 60, 2000);
+    await new EvaluationSession(KEY, stateDir).load();
+    const file = readFileSync(indexPath(path));
+    const index = await readIndex(path, sessionId(KEY));
+    const { state, a } = index!.image.traces;
+    const answers = index!.image.answers[0]!;
+    for (const column of [state, a, answers.at, answers.digest]) assert.equal(column.buffer.byteLength, file.length - header(file).base);
   });
 
   it('the header’s pieces are JSON.stringify’s text, none of them the size of a long array', () => {
