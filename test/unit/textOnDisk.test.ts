@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import { journalPath, readJournal } from '../../src/core/journal/journal';
 import type { JournalRecord } from '../../src/core/journal/journalRecords';
 import { EvaluationSession } from '../../src/core/session/session';
+import { sessionId } from '../../src/core/session/storeSync';
 import { jsonPieces } from '../../src/core/store/jsonPieces';
 import { indexPath, readIndex } from '../../src/core/store/storeIndex';
 import { writeIndex } from '../../src/core/store/storeIndexWrite';
@@ -143,6 +144,40 @@ describe('text stays on disk: the store keeps places, an index beside the journa
     await writeIndex(path, 'k', { position, invalidLines: 0, image: store.image() });
     const index = await readIndex(path, 'k');
     assert.deepEqual(index?.image.traces.id, ids);
+  });
+
+  it('a status opened from the index makes no Map of the ids; a lookup after it finds every trace, a new one too', async () => {
+    const stateDir = tempDir();
+    seed(stateDir, 60, 2000);
+    await new EvaluationSession(KEY, stateDir).load();
+    // Map.prototype.set watched for the ids while the status opens the store and counts.
+    const set = Object.getOwnPropertyDescriptor(Map.prototype, 'set')!;
+    let ids = 0;
+    Object.defineProperty(Map.prototype, 'set', {
+      ...set,
+      value(this: Map<unknown, unknown>, key: unknown, value: unknown) {
+        if (typeof key === 'string' && /^t\d+$/.test(key)) ids++;
+        return (set.value as Map<unknown, unknown>['set']).call(this, key, value);
+      },
+    });
+    const session = new EvaluationSession(KEY, stateDir);
+    const status = await session.status().finally(() => Object.defineProperty(Map.prototype, 'set', set));
+    assert.equal(ids, 0, 'the status put the trace ids in a Map');
+    assert.deepEqual([status.total, status.counts.submitted], [60, 30]);
+    assert.deepEqual(['t0', 't59', 'u1'].map((id) => session.store.get(id)?.traceId), ['t0', 't59', undefined]);
+    session.store.apply({ t: 'item', id: 'u1', p: 'new', at: 5 });
+    assert.deepEqual([session.store.get('u1')?.prompt, session.store.get('t7')?.traceId, session.store.traces.size], ['new', 't7', 61]);
+  });
+
+  it('the columns read from an index keep none of its header’s bytes', async () => {
+    const stateDir = tempDir();
+    const path = seed(stateDir, 60, 2000);
+    await new EvaluationSession(KEY, stateDir).load();
+    const file = readFileSync(indexPath(path));
+    const index = await readIndex(path, sessionId(KEY));
+    const { state, a } = index!.image.traces;
+    const answers = index!.image.answers[0]!;
+    for (const column of [state, a, answers.at, answers.digest]) assert.equal(column.buffer.byteLength, file.length - header(file).base);
   });
 
   it('the header’s pieces are JSON.stringify’s text, none of them the size of a long array', () => {

@@ -1,4 +1,5 @@
-import { readFile } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import type { JournalPosition } from '../journal/journal';
 import { ANSWER_FLAG, HELD } from './runAnswers';
@@ -21,26 +22,53 @@ const NULLABLE = new Set<NumberColumn>(['ms', 'ft', 'answeredAt', 'submittedAt',
  * still fits the journal (the same file, not cut shorter) is for the journal's read from its position to say.
  */
 export async function readIndex(journalFile: string, key: string): Promise<StoreIndex | undefined> {
-  let bytes: Buffer;
+  let file: FileHandle;
   try {
-    bytes = await readFile(indexPath(journalFile));
+    file = await open(indexPath(journalFile), 'r');
   } catch {
     return undefined;
   }
   try {
-    return decode(bytes, key);
+    return await decode(file, key);
   } catch {
     return undefined;
+  } finally {
+    await file.close().catch(() => undefined);
   }
 }
 
-function decode(bytes: Buffer, key: string): StoreIndex | undefined {
-  if (endianness() !== 'LE' || bytes.length < 12 || bytes.toString('latin1', 0, 4) !== MAGIC || bytes.readUInt32LE(4) !== VERSION) return undefined;
-  const headerEnd = 12 + bytes.readUInt32LE(8);
-  if (headerEnd > bytes.length) return undefined;
-  const h = JSON.parse(bytes.toString('utf8', 12, headerEnd)) as Header;
+/**
+ * The header and the columns read apart: the columns are views of their own bytes, which would otherwise keep the
+ * header's bytes (3 MB at 100,000 traces, the ids and the runs' figures as JSON) alive as long as the store.
+ */
+async function decode(file: FileHandle, key: string): Promise<StoreIndex | undefined> {
+  const size = (await file.stat()).size;
+  if (endianness() !== 'LE' || size < 12) return undefined;
+  const prefix = await readAt(file, 0, 12);
+  if (prefix.toString('latin1', 0, 4) !== MAGIC || prefix.readUInt32LE(4) !== VERSION) return undefined;
+  const headerEnd = 12 + prefix.readUInt32LE(8);
+  if (headerEnd > size) return undefined;
+  const h = JSON.parse((await readAt(file, 12, headerEnd - 12)).toString('utf8')) as Header;
   const base = align(headerEnd);
   if (h.key !== key || !isPosition(h.position) || typeof h.invalidLines !== 'number' || !Array.isArray(h.ids) || h.ids.length !== h.n) return undefined;
+  // A buffer of its own starts its memory at offset 0, which is 8-aligned: every column is a view, none a copy.
+  const bytes = base < size ? await readAt(file, base, size - base) : Buffer.alloc(0);
+  return fromHeader(h, bytes);
+}
+
+/** `length` bytes from `position`, in a buffer of their own; throws when the file ends first (then it is no index). */
+async function readAt(file: FileHandle, position: number, length: number): Promise<Buffer> {
+  const out = Buffer.allocUnsafeSlow(length);
+  for (let got = 0; got < length; ) {
+    const { bytesRead } = await file.read(out, got, length - got, position + got);
+    if (bytesRead === 0) throw new Error('the index ends early');
+    got += bytesRead;
+  }
+  return out;
+}
+
+/** The store's image from the header and the columns' bytes (offsets from the header's end, so from bytes' start). */
+function fromHeader(h: Header, bytes: Buffer): StoreIndex | undefined {
   const columns = newColumns(0);
   columns.id = h.ids;
   columns.runNames = h.runNames;
@@ -48,7 +76,7 @@ function decode(bytes: Buffer, key: string): StoreIndex | undefined {
   columns.error = h.error;
   columns.note = h.note;
   for (const name of Object.keys(WIDTH) as NumberColumn[]) {
-    const at = placed(h.columns?.[name], base);
+    const at = placed(h.columns?.[name]);
     if (at === undefined && NULLABLE.has(name)) {
       (columns as unknown as Record<string, undefined>)[name] = undefined;
       continue;
@@ -56,7 +84,7 @@ function decode(bytes: Buffer, key: string): StoreIndex | undefined {
     if (typeof at !== 'number' || at % 8 !== 0 || at + h.n * WIDTH[name] > bytes.length) return undefined;
     columns[name] = view(bytes, name, at, h.n) as never;
   }
-  const answers = decodeAnswers(bytes, h, base);
+  const answers = decodeAnswers(bytes, h);
   if (!answers) return undefined;
   const image: StoreImage = { ...h.image, traces: columns, answers };
   return isImage(image) ? { position: h.position, invalidLines: h.invalidLines, image } : undefined;
@@ -67,14 +95,14 @@ const ANSWER_WIDTH: Record<AnswerColumn, number> = { row: 4, at: 8, len: 4, ms: 
 const ANSWER_ARRAY = { row: Int32Array, at: Float64Array, len: Uint32Array, ms: Float64Array, flags: Uint8Array, digest: Uint32Array };
 
 /** Each run's answers, checked answer by answer (a row the store has, a place or a held text); undefined: not ours. */
-function decodeAnswers(bytes: Buffer, h: Header, base: number): RunAnswersImage[] | undefined {
+function decodeAnswers(bytes: Buffer, h: Header): RunAnswersImage[] | undefined {
   if (!Array.isArray(h.answers)) return undefined;
   const out: RunAnswersImage[] = [];
   for (const a of h.answers) {
     if (!a || typeof a.run !== 'string' || !Number.isInteger(a.n) || a.n < 0 || !isTextMap(a.held)) return undefined;
     const image = { run: a.run, n: a.n, held: { ...a.held } } as RunAnswersImage;
     for (const name of ANSWER_COLUMNS) {
-      const at = placed(a.columns?.[name], base);
+      const at = placed(a.columns?.[name]);
       const length = a.n * ANSWER_WIDTH[name];
       if (typeof at !== 'number' || at % 8 !== 0 || at + length > bytes.length) return undefined;
       const Typed = ANSWER_ARRAY[name];
@@ -94,10 +122,10 @@ function decodeAnswers(bytes: Buffer, h: Header, base: number): RunAnswersImage[
   return out;
 }
 
-/** A column's offset in the file from its offset in the header (undefined: absent; NaN: not an offset). */
-function placed(offset: unknown, base: number): number | undefined {
+/** A column's offset in the columns' bytes, from the header (undefined: absent; NaN: not an offset). */
+function placed(offset: unknown): number | undefined {
   if (offset === undefined) return undefined;
-  return typeof offset === 'number' && Number.isInteger(offset) && offset >= 0 ? base + offset : NaN;
+  return typeof offset === 'number' && Number.isInteger(offset) && offset >= 0 ? offset : NaN;
 }
 
 /** A column over the file's bytes where they are aligned for it, else a copy. */

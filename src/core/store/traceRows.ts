@@ -1,6 +1,7 @@
 import type { RecordLocation } from '../journal/journal';
 import type { TextSource } from '../journal/journalText';
 import type { Verdict } from '../journal/journalRecords';
+import { RowsById } from './rowsById';
 
 /** Local trace states; the labels match the service's words where they mean the same thing. */
 export const LOCAL_STATES = ['pending', 'running', 'answered', 'submitted', 'failed', 'skipped'] as const;
@@ -115,14 +116,13 @@ export class TraceRows {
   n = 0;
   c: TraceColumns;
   source: TextSource | undefined;
-  private readonly rowOf = new Map<string, number>();
+  private readonly rowOf = new RowsById(() => this.c.id);
   private readonly runAt = new Map<string, number>();
   private views: Array<Trace | undefined> = [];
 
   constructor(columns: TraceColumns = newColumns(0)) {
     this.c = columns;
     this.n = columns.id.length;
-    for (let i = 0; i < this.n; i++) this.rowOf.set(columns.id[i]!, i);
     columns.runNames.forEach((name, i) => this.runAt.set(name, i));
   }
 
