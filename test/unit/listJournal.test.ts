@@ -153,6 +153,26 @@ describe('the prompt list in the journal', () => {
     some.retain([{ traceId: 't1' }, { traceId: 't3' }, { traceId: 'not listed' }]);
     assert.equal(some.size, 2, "the prompts of traces the run will not call are let go");
     assert.equal(some.take('t3'), items(5)[3]!.content);
+    // A fresh run calls every prompt it listed: they stay where they are, not copied (a second table at the peak).
+    const every = new HeldPrompts();
+    for (const { traceId, content } of items(5)) every.keep(traceId, content);
+    const set = Object.getOwnPropertyDescriptor(Map.prototype, 'set')!;
+    let copied = 0;
+    Object.defineProperty(Map.prototype, 'set', {
+      ...set,
+      value(this: Map<unknown, unknown>, key: unknown, value: unknown) {
+        copied++;
+        return (set.value as Map<unknown, unknown>['set']).call(this, key, value);
+      },
+    });
+    try {
+      every.retain(items(5).reverse());
+    } finally {
+      Object.defineProperty(Map.prototype, 'set', set);
+    }
+    assert.equal(copied, 0, 'retaining every held prompt copied them');
+    assert.equal(every.size, 5);
+    assert.equal(every.take('t4'), items(5)[4]!.content);
   });
 
   it('reads the item lines after a prompt ahead, in one read, when prompts are read in list order', async () => {

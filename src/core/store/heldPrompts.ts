@@ -28,11 +28,12 @@ export class HeldPrompts {
   /** Keeps only these traces' prompts: those the run will not call (answered before, another shard's, past --limit) go. */
   retain(traces: Iterable<{ traceId: string }>): void {
     if (this.texts.size === 0) return;
+    const ids: string[] = [];
+    for (const { traceId } of traces) if (this.texts.has(traceId)) ids.push(traceId);
+    // A fresh run calls every prompt it listed: the Map stays as it is, where a copy doubled its tables at the peak.
+    if (ids.length === this.texts.size) return;
     const kept = new Map<string, string>();
-    for (const { traceId } of traces) {
-      const text = this.texts.get(traceId);
-      if (text !== undefined) kept.set(traceId, text);
-    }
+    for (const id of ids) kept.set(id, this.texts.get(id)!);
     this.texts = kept;
   }
 
