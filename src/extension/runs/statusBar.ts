@@ -4,7 +4,7 @@ import { Disposable } from '../lifecycle';
 import { costText, holdProgressText, progressText, usdText, WAITING_FOR_WINDOW } from '../../core';
 import type { RunProgress } from '../../core';
 import type { EvaluationRef } from '../evaluations/registry';
-import { BarPace, StatusPace } from './progressPace';
+import { BarPace, PROGRESS_PACE_MS, StatusPace } from './progressPace';
 
 /** The runs this window follows, in the status bar (one item for all of them) and in the `evalRunner.running` context. */
 export class RunStatus extends Disposable {
@@ -44,7 +44,9 @@ export class RunStatus extends Disposable {
   progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
     const bar = new BarPace();
     const status = new StatusPace();
-    // An update held back is drawn when its second is up, so the status bar never stays behind the toast.
+    // An update held back is drawn soon after its second is up, so the status bar never stays behind the toast. Not
+    // at the second: during a run the next update comes within PROGRESS_PACE_MS and draws it with the toast's words,
+    // in their frame (at the second, the timer drew it in a frame of its own, once a second).
     let heldBack: NodeJS.Timeout | undefined;
     const drawHeldBack = () => {
       heldBack = undefined;
@@ -61,7 +63,7 @@ export class RunStatus extends Disposable {
         clearTimeout(heldBack);
         heldBack = undefined;
         this.update();
-      } else heldBack ??= setTimeout(drawHeldBack, status.waitMs());
+      } else heldBack ??= setTimeout(drawHeldBack, status.waitMs() + PROGRESS_PACE_MS + 50);
     };
   }
 
