@@ -57,13 +57,15 @@ export class RunStatus extends Disposable {
       this.active.set(ref.id, { ref, progress: p });
       this.drawn.set(ref.id, p);
       const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
-      // An increment of 0 keeps the bar determinate without moving it.
-      progress.report({ message: progressText('', p).replace(/^: /, ''), increment: bar.step(p.total ? (100 * done) / p.total : 0) });
+      // The status bar before the toast: VS Code sends a status bar item's change on a timer of its own (0 ms) and
+      // the toast's as it comes, so set first, the item's change leaves with the toast's rather than after it.
       if (status.due(`${p.paused === true}|${p.hold?.kind ?? ''}|${p.waitingFor ?? ''}|${done === p.total}`)) {
         clearTimeout(heldBack);
         heldBack = undefined;
         this.update();
       } else heldBack ??= setTimeout(drawHeldBack, status.waitMs() + PROGRESS_PACE_MS + 50);
+      // An increment of 0 keeps the bar determinate without moving it.
+      progress.report({ message: progressText('', p).replace(/^: /, ''), increment: bar.step(p.total ? (100 * done) / p.total : 0) });
     };
   }
 
