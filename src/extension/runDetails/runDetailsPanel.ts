@@ -252,15 +252,17 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     if (!this.isReady) return;
     // During a run the session changes with each paced progress update (four a second): the page's second is asked
     // for with the update that ends it, which goes to the workbench with the toast's, the status bar's and the tree's,
-    // so the page is drawn at about their frame; the timer, a little later, is only for a last change.
+    // so the page is drawn at about their frame; the timer, a little later, is only for a last change. Not before the
+    // run's first progress: a runner not connected yet answers no view, and the window would read the journal instead.
+    const told = this.session.isRunning && this.session.lastProgress !== undefined;
     const wait = this.updatedAt + UPDATE_DURING_RUN_MS - Date.now();
-    if (this.session.isRunning && wait <= 0) return this.updateNow();
+    if (told && wait <= 0) return this.updateNow();
     this.timer ??= setTimeout(
       () => {
         this.timer = undefined;
         this.update();
       },
-      this.session.isRunning ? wait + UPDATE_SLACK_MS : 250,
+      told ? wait + UPDATE_SLACK_MS : this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
     );
   }
 
