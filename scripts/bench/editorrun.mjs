@@ -64,7 +64,7 @@ async function startTrace(page) {
   const cdp = await page.context().newCDPSession(page);
   const events = [];
   cdp.on('Tracing.dataCollected', ({ value }) => events.push(...value));
-  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8.execute', transferMode: 'ReportEvents' });
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,v8.execute,disabled-by-default-v8.cpu_profiler', transferMode: 'ReportEvents' });
   return {
     async stop(folder) {
       const done = new Promise((resolve) => cdp.once('Tracing.tracingComplete', resolve));
@@ -75,6 +75,19 @@ async function startTrace(page) {
       return file;
     },
   };
+}
+
+/**
+ * BENCH_IDLE=1: what the same workbench spends idle (the run ended, its views still open), per second, over 10 s
+ * after 5 s of settling: the floor under the window's CPU during a run.
+ */
+async function idleFloor() {
+  await new Promise((r) => setTimeout(r, 5_000));
+  const before = cpuByRole();
+  await new Promise((r) => setTimeout(r, 10_000));
+  const idle = cpuDelta(before, cpuByRole());
+  const roles = ['chromium renderer', 'extensionHost', 'chromium gpu-process', 'code-server'];
+  return roles.map((role) => `${role} ${Math.round((idle[role] ?? 0) / 10)}`).join(', ');
 }
 
 /** One round of the editorrun row: the CLI's run, then the editor's, each against its own fresh sandbox. */
@@ -126,6 +139,7 @@ async function editorRound() {
       editorCpuMs.harness = Math.round((harness.user + harness.system) / 1000);
       if (!/100000\/100000 submitted/.test(line[0])) throw new Error(`the editor's run did not submit every trace: ${line[0]}`);
       const editorMs = Number(line[1]) * 1000;
+      if (process.env.BENCH_IDLE) say(`  idle after the run, per second: ${await idleFloor()}`);
       return { cliMs: cli.summary.durationMs, editorMs, ratio: editorMs / cli.summary.durationMs, cliCpuMs, editorCpuMs };
     } finally {
       await wb.close();

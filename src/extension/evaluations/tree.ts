@@ -8,6 +8,8 @@ import type { TreeNode } from './treeModel';
 
 type EvaluationNode = Extract<TreeNode, { kind: 'evaluation' }>;
 const SESSION_REFRESH_MS = 1000;
+/** How long after its second a refresh waits for a progress update to carry it (a run's come every 250 ms). */
+const SESSION_REFRESH_SLACK_MS = 300;
 
 const STATE_ICONS: Record<LocalTraceState, [string, string | undefined]> = {
   pending: ['circle-outline', undefined],
@@ -40,6 +42,7 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
   readonly onDidChangeTreeData = this.emitter.event;
   visibleStates = new Set<LocalTraceState>(LOCAL_STATES);
   private pending: NodeJS.Timeout | undefined;
+  private refreshedAt = Number.NEGATIVE_INFINITY;
   /** The evaluations' nodes as last given to VS Code: a refresh names the same object. */
   private roots = new Map<string, EvaluationNode>();
   /** The evaluations changed since the last refresh; undefined: the whole tree. */
@@ -50,8 +53,29 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
   constructor(private readonly ctx: Ctx) {
     super();
     this._register(ctx.registry.onDidChangeList(() => this.refreshSoon(0)));
-    this._register(ctx.registry.onDidChangeSession((ref) => this.refreshSoon(SESSION_REFRESH_MS, ref.id)));
+    this._register(ctx.registry.onDidChangeSession((ref) => this.sessionChanged(ref.id)));
     this._register(toDisposable(() => clearTimeout(this.pending)));
+  }
+
+  /**
+   * A session changed: its node is refreshed at once when a second has passed since the last refresh, else by a timer
+   * a little after that second. During a run the session changes with each paced progress update (four a second), so
+   * the refresh goes out with the update that ends the second, in the same message to the workbench as the status
+   * bar's and the toast's, and is drawn in their frame rather than a frame of its own.
+   */
+  private sessionChanged(refId: string): void {
+    this.changed?.add(refId);
+    const wait = this.refreshedAt + SESSION_REFRESH_MS - Date.now();
+    if (wait <= 0) {
+      clearTimeout(this.pending);
+      this.pending = undefined;
+      return this.fireChanged();
+    }
+    // The timer is only for the last change, when no other follows: a progress update beats it to the second.
+    this.pending ??= setTimeout(() => {
+      this.pending = undefined;
+      this.fireChanged();
+    }, wait + SESSION_REFRESH_SLACK_MS);
   }
 
   /** Refreshes one evaluation's node (`refId`) or, without it, the whole tree, after `delayMs`. */
@@ -64,14 +88,20 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
     }
     this.pending = setTimeout(() => {
       this.pending = undefined;
-      const changed = this.changed;
-      this.changed = new Set();
-      if (!changed) return this.emitter.fire(undefined);
-      for (const id of changed) {
-        const node = this.roots.get(id);
-        if (node) this.emitter.fire(node);
-      }
+      this.fireChanged();
     }, delayMs);
+  }
+
+  /** Refreshes what changed since the last refresh: those evaluations' nodes, or the whole tree. */
+  private fireChanged(): void {
+    this.refreshedAt = Date.now();
+    const changed = this.changed;
+    this.changed = new Set();
+    if (!changed) return this.emitter.fire(undefined);
+    for (const id of changed) {
+      const node = this.roots.get(id);
+      if (node) this.emitter.fire(node);
+    }
   }
 
   /**

@@ -17,6 +17,8 @@ import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, ViewMessag
 /** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
 export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
+/** How long after its second an update waits for a progress update to carry it (a run's come every 250 ms). */
+const UPDATE_SLACK_MS = 300;
 /** The commands Run Details' Pause, Resume and Concurrency… buttons run (the palette's, src/extension/runs/steerCommands.ts). */
 const STEER_COMMANDS = { pause: 'evalRunner.pauseRun', resume: 'evalRunner.resumeRun', concurrency: 'evalRunner.setRunConcurrency' } as const;
 /** The page's messages that act on a trace the store must know. */
@@ -51,6 +53,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   /** The rows the page last asked for, and the trace whose place it follows. */
   private shown: { start: number; end: number; activeKey: string | null } | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private updatedAt = Number.NEGATIVE_INFINITY;
   /** The latest run's figures, worked out again at the core's paces during a run (FiguresCache). */
   private readonly figures = new FiguresCache();
   /** The summary and the rows the page was last sent (for the tests). */
@@ -246,13 +249,20 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
    * that, and each update costs the editor's renderer a frame.
    */
   private scheduleUpdate(): void {
-    if (!this.isReady || this.timer) return;
-    this.timer = setTimeout(
+    if (!this.isReady) return;
+    // During a run the session changes with each paced progress update (four a second): the page's second is asked
+    // for with the update that ends it, which goes to the workbench with the toast's, the status bar's and the tree's,
+    // so the page is drawn at about their frame; the timer, a little later, is only for a last change. Not before the
+    // run's first progress: a runner not connected yet answers no view, and the window would read the journal instead.
+    const told = this.session.isRunning && this.session.lastProgress !== undefined;
+    const wait = this.updatedAt + UPDATE_DURING_RUN_MS - Date.now();
+    if (told && wait <= 0) return this.updateNow();
+    this.timer ??= setTimeout(
       () => {
         this.timer = undefined;
         this.update();
       },
-      this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
+      told ? wait + UPDATE_SLACK_MS : this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
     );
   }
 
@@ -264,6 +274,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
 
   /** The progress, and the page's rows again when what it shows changed: the view's order or membership, or a trace in its window. */
   private update(): void {
+    this.updatedAt = Date.now();
     if (this.session.isRunning && !this.session.runsHere) return void this.updateFollowed();
     this.followed.clear();
     this.draw(false);

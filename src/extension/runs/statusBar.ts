@@ -4,7 +4,7 @@ import { Disposable } from '../lifecycle';
 import { costText, holdProgressText, progressText, usdText, WAITING_FOR_WINDOW } from '../../core';
 import type { RunProgress } from '../../core';
 import type { EvaluationRef } from '../evaluations/registry';
-import { BarPace, StatusPace } from './progressPace';
+import { BarPace, PROGRESS_PACE_MS, StatusPace } from './progressPace';
 
 /** The runs this window follows, in the status bar (one item for all of them) and in the `evalRunner.running` context. */
 export class RunStatus extends Disposable {
@@ -44,7 +44,9 @@ export class RunStatus extends Disposable {
   progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
     const bar = new BarPace();
     const status = new StatusPace();
-    // An update held back is drawn when its second is up, so the status bar never stays behind the toast.
+    // An update held back is drawn soon after its second is up, so the status bar never stays behind the toast. Not
+    // at the second: during a run the next update comes within PROGRESS_PACE_MS and draws it with the toast's words,
+    // in their frame (at the second, the timer drew it in a frame of its own, once a second).
     let heldBack: NodeJS.Timeout | undefined;
     const drawHeldBack = () => {
       heldBack = undefined;
@@ -55,13 +57,15 @@ export class RunStatus extends Disposable {
       this.active.set(ref.id, { ref, progress: p });
       this.drawn.set(ref.id, p);
       const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
-      // An increment of 0 keeps the bar determinate without moving it.
-      progress.report({ message: progressText('', p).replace(/^: /, ''), increment: bar.step(p.total ? (100 * done) / p.total : 0) });
+      // The status bar before the toast: VS Code sends a status bar item's change on a timer of its own (0 ms) and
+      // the toast's as it comes, so set first, the item's change leaves with the toast's rather than after it.
       if (status.due(`${p.paused === true}|${p.hold?.kind ?? ''}|${p.waitingFor ?? ''}|${done === p.total}`)) {
         clearTimeout(heldBack);
         heldBack = undefined;
         this.update();
-      } else heldBack ??= setTimeout(drawHeldBack, status.waitMs());
+      } else heldBack ??= setTimeout(drawHeldBack, status.waitMs() + PROGRESS_PACE_MS + 50);
+      // An increment of 0 keeps the bar determinate without moving it.
+      progress.report({ message: progressText('', p).replace(/^: /, ''), increment: bar.step(p.total ? (100 * done) / p.total : 0) });
     };
   }
 

@@ -4,7 +4,7 @@
 // Prompts and answers are adversarial text: only ever set as textContent (through the shared grid).
 import { CompareRow } from '../protocol';
 import type { CompareHeader, CompareHostMessage, CompareMessage, CompareState, ComparedRuns, CompareTuple, CompareViewMessage } from '../protocol';
-import { afterPaint, el, onTypingPause, searchBox, toggle } from './dom';
+import { afterPaint, el, onTypingPause, searchBox, setText, toggle } from './dom';
 import { createGrid } from './grid';
 import type { Column } from './grid';
 import { TableWindow } from './tableWindow';
@@ -162,7 +162,8 @@ function showView(m: CompareViewMessage): void {
   const active = table.receive(m, grid, activeKey);
   grid.setSource(table, active);
   grid.setEmpty(emptyText());
-  shown.textContent = `${m.length.toLocaleString()} of ${m.total.toLocaleString()} traces`;
+  // Set only when it changed: each view (every scroll of the table) would otherwise rewrite it and lay the toolbar out.
+  setText(shown, `${m.length.toLocaleString()} of ${m.total.toLocaleString()} traces`);
   if (!painted) {
     painted = true;
     afterPaint(() => performance.mark('evalRunner:compareRows', { detail: { rows: m.rows.length, length: m.length, total: m.total } }));
