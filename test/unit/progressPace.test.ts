@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { BAR_PACE_MS, BarPace, PROGRESS_PACE_MS, ProgressPace, STATUS_PACE_MS, StatusPace } from '../../src/extension/runs/progressPace';
-import type { PaceClock } from '../../src/extension/runs/progressPace';
+import { BAR_PACE_MS, BarPace, PROGRESS_PACE_MS, ProgressPace, STATUS_PACE_MS, StatusPace } from '../../src/extension/progressPace';
+import type { PaceClock } from '../../src/extension/progressPace';
 
 /** A clock that moves only when told, running each timer when its time comes. */
 class FakeClock implements PaceClock {

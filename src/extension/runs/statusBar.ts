@@ -4,7 +4,7 @@ import { Disposable } from '../lifecycle';
 import { costText, holdProgressText, progressText, usdText, WAITING_FOR_WINDOW } from '../../core';
 import type { RunProgress } from '../../core';
 import type { EvaluationRef } from '../evaluations/registry';
-import { BarPace, PROGRESS_PACE_MS, StatusPace } from './progressPace';
+import { BarPace, PROGRESS_PACE_MS, StatusPace } from '../progressPace';
 
 /** The runs this window follows, in the status bar (one item for all of them) and in the `evalRunner.running` context. */
 export class RunStatus extends Disposable {
