@@ -94,8 +94,9 @@ describe('progress: the tree, the toast and the status bar draw the same update'
       offTree.dispose();
     });
     assert.ok(seen.length > 1, `the run drew its progress (${seen.length} updates)`);
-    // At most the run's last change may come alone, when no update follows it.
-    assert.ok(withUpdate >= 1 && alone.length <= 1, `the tree refreshed ${withUpdate} times with an update and ${alone.length} alone`);
+    // How many come alone depends on the machine's timing (a pause makes the timer beat an update): the beat itself is
+    // tested on a fake clock (test/unit/progressPace.test.ts). Here: the tree's refreshes go out with the updates.
+    assert.ok(withUpdate >= 1, `the tree refreshed ${withUpdate} times with an update and ${alone.length} alone`);
     assert.deepEqual(differ.slice(0, 5), [], `${differ.length} of ${seen.length} updates differ`);
     // The run's last update is never dropped: the status bar and the toast drew its end, and the tree says the same.
     assert.equal(api.runs.lastDrawn(ref.id)?.phase, 'done');

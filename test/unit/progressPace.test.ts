@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
-import { BAR_PACE_MS, BarPace, PROGRESS_PACE_MS, ProgressPace, STATUS_PACE_MS, StatusPace } from '../../src/extension/runs/progressPace';
-import type { PaceClock } from '../../src/extension/runs/progressPace';
+import { BAR_PACE_MS, BarPace, Beat, BEAT_SLACK_MS, PROGRESS_PACE_MS, ProgressPace, STATUS_PACE_MS } from '../../src/extension/progressPace';
+import type { PaceClock } from '../../src/extension/progressPace';
 
 /** A clock that moves only when told, running each timer when its time comes. */
 class FakeClock implements PaceClock {
@@ -92,23 +92,49 @@ describe('ProgressPace', () => {
     assert.equal(shown + bar.step(100), 100, 'the run done: the bar is full at once');
     assert.equal(bar.step(100), 0);
   });
-  it("draws the status bar's counts once a second at most, and a change of the run's state at once", () => {
+  it("draws once a second on the update that ends it, a change of state at once, and the last change by one timer", () => {
     const clock = new FakeClock();
-    const status = new StatusPace(STATUS_PACE_MS, clock);
-    // 10 s of updates at the toast's pace, the run paused from 4.25 s to 6.25 s.
     const drawn: number[] = [];
+    const beat = new Beat(() => drawn.push(clock.now()), STATUS_PACE_MS, clock);
+    // 10 s of updates at the toast's pace, the run paused from 4.25 s to 6.25 s: each second is drawn by an update, in
+    // its tick (so in the toast's frame), never by a timer of its own.
     for (let at = 0; at < 10_000; at += PROGRESS_PACE_MS) {
-      if (status.due(at >= 4_250 && at < 6_250 ? 'paused' : 'running')) drawn.push(at);
+      beat.changed(at >= 4_250 && at < 6_250 ? 'paused' : 'running');
       clock.advance(PROGRESS_PACE_MS);
     }
     assert.deepEqual(drawn, [0, 1000, 2000, 3000, 4000, 4250, 5250, 6250, 7250, 8250, 9250]);
-    assert.equal(status.due('done'), true, 'the run done: drawn at once');
+    // The last update (9.75 s) came within its second and no update follows: one timer draws it, after the slack.
+    clock.advance(5000);
+    assert.deepEqual(drawn.slice(11), [9250 + STATUS_PACE_MS + BEAT_SLACK_MS], 'the last change is drawn once, by the timer');
+    beat.changed('done');
+    assert.equal(drawn.length, 13, 'a change of state is drawn at once');
+  });
+
+  it('keeps one timer, drawn no later than asked, and none once cancelled', () => {
+    const clock = new FakeClock();
+    const drawn: number[] = [];
+    const beat = new Beat(() => drawn.push(clock.now()), STATUS_PACE_MS, clock);
+    beat.changed();
     clock.advance(100);
-    assert.equal(status.due('paused'), true, 'paused again within the second: drawn at once');
-    assert.equal(status.due('paused'), false);
-    assert.equal(status.waitMs(), 1000, 'an update held back is due a second after the last drawn');
-    clock.advance(400);
-    status.drew();
-    assert.equal(status.waitMs(), 1000, 'drawn when held back: the next second starts then');
+    beat.changed();
+    beat.changed();
+    // Held back, a second and its slack after the draw; the run ends meanwhile: its end is drawn within 250 ms, not
+    // when the run's timer is due.
+    beat.within(250);
+    beat.within(250);
+    clock.advance(5000);
+    assert.deepEqual(drawn, [0, 350], 'one draw of the changes held back, when the earlier timer was due');
+    beat.changed();
+    clock.advance(100);
+    beat.changed();
+    beat.within(2000);
+    clock.advance(5000);
+    assert.deepEqual(drawn, [0, 350, 5100, 5100 + STATUS_PACE_MS + BEAT_SLACK_MS], 'a later timer does not replace an earlier one');
+    beat.changed();
+    clock.advance(100);
+    beat.changed();
+    beat.cancel();
+    clock.advance(5000);
+    assert.deepEqual(drawn.slice(4), [10_200], 'cancelled (the run ended, the window is disposed): nothing is drawn after');
   });
 });

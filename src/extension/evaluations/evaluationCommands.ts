@@ -168,5 +168,5 @@ export async function filterTraces(_ctx: Ctx, f: Features): Promise<void> {
   );
   if (!picks) return;
   f.tree.visibleStates = new Set(picks.map((p) => p.state));
-  f.tree.refreshSoon(0);
+  f.tree.refreshAll();
 }

@@ -5,11 +5,9 @@ import type { LocalTraceState, RunInfo, Verdict } from '../../core';
 import type { Ctx } from '../ctx';
 import { childrenOf, contextValue, evaluationDescription, groupLabel, nodeId, PAGE_SIZE, preview } from './treeModel';
 import type { TreeNode } from './treeModel';
+import { Beat } from '../progressPace';
 
 type EvaluationNode = Extract<TreeNode, { kind: 'evaluation' }>;
-const SESSION_REFRESH_MS = 1000;
-/** How long after its second a refresh waits for a progress update to carry it (a run's come every 250 ms). */
-const SESSION_REFRESH_SLACK_MS = 300;
 
 const STATE_ICONS: Record<LocalTraceState, [string, string | undefined]> = {
   pending: ['circle-outline', undefined],
@@ -41,8 +39,8 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
   private readonly emitter = this._register(new vscode.EventEmitter<TreeNode | undefined>());
   readonly onDidChangeTreeData = this.emitter.event;
   visibleStates = new Set<LocalTraceState>(LOCAL_STATES);
-  private pending: NodeJS.Timeout | undefined;
-  private refreshedAt = Number.NEGATIVE_INFINITY;
+  /** A session's change refreshes its node on the beat of the run's progress, once a second (progressPace.ts). */
+  private readonly beat = new Beat(() => this.fireChanged());
   /** The evaluations' nodes as last given to VS Code: a refresh names the same object. */
   private roots = new Map<string, EvaluationNode>();
   /** The evaluations changed since the last refresh; undefined: the whole tree. */
@@ -52,49 +50,24 @@ export class EvaluationsTree extends Disposable implements vscode.TreeDataProvid
 
   constructor(private readonly ctx: Ctx) {
     super();
-    this._register(ctx.registry.onDidChangeList(() => this.refreshSoon(0)));
-    this._register(ctx.registry.onDidChangeSession((ref) => this.sessionChanged(ref.id)));
-    this._register(toDisposable(() => clearTimeout(this.pending)));
+    this._register(ctx.registry.onDidChangeList(() => this.refreshAll()));
+    this._register(
+      ctx.registry.onDidChangeSession((ref) => {
+        this.changed?.add(ref.id);
+        this.beat.changed();
+      }),
+    );
+    this._register(toDisposable(() => this.beat.cancel()));
   }
 
-  /**
-   * A session changed: its node is refreshed at once when a second has passed since the last refresh, else by a timer
-   * a little after that second. During a run the session changes with each paced progress update (four a second), so
-   * the refresh goes out with the update that ends the second, in the same message to the workbench as the status
-   * bar's and the toast's, and is drawn in their frame rather than a frame of its own.
-   */
-  private sessionChanged(refId: string): void {
-    this.changed?.add(refId);
-    const wait = this.refreshedAt + SESSION_REFRESH_MS - Date.now();
-    if (wait <= 0) {
-      clearTimeout(this.pending);
-      this.pending = undefined;
-      return this.fireChanged();
-    }
-    // The timer is only for the last change, when no other follows: a progress update beats it to the second.
-    this.pending ??= setTimeout(() => {
-      this.pending = undefined;
-      this.fireChanged();
-    }, wait + SESSION_REFRESH_SLACK_MS);
-  }
-
-  /** Refreshes one evaluation's node (`refId`) or, without it, the whole tree, after `delayMs`. */
-  refreshSoon(delayMs: number, refId?: string): void {
-    if (refId === undefined) this.changed = undefined;
-    else this.changed?.add(refId);
-    if (this.pending) {
-      if (delayMs > 0) return;
-      clearTimeout(this.pending);
-    }
-    this.pending = setTimeout(() => {
-      this.pending = undefined;
-      this.fireChanged();
-    }, delayMs);
+  /** Refreshes the whole tree now (the list of evaluations, or the states shown, changed). */
+  refreshAll(): void {
+    this.changed = undefined;
+    this.beat.now();
   }
 
   /** Refreshes what changed since the last refresh: those evaluations' nodes, or the whole tree. */
   private fireChanged(): void {
-    this.refreshedAt = Date.now();
     const changed = this.changed;
     this.changed = new Set();
     if (!changed) return this.emitter.fire(undefined);

@@ -10,6 +10,7 @@ import { MAX_WINDOW } from '../panels/rowView';
 import { TraceTable } from './traceTable';
 import { FollowedRows, SentCharts } from './followedRows';
 import { toDisposable } from '../lifecycle';
+import { Beat } from '../progressPace';
 import { PanelController, PanelHost } from '../panels/panelHost';
 import { runDetailsStateSchema, webviewMessageSchema } from '../../webview/messageSchemas';
 import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, ViewMessage, WebviewMessage } from '../../webview/protocol';
@@ -17,8 +18,6 @@ import type { HostMessage, ProgressMessage, RunDetailsState, RunLine, ViewMessag
 /** Kept from before the panel had its name: VS Code restores a panel by its view type after a reload or update. */
 export const RUN_DETAILS_VIEW_TYPE = 'evalRunner.progress';
 const UPDATE_DURING_RUN_MS = 1000;
-/** How long after its second an update waits for a progress update to carry it (a run's come every 250 ms). */
-const UPDATE_SLACK_MS = 300;
 /** The commands Run Details' Pause, Resume and Concurrency… buttons run (the palette's, src/extension/runs/steerCommands.ts). */
 const STEER_COMMANDS = { pause: 'evalRunner.pauseRun', resume: 'evalRunner.resumeRun', concurrency: 'evalRunner.setRunConcurrency' } as const;
 /** The page's messages that act on a trace the store must know. */
@@ -52,8 +51,8 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
   private readonly table = new TraceTable(LOCAL_STATES);
   /** The rows the page last asked for, and the trace whose place it follows. */
   private shown: { start: number; end: number; activeKey: string | null } | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private updatedAt = Number.NEGATIVE_INFINITY;
+  /** The page's updates: during a run on the beat of its progress, once a second (scheduleUpdate). */
+  private readonly beat = new Beat(() => this.update(), UPDATE_DURING_RUN_MS);
   /** The latest run's figures, worked out again at the core's paces during a run (FiguresCache). */
   private readonly figures = new FiguresCache();
   /** The summary and the rows the page was last sent (for the tests). */
@@ -87,7 +86,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     this._register(onSettingsChanged(() => this.scheduleUpdate()));
     this._register(
       toDisposable(() => {
-        clearTimeout(this.timer);
+        this.beat.cancel();
         this.unwatch?.();
       }),
     );
@@ -254,27 +253,19 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
     // for with the update that ends it, which goes to the workbench with the toast's, the status bar's and the tree's,
     // so the page is drawn at about their frame; the timer, a little later, is only for a last change. Not before the
     // run's first progress: a runner not connected yet answers no view, and the window would read the journal instead.
-    const told = this.session.isRunning && this.session.lastProgress !== undefined;
-    const wait = this.updatedAt + UPDATE_DURING_RUN_MS - Date.now();
-    if (told && wait <= 0) return this.updateNow();
-    this.timer ??= setTimeout(
-      () => {
-        this.timer = undefined;
-        this.update();
-      },
-      told ? wait + UPDATE_SLACK_MS : this.session.isRunning ? UPDATE_DURING_RUN_MS : 250,
-    );
+    if (this.session.isRunning && this.session.lastProgress !== undefined) return this.beat.changed();
+    // Before the run's first progress, within a second; not running (the run's end), within 250 ms, and not by a
+    // timer the run left a second and its slack away.
+    this.beat.within(this.session.isRunning ? UPDATE_DURING_RUN_MS : 250);
   }
 
   private updateNow(): void {
-    clearTimeout(this.timer);
-    this.timer = undefined;
-    if (this.isReady) this.update();
+    if (this.isReady) this.beat.now();
+    else this.beat.cancel();
   }
 
   /** The progress, and the page's rows again when what it shows changed: the view's order or membership, or a trace in its window. */
   private update(): void {
-    this.updatedAt = Date.now();
     if (this.session.isRunning && !this.session.runsHere) return void this.updateFollowed();
     this.followed.clear();
     this.draw(false);
@@ -312,7 +303,7 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       this.askAgain = false;
       return this.updateFollowed();
     }
-    if (!this.session.isRunning) return this.update();
+    if (!this.session.isRunning) return this.beat.now();
     this.draw(told);
   }
 

@@ -18,7 +18,7 @@ import { askBatchCancel, askEstimate, askMode, reportOutcome } from './outcomes'
 import { startParams } from './startParams';
 import type { RunRequest } from './startParams';
 import { RunStatus } from './statusBar';
-import { ProgressPace } from './progressPace';
+import { ProgressPace } from '../progressPace';
 
 export type { RunRequest } from './startParams';
 

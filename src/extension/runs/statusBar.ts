@@ -1,10 +1,10 @@
 // What a window shows of the runs it follows: the status bar item, the palette's Cancel Run, each run's toast.
 import * as vscode from 'vscode';
-import { Disposable } from '../lifecycle';
+import { Disposable, toDisposable } from '../lifecycle';
 import { costText, holdProgressText, progressText, usdText, WAITING_FOR_WINDOW } from '../../core';
 import type { RunProgress } from '../../core';
 import type { EvaluationRef } from '../evaluations/registry';
-import { BarPace, PROGRESS_PACE_MS, StatusPace } from './progressPace';
+import { BarPace, Beat } from '../progressPace';
 
 /** The runs this window follows, in the status bar (one item for all of them) and in the `evalRunner.running` context. */
 export class RunStatus extends Disposable {
@@ -12,12 +12,15 @@ export class RunStatus extends Disposable {
   private readonly active = new Map<string, { ref: EvaluationRef; progress: RunProgress | undefined }>();
   private running = false;
   private readonly drawn = new Map<string, RunProgress>();
+  /** Each run's status bar draws, once a second (progressShown). */
+  private readonly beats = new Map<string, Beat>();
 
   constructor() {
     super();
     this.status.name = 'Eval Runner';
     // A menu: Open Run Details, Pause or Resume, Set Concurrency…, Cancel (runMenu.ts).
     this.status.command = 'evalRunner.runActions';
+    this._register(toDisposable(() => this.beats.forEach((beat) => beat.cancel())));
   }
 
   /** Whether this window follows a run of the evaluation. */
@@ -32,6 +35,8 @@ export class RunStatus extends Disposable {
   }
 
   ended(ref: EvaluationRef): void {
+    this.beats.get(ref.id)?.cancel();
+    this.beats.delete(ref.id);
     this.active.delete(ref.id);
     this.update();
   }
@@ -39,31 +44,21 @@ export class RunStatus extends Disposable {
   /**
    * The toast and the status bar follow a run's progress, fed at a reader's pace (progressPace.ts) by the same event
    * as the tree and Run Details: the toast's words change with each call, its bar once a second (BarPace), and the
-   * status bar's counts once a second or when the run's state changes (StatusPace).
+   * status bar's counts once a second or when the run's state changes (Beat).
    */
   progressShown(ref: EvaluationRef, progress: vscode.Progress<{ message?: string; increment?: number }>): (p: RunProgress) => void {
     const bar = new BarPace();
-    const status = new StatusPace();
-    // An update held back is drawn soon after its second is up, so the status bar never stays behind the toast. Not
-    // at the second: during a run the next update comes within PROGRESS_PACE_MS and draws it with the toast's words,
-    // in their frame (at the second, the timer drew it in a frame of its own, once a second).
-    let heldBack: NodeJS.Timeout | undefined;
-    const drawHeldBack = () => {
-      heldBack = undefined;
-      status.drew();
-      this.update();
-    };
+    // Kept by the run, so its end and the window's dispose drop a draw held back (it would draw a run gone).
+    this.beats.get(ref.id)?.cancel();
+    const beat = new Beat(() => this.update());
+    this.beats.set(ref.id, beat);
     return (p) => {
       this.active.set(ref.id, { ref, progress: p });
       this.drawn.set(ref.id, p);
       const done = p.counts.submitted + p.counts.failed + p.counts.skipped;
       // The status bar before the toast: VS Code sends a status bar item's change on a timer of its own (0 ms) and
       // the toast's as it comes, so set first, the item's change leaves with the toast's rather than after it.
-      if (status.due(`${p.paused === true}|${p.hold?.kind ?? ''}|${p.waitingFor ?? ''}|${done === p.total}`)) {
-        clearTimeout(heldBack);
-        heldBack = undefined;
-        this.update();
-      } else heldBack ??= setTimeout(drawHeldBack, status.waitMs() + PROGRESS_PACE_MS + 50);
+      beat.changed(`${p.paused === true}|${p.hold?.kind ?? ''}|${p.waitingFor ?? ''}|${done === p.total}`);
       // An increment of 0 keeps the bar determinate without moving it.
       progress.report({ message: progressText('', p).replace(/^: /, ''), increment: bar.step(p.total ? (100 * done) / p.total : 0) });
     };

@@ -1,6 +1,6 @@
 // The pace at which a window draws a run's progress: whatever the runner's rate, the toast, the status bar, the tree
 // and Run Details are all fed from one coalesced stream, so they never outrun a reader (the status bar draws one
-// update a second of it: StatusPace).
+// update a second of it, on the Beat).
 // No vscode here: the unit suite drives it with a fake clock.
 
 /** A few updates a second: as fast as anyone reads a count, and each one lays out the workbench. */
@@ -98,31 +98,59 @@ export class BarPace {
  */
 export const STATUS_PACE_MS = 1000;
 
-/** Whether the status bar draws an update: at most once per `intervalMs`, and at once when the run's state changes. */
-export class StatusPace {
+/**
+ * How long after its second a held-back draw waits for a progress update to carry it: during a run one comes every
+ * PROGRESS_PACE_MS, so the timer only draws a last change that no update follows.
+ */
+export const BEAT_SLACK_MS = PROGRESS_PACE_MS + 50;
+
+/**
+ * Draws what changed at most once per `intervalMs`, on the beat of the paced progress: a change is drawn at once when
+ * its second is up, which during a run is with the progress update that ends the second, so the draw goes to the
+ * workbench in the same message as the toast's words and is painted in their frame (not a frame of its own). A change
+ * before then waits for one timer, BEAT_SLACK_MS after the second, which the next update beats: a last change is
+ * never left undrawn. The status bar, the tree's line and Run Details each draw on one.
+ */
+export class Beat {
   private drawnAt = Number.NEGATIVE_INFINITY;
-  private state: string | undefined;
+  private state = '';
+  private timer: unknown;
+  private dueAt = Number.POSITIVE_INFINITY;
 
   constructor(
+    private readonly draw: () => void,
     private readonly intervalMs = STATUS_PACE_MS,
-    private readonly clock: Pick<PaceClock, 'now'> = REAL_CLOCK,
+    private readonly clock: PaceClock = REAL_CLOCK,
   ) {}
 
-  /** `state`: what the status bar says besides the counts (paused, held, done); a change is drawn at once. */
-  due(state: string): boolean {
-    if (state === this.state && this.waitMs() > 0) return false;
+  /** Something changed. `state`: what is shown besides the counts (the status bar's paused, held, done); its change is drawn at once. */
+  changed(state = ''): void {
+    const wait = this.drawnAt + this.intervalMs - this.clock.now();
+    if (state === this.state && wait > 0) return this.within(wait + BEAT_SLACK_MS);
     this.state = state;
-    this.drew();
-    return true;
+    this.now();
   }
 
-  /** How long until an update of the same state is due (an update held back is drawn then). */
-  waitMs(): number {
-    return Math.max(0, this.drawnAt + this.intervalMs - this.clock.now());
-  }
-
-  /** The update held back was drawn. */
-  drew(): void {
+  /** Draws at once (a timer waiting is dropped: this draw is its). */
+  now(): void {
+    this.cancel();
     this.drawnAt = this.clock.now();
+    this.draw();
+  }
+
+  /** Draws within `ms`: by the timer waiting when it is due by then, else by one due then. */
+  within(ms: number): void {
+    const at = this.clock.now() + ms;
+    if (this.timer !== undefined && this.dueAt <= at) return;
+    this.cancel();
+    this.dueAt = at;
+    this.timer = this.clock.setTimeout(() => this.now(), ms);
+  }
+
+  /** Drops the timer waiting, if any (the run ended, or what draws is disposed). */
+  cancel(): void {
+    if (this.timer !== undefined) this.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.dueAt = Number.POSITIVE_INFINITY;
   }
 }
