@@ -13,7 +13,7 @@ export function cpuByRole(root = process.pid) {
   const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
   /** @type {Record<string, number>} */
   const byRole = {};
-  /** @type {Map<number, { parent: number, ticks: number }>} */
+  /** @type {Map<number, { parent: number, ticks: number, reaped: number }>} */
   const procs = new Map();
   let pids = [];
   try {
@@ -25,7 +25,8 @@ export function cpuByRole(root = process.pid) {
     try {
       const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      procs.set(Number(pid), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) });
+      // utime + stime, and cutime + cstime: what its children that ended spent (code-server's port scans are shells).
+      procs.set(Number(pid), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]), reaped: Number(fields[13]) + Number(fields[14]) });
     } catch {
       // The process ended between the listing and the read.
     }
@@ -34,11 +35,13 @@ export function cpuByRole(root = process.pid) {
     for (let p = procs.get(pid)?.parent; p !== undefined && p > 1; p = procs.get(p)?.parent) if (p === root) return true;
     return false;
   };
-  for (const [pid, { ticks }] of procs) {
+  for (const [pid, { ticks, reaped }] of procs) {
     if (!descends(pid)) continue;
     try {
       const role = processRole(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
       if (role) byRole[role] = (byRole[role] ?? 0) + ticks / ticksPerMs;
+      // The extension host's short-lived children (VS Code's remote port scan runs `ls` and `ps` every 2 s or so).
+      if (role === 'extensionHost' && reaped) byRole['extensionHost children'] = (byRole['extensionHost children'] ?? 0) + reaped / ticksPerMs;
     } catch {
       // The process ended between the reads.
     }
