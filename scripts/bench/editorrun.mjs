@@ -6,8 +6,8 @@
 // and the ratio is the median of the rounds'. The CPU each process spent (from /proc) says where the time went.
 // code-server is VS Code's remote server: its extension host looks for ports to forward by running `ls -l
 // /proc/*/fd/*` and `ps -A` in shells every 2 s or more (a scan takes longer with the run's 64 sockets open), which a
-// desktop VS Code window does not do. The row turns that off (remote.autoForwardPortsSource "output") to measure what
-// a desktop user's editor spends; BENCH_PORTS=1 leaves it on. BENCH_PANEL_FIRST=1 opens Run Details before the run,
+// desktop VS Code window does not do. It is off, as in every test's workbench (remote.autoForwardPortsSource "output"),
+// to measure what a desktop user's editor spends; BENCH_PORTS=1 turns it on. BENCH_PANEL_FIRST=1 opens Run Details before the run,
 // to tell what opening the panel costs from what it spends following the run.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -117,7 +117,8 @@ async function editorRound() {
         'evalRunner.evaluations': [{ evaluationId: 1, kind: 'benchmark', label: 'Bench 100k' }],
         'evalRunner.target': { type: 'echo' },
         'evalRunner.concurrency': 64,
-        ...(process.env.BENCH_PORTS ? {} : { 'remote.autoForwardPortsSource': 'output' }),
+        // The harness's settings turn code-server's port scan off (test/harness/workbench.mjs); BENCH_PORTS=1 turns it on.
+        ...(process.env.BENCH_PORTS ? { 'remote.autoForwardPorts': true, 'remote.autoForwardPortsSource': 'process' } : {}),
       },
     });
     try {

@@ -23,9 +23,12 @@ const QUIET_SETTINGS = {
   'workbench.tips.enabled': false,
   'chat.commandCenter.enabled': false,
   'workbench.colorTheme': 'Default Dark Modern',
-  // code-server is a remote to the workbench: its port forwarding runs `ps` from the extension host every few
-  // seconds (0.2-0.5 s of its CPU per bench run). VS Code on the desktop, where users run us, does not.
+  // code-server is a remote to the workbench: its extension host looks for ports to forward by running `ls -l
+  // /proc/*/fd/*` and `ps -A` in shells every 2 s or more; VS Code on the desktop, where users run us, does not.
+  // autoForwardPorts alone does not stop the scan (strace: 6 execs in 10 s against 12); a source of "output" does
+  // (none, and the idle extension host's 35 ms of CPU a second fell to 1).
   'remote.autoForwardPorts': false,
+  'remote.autoForwardPortsSource': 'output',
 };
 
 export function freePort() {
