@@ -91,7 +91,7 @@ async function idleFloor() {
   const before = cpuByRole();
   await new Promise((r) => setTimeout(r, 10_000));
   const idle = cpuDelta(before, cpuByRole());
-  const roles = ['chromium renderer', 'extensionHost', 'chromium gpu-process', 'code-server'];
+  const roles = ['chromium renderer', 'extensionHost', 'extensionHost children', 'chromium gpu-process', 'code-server'];
   return roles.map((role) => `${role} ${Math.round((idle[role] ?? 0) / 10)}`).join(', ');
 }
 
