@@ -1,8 +1,9 @@
 // One esbuild script for every bundle. Production bundles are minified and carry no sourcemap,
 // so nothing under dist/ can leak source paths into the VSIX; --dev adds inline maps for debugging.
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { codiconStylesheet } from './codicons.mjs';
 
 const dev = process.argv.includes('--dev');
 /** @type {import('esbuild').BuildOptions} */
@@ -259,9 +260,11 @@ await Promise.all([
   }),
 ]);
 
-// The webview's icon font comes from @vscode/codicons; copied (not committed) so the VSIX carries it.
+// The webview's icon font comes from @vscode/codicons; copied (not committed) so the VSIX carries it, with its
+// stylesheet cut to the icons the pages draw (scripts/codicons.mjs).
 mkdirSync('media/codicons', { recursive: true });
-for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `media/codicons/${f}`);
+cpSync('node_modules/@vscode/codicons/dist/codicon.ttf', 'media/codicons/codicon.ttf');
+writeFileSync('media/codicons/codicon.css', await codiconStylesheet());
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');

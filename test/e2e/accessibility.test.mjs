@@ -25,6 +25,19 @@ async function assertAccessible(frame, where) {
   assert.deepEqual(found, [], `axe-core: serious or critical violations in ${where}:\n${found.join('\n')}`);
 }
 
+/**
+ * Every icon on the page draws its glyph: the webviews' stylesheet holds only the icons of src/webview/app/icons.ts
+ * (scripts/codicons.mjs), so one a page draws without listing it would be an empty box, which axe cannot see.
+ */
+async function assertIconsDrawn(frame, where) {
+  const blank = await frame.evaluate(() =>
+    [...document.querySelectorAll('.codicon')].filter((n) => !/^"\S+"$/.test(getComputedStyle(n, '::before').content)).map((n) => n.className),
+  );
+  const count = await frame.evaluate(() => document.querySelectorAll('.codicon').length);
+  assert.ok(count > 10, `${where} shows its icons (${count})`);
+  assert.deepEqual(blank, [], `icons without a glyph in ${where}`);
+}
+
 describe('accessibility (axe-core): no serious or critical violation', function () {
   this.timeout(180_000);
   let wb;
@@ -80,6 +93,7 @@ describe('accessibility (axe-core): no serious or critical violation', function 
         await details.locator('.details-title', { hasText: 'bench-0002' }).waitFor();
         await shot(page, `axe-run-details-${theme.includes('Light') ? 'light' : 'dark'}`);
         await assertAccessible(await visibleWebviewFrame(page), `Run Details (${theme})`);
+        await assertIconsDrawn(await visibleWebviewFrame(page), `Run Details (${theme})`);
 
         // Focus going back to the webview between the two picks can close the second one: leave it first.
         await palette(page, 'View: Close All Editors');

@@ -3,8 +3,9 @@
 import type { ProgressMessage, RunLine } from '../protocol';
 import { runChartFigures } from './charts';
 import { el, icon, iconButton, setText } from './dom';
+import type { IconName } from './icons';
 
-export const STATE_ICONS: Readonly<Record<string, string>> = {
+export const STATE_ICONS: Readonly<Record<string, IconName>> = {
   pending: 'circle-outline',
   running: 'sync',
   answered: 'comment',
