@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { ROOT } from '../harness/workbench.mjs';
+import { visibleWebviewFrame } from './axe.mjs';
 import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
 
 // The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
@@ -180,13 +181,38 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await grid.press('End');
       await frame.locator(`.row.active[data-key="${last}"]`).waitFor({ timeout: 10_000 });
       assert.equal(await frame.locator('.row[data-key="bench-0000"]').count(), 0, 'the first rows left the DOM');
-      await frame.locator('input.search').fill('bench-44998');
-      await frame.locator('.shown', { hasText: '1 of 45,000 traces' }).waitFor();
+      // The host's answer is drawn without the page's script reading its layout: a read after the rows changed made
+      // the browser lay the page out there and then, at each update of a run, and again in the frame.
+      assert.deepEqual(await layoutReadsWhile(await visibleWebviewFrame(page), 'bench-44998', '1 of 45,000 traces'), []);
       await frame.locator('.row', { hasText: 'bench-44998' }).waitFor();
     } finally {
       await sandbox.close();
     }
   });
+
+  /**
+   * Searches Run Details for `text` from inside its page and waits there until `shown` says the rows came (a locator
+   * would read the layout itself): the layout properties the page's own script read meanwhile.
+   * @param {import('playwright-core').Frame} frame
+   */
+  async function layoutReadsWhile(frame, text, shown) {
+    return frame.evaluate(
+      ([text, shown]) =>
+        new Promise((resolve) => {
+          const reads = [];
+          for (const [proto, name] of [[Element.prototype, 'clientHeight'], [Element.prototype, 'clientWidth'], [Element.prototype, 'scrollTop'], [HTMLElement.prototype, 'offsetHeight'], [HTMLElement.prototype, 'offsetWidth']]) {
+            const d = Object.getOwnPropertyDescriptor(proto, name);
+            Object.defineProperty(proto, name, { ...d, get() { reads.push(name); return d.get.call(this); } });
+          }
+          const done = () => document.querySelector('.shown')?.textContent === shown && document.querySelector('.row[data-key]') && resolve(reads);
+          new MutationObserver(done).observe(document.body, { subtree: true, childList: true, characterData: true });
+          const search = document.querySelector('input.search');
+          search.value = text;
+          search.dispatchEvent(new Event('input'));
+        }),
+      [text, shown],
+    );
+  }
 
   it('keeps a recognisable token and model key out of the webview, the page, the logs and every file it writes', async () => {
     const TOKEN = 'pat-7Qz-SECRET-TOKEN-5d20af';
