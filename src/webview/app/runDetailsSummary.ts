@@ -95,8 +95,9 @@ export class Summary {
     const done = m.counts.submitted + m.counts.failed + m.counts.skipped;
     const pct = m.total ? Math.floor((100 * m.counts.submitted) / m.total) : 0;
     setText(this.percent, `${pct}% submitted`);
-    const width = `${m.total ? (100 * done) / m.total : 0}%`;
-    if (this.barFill.style.width !== width) this.barFill.style.width = width;
+    // Scaled, not sized: a new width laid the summary out again at each update; a transform is only painted.
+    const scale = `scaleX(${m.total ? done / m.total : 0})`;
+    if (this.barFill.style.transform !== scale) this.barFill.style.transform = scale;
     if (this.bar.getAttribute('aria-valuenow') !== String(pct)) this.bar.setAttribute('aria-valuenow', String(pct));
     for (const s of this.states) setText(this.chipCounts.get(s)!, (m.counts[s as keyof typeof m.counts] ?? 0).toLocaleString());
     setText(this.stats, statsLine(m));
