@@ -3,7 +3,7 @@
 import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { codiconStylesheet } from './codicons.mjs';
+import { codiconFont, codiconStylesheet, codePointsOf } from './codicons.mjs';
 
 const dev = process.argv.includes('--dev');
 /** @type {import('esbuild').BuildOptions} */
@@ -260,11 +260,12 @@ await Promise.all([
   }),
 ]);
 
-// The webview's icon font comes from @vscode/codicons; copied (not committed) so the VSIX carries it, with its
+// The webview's icon font comes from @vscode/codicons, written here (not committed) so the VSIX carries it: it and its
 // stylesheet cut to the icons the pages draw (scripts/codicons.mjs).
 mkdirSync('media/codicons', { recursive: true });
-cpSync('node_modules/@vscode/codicons/dist/codicon.ttf', 'media/codicons/codicon.ttf');
-writeFileSync('media/codicons/codicon.css', await codiconStylesheet());
+const codicons = await codiconStylesheet();
+writeFileSync('media/codicons/codicon.css', codicons);
+writeFileSync('media/codicons/codicon.ttf', codiconFont(readFileSync('node_modules/@vscode/codicons/dist/codicon.ttf'), codePointsOf(codicons)));
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');

@@ -26,15 +26,28 @@ async function assertAccessible(frame, where) {
 }
 
 /**
- * Every icon on the page draws its glyph: the webviews' stylesheet holds only the icons of src/webview/app/icons.ts
- * (scripts/codicons.mjs), so one a page draws without listing it would be an empty box, which axe cannot see.
+ * Every icon on the page draws its glyph: the webviews' stylesheet and font hold only the icons of
+ * src/webview/app/icons.ts (scripts/codicons.mjs), so one a page draws without listing it would be an empty box,
+ * which axe cannot see. Each icon's character is drawn on a canvas in the page's codicon font: no ink, no glyph.
  */
 async function assertIconsDrawn(frame, where) {
-  const blank = await frame.evaluate(() =>
-    [...document.querySelectorAll('.codicon')].filter((n) => !/^"\S+"$/.test(getComputedStyle(n, '::before').content)).map((n) => n.className),
-  );
-  const count = await frame.evaluate(() => document.querySelectorAll('.codicon').length);
+  const { count, font, blank } = await frame.evaluate(async () => {
+    const icons = [...document.querySelectorAll('.codicon')];
+    await document.fonts.load('16px codicon', '\uea6b');
+    const ink = (character) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = canvas.height = 32;
+      const g = canvas.getContext('2d');
+      g.font = '24px codicon';
+      g.fillText(character, 4, 26);
+      return g.getImageData(0, 0, 32, 32).data.some((v, i) => i % 4 === 3 && v > 0);
+    };
+    const faces = [...document.fonts].filter((f) => f.family.replace(/"/g, '') === 'codicon').map((f) => f.status);
+    const content = (n) => getComputedStyle(n, '::before').content;
+    return { count: icons.length, font: faces, blank: icons.filter((n) => !/^"\S"$/u.test(content(n)) || !ink(content(n).slice(1, -1))).map((n) => n.className) };
+  });
   assert.ok(count > 10, `${where} shows its icons (${count})`);
+  assert.deepEqual(font, ['loaded'], `the codicon font in ${where}`);
   assert.deepEqual(blank, [], `icons without a glyph in ${where}`);
 }
 
