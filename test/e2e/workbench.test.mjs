@@ -192,7 +192,8 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
 
   /**
    * Searches Run Details for `text` from inside its page and waits there until `shown` says the rows came (a locator
-   * would read the layout itself): the layout properties the page's own script read meanwhile.
+   * would read the layout itself): the layout properties the page's script read meanwhile, but for a scroll's own
+   * handler, which the browser calls with the layout done (the search's fewer rows move the scroll).
    * @param {import('playwright-core').Frame} frame
    */
   async function layoutReadsWhile(frame, text, shown) {
@@ -200,9 +201,15 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       ([text, shown]) =>
         new Promise((resolve) => {
           const reads = [];
+          let scrolling = false;
+          const scrolled = () => {
+            scrolling = true;
+            setTimeout(() => (scrolling = false));
+          };
+          window.addEventListener('scroll', scrolled, true);
           for (const [proto, name] of [[Element.prototype, 'clientHeight'], [Element.prototype, 'clientWidth'], [Element.prototype, 'scrollTop'], [HTMLElement.prototype, 'offsetHeight'], [HTMLElement.prototype, 'offsetWidth']]) {
             const d = Object.getOwnPropertyDescriptor(proto, name);
-            Object.defineProperty(proto, name, { ...d, get() { reads.push(name); return d.get.call(this); } });
+            Object.defineProperty(proto, name, { ...d, get() { if (!scrolling) reads.push(name); return d.get.call(this); } });
           }
           const done = () => document.querySelector('.shown')?.textContent === shown && document.querySelector('.row[data-key]') && resolve(reads);
           new MutationObserver(done).observe(document.body, { subtree: true, childList: true, characterData: true });
