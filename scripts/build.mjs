@@ -1,6 +1,6 @@
 // One esbuild script for every bundle. Production bundles are minified and carry no sourcemap,
 // so nothing under dist/ can leak source paths into the VSIX; --dev adds inline maps for debugging.
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { codiconFont, codiconStylesheet, codePointsOf } from './codicons.mjs';
@@ -261,11 +261,14 @@ await Promise.all([
 ]);
 
 // The webview's icon font comes from @vscode/codicons, written here (not committed) so the VSIX carries it: it and its
-// stylesheet cut to the icons the pages draw (scripts/codicons.mjs).
-mkdirSync('media/codicons', { recursive: true });
+// stylesheet cut to the icons the pages draw (scripts/codicons.mjs), the stylesheet into the pages' one.
+rmSync('media/codicons', { recursive: true, force: true });
+mkdirSync('media/codicons');
 const codicons = await codiconStylesheet();
-writeFileSync('media/codicons/codicon.css', codicons);
 writeFileSync('media/codicons/codicon.ttf', codiconFont(readFileSync('node_modules/@vscode/codicons/dist/codicon.ttf'), codePointsOf(codicons)));
+// A webview page links one stylesheet, the icons' and the pages' own (media/progress.css): each file is a request
+// through the webview's service worker and the workbench, while the run goes on.
+writeFileSync('media/webview/page.css', `${codicons.replace('url("./codicon.ttf', 'url("../codicons/codicon.ttf')}\n${readFileSync('media/progress.css', 'utf8')}`);
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');
