@@ -384,6 +384,10 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const frame = webview(page);
       const grid = frame.getByRole('grid', { name: 'Traces' });
       await frame.locator('.row.state-submitted').first().waitFor();
+      // Charts off: the run's new charts (every 3 s, and at its end) are not drawn while hidden; the charts drawn
+      // before are marked to tell them from any drawn since.
+      await frame.getByRole('checkbox', { name: 'Charts' }).uncheck();
+      await frame.locator('.charts').evaluate((n) => [...n.children].forEach((c) => c.setAttribute('data-probe', 'before')));
 
       // Keyboard only: focus the grid, walk down; rows keep updating under the run, focus and the active row stay.
       await grid.focus();
@@ -414,6 +418,11 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.equal(await frame.locator('.table .row.head').getAttribute('aria-rowindex'), '1');
 
       await frame.getByText('100% submitted').waitFor({ timeout: 60_000 });
+      await page.waitForTimeout(500);
+      assert.equal(await frame.locator('.charts > :not([data-probe])').count(), 0, 'no chart drawn while the charts were off');
+      // On again: the run's last charts are drawn then.
+      await frame.getByRole('checkbox', { name: 'Charts' }).check();
+      await frame.locator('.charts > :not([data-probe]) svg.chart').nth(1).waitFor();
       const figures = frame.locator('.run-stats');
       await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
       assert.match(await figures.innerText(), /latency p50 \d+ ms · p95 \d+ ms · max \d+ ms/);

@@ -79,6 +79,7 @@ class ProgressPage {
     this.details.element.hidden = !this.showDetails;
     document.body.classList.toggle('with-details', this.showDetails);
     document.body.classList.toggle('with-charts', this.showCharts);
+    this.summary.setChartsShown(this.showCharts);
     app.append(this.header.element, this.summary.element, this.toolbar(), this.grid.element, this.details.element);
     this.wireButtons();
   }
@@ -185,6 +186,7 @@ class ProgressPage {
     charts.box.addEventListener('change', () => {
       this.showCharts = charts.box.checked;
       document.body.classList.toggle('with-charts', this.showCharts);
+      this.summary.setChartsShown(this.showCharts);
       this.persist();
     });
     this.shown.setAttribute('aria-live', 'polite');

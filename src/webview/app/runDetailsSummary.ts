@@ -68,6 +68,9 @@ export class Summary {
   /** The latest run's charts, redrawn when its figures change. */
   readonly charts = el('div', 'charts');
   private chartsRun = '';
+  /** Charts off ("Charts" unchecked): the latest line with charts is kept, drawn once they are shown (undefined: none). */
+  private chartsShown = true;
+  private chartsOwed: RunLine | null | undefined;
 
   constructor(
     private readonly states: readonly string[],
@@ -108,12 +111,24 @@ export class Summary {
     this.showCharts(m.run);
   }
 
+  /** Shows or hides the charts: hidden, new ones are not drawn (during a run, every 3 s); shown, the latest are. */
+  setChartsShown(shown: boolean): void {
+    this.chartsShown = shown;
+    if (shown && this.chartsOwed !== undefined) this.drawCharts(this.chartsOwed);
+  }
+
   /** Drawn when the host sends charts (it does only when they changed); a line without them keeps those drawn. */
   private showCharts(run: RunLine | null): void {
     if (run && !run.charts) return;
     const key = run ? run.runId : '';
     if (!run?.charts && key === this.chartsRun) return;
     this.chartsRun = key;
+    if (this.chartsShown) this.drawCharts(run);
+    else this.chartsOwed = run;
+  }
+
+  private drawCharts(run: RunLine | null): void {
+    this.chartsOwed = undefined;
     this.charts.replaceChildren(...(run?.charts ? runChartFigures(run.charts, run.runId) : []));
   }
 }
