@@ -1,8 +1,9 @@
 // One esbuild script for every bundle. Production bundles are minified and carry no sourcemap,
 // so nothing under dist/ can leak source paths into the VSIX; --dev adds inline maps for debugging.
-import { cpSync, mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { codiconFont, codiconStylesheet, codePointsOf } from './codicons.mjs';
 
 const dev = process.argv.includes('--dev');
 /** @type {import('esbuild').BuildOptions} */
@@ -259,9 +260,15 @@ await Promise.all([
   }),
 ]);
 
-// The webview's icon font comes from @vscode/codicons; copied (not committed) so the VSIX carries it.
-mkdirSync('media/codicons', { recursive: true });
-for (const f of ['codicon.css', 'codicon.ttf']) cpSync(`node_modules/@vscode/codicons/dist/${f}`, `media/codicons/${f}`);
+// The webview's icon font comes from @vscode/codicons, written here (not committed) so the VSIX carries it: it and its
+// stylesheet cut to the icons the pages draw (scripts/codicons.mjs), the stylesheet into the pages' one.
+rmSync('media/codicons', { recursive: true, force: true });
+mkdirSync('media/codicons');
+const codicons = await codiconStylesheet();
+writeFileSync('media/codicons/codicon.ttf', codiconFont(readFileSync('node_modules/@vscode/codicons/dist/codicon.ttf'), codePointsOf(codicons)));
+// A webview page links one stylesheet, the icons' and the pages' own (media/progress.css): each file is a request
+// through the webview's service worker and the workbench, while the run goes on.
+writeFileSync('media/webview/page.css', `${codicons.replace('url("./codicon.ttf', 'url("../codicons/codicon.ttf')}\n${readFileSync('media/progress.css', 'utf8')}`);
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');

@@ -25,6 +25,32 @@ async function assertAccessible(frame, where) {
   assert.deepEqual(found, [], `axe-core: serious or critical violations in ${where}:\n${found.join('\n')}`);
 }
 
+/**
+ * Every icon on the page draws its glyph: the webviews' stylesheet and font hold only the icons of
+ * src/webview/app/icons.ts (scripts/codicons.mjs), so one a page draws without listing it would be an empty box,
+ * which axe cannot see. Each icon's character is drawn on a canvas in the page's codicon font: no ink, no glyph.
+ */
+async function assertIconsDrawn(frame, where) {
+  const { count, font, blank } = await frame.evaluate(async () => {
+    const icons = [...document.querySelectorAll('.codicon')];
+    await document.fonts.load('16px codicon', '\uea6b');
+    const ink = (character) => {
+      const canvas = document.createElement('canvas');
+      canvas.width = canvas.height = 32;
+      const g = canvas.getContext('2d');
+      g.font = '24px codicon';
+      g.fillText(character, 4, 26);
+      return g.getImageData(0, 0, 32, 32).data.some((v, i) => i % 4 === 3 && v > 0);
+    };
+    const faces = [...document.fonts].filter((f) => f.family.replace(/"/g, '') === 'codicon').map((f) => f.status);
+    const content = (n) => getComputedStyle(n, '::before').content;
+    return { count: icons.length, font: faces, blank: icons.filter((n) => !/^"\S"$/u.test(content(n)) || !ink(content(n).slice(1, -1))).map((n) => n.className) };
+  });
+  assert.ok(count > 10, `${where} shows its icons (${count})`);
+  assert.deepEqual(font, ['loaded'], `the codicon font in ${where}`);
+  assert.deepEqual(blank, [], `icons without a glyph in ${where}`);
+}
+
 describe('accessibility (axe-core): no serious or critical violation', function () {
   this.timeout(180_000);
   let wb;
@@ -80,6 +106,7 @@ describe('accessibility (axe-core): no serious or critical violation', function 
         await details.locator('.details-title', { hasText: 'bench-0002' }).waitFor();
         await shot(page, `axe-run-details-${theme.includes('Light') ? 'light' : 'dark'}`);
         await assertAccessible(await visibleWebviewFrame(page), `Run Details (${theme})`);
+        await assertIconsDrawn(await visibleWebviewFrame(page), `Run Details (${theme})`);
 
         // Focus going back to the webview between the two picks can close the second one: leave it first.
         await palette(page, 'View: Close All Editors');

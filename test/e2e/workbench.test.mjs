@@ -4,6 +4,7 @@ import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:f
 import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { ROOT } from '../harness/workbench.mjs';
+import { visibleWebviewFrame } from './axe.mjs';
 import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
 
 // The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
@@ -180,13 +181,45 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await grid.press('End');
       await frame.locator(`.row.active[data-key="${last}"]`).waitFor({ timeout: 10_000 });
       assert.equal(await frame.locator('.row[data-key="bench-0000"]').count(), 0, 'the first rows left the DOM');
-      await frame.locator('input.search').fill('bench-44998');
-      await frame.locator('.shown', { hasText: '1 of 45,000 traces' }).waitFor();
+      // The host's answer is drawn without the page's script reading its layout: a read after the rows changed made
+      // the browser lay the page out there and then, at each update of a run, and again in the frame.
+      assert.deepEqual(await layoutReadsWhile(await visibleWebviewFrame(page), 'bench-44998', '1 of 45,000 traces'), []);
       await frame.locator('.row', { hasText: 'bench-44998' }).waitFor();
     } finally {
       await sandbox.close();
     }
   });
+
+  /**
+   * Searches Run Details for `text` from inside its page and waits there until `shown` says the rows came (a locator
+   * would read the layout itself): the layout properties the page's script read meanwhile, but for a scroll's own
+   * handler, which the browser calls with the layout done (the search's fewer rows move the scroll).
+   * @param {import('playwright-core').Frame} frame
+   */
+  async function layoutReadsWhile(frame, text, shown) {
+    return frame.evaluate(
+      ([text, shown]) =>
+        new Promise((resolve) => {
+          const reads = [];
+          let scrolling = false;
+          const scrolled = () => {
+            scrolling = true;
+            setTimeout(() => (scrolling = false));
+          };
+          window.addEventListener('scroll', scrolled, true);
+          for (const [proto, name] of [[Element.prototype, 'clientHeight'], [Element.prototype, 'clientWidth'], [Element.prototype, 'scrollTop'], [HTMLElement.prototype, 'offsetHeight'], [HTMLElement.prototype, 'offsetWidth']]) {
+            const d = Object.getOwnPropertyDescriptor(proto, name);
+            Object.defineProperty(proto, name, { ...d, get() { if (!scrolling) reads.push(name); return d.get.call(this); } });
+          }
+          const done = () => document.querySelector('.shown')?.textContent === shown && document.querySelector('.row[data-key]') && resolve(reads);
+          new MutationObserver(done).observe(document.body, { subtree: true, childList: true, characterData: true });
+          const search = document.querySelector('input.search');
+          search.value = text;
+          search.dispatchEvent(new Event('input'));
+        }),
+      [text, shown],
+    );
+  }
 
   it('keeps a recognisable token and model key out of the webview, the page, the logs and every file it writes', async () => {
     const TOKEN = 'pat-7Qz-SECRET-TOKEN-5d20af';
@@ -351,6 +384,10 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       const frame = webview(page);
       const grid = frame.getByRole('grid', { name: 'Traces' });
       await frame.locator('.row.state-submitted').first().waitFor();
+      // Charts off: the run's new charts (every 3 s, and at its end) are not drawn while hidden; the charts drawn
+      // before are marked to tell them from any drawn since.
+      await frame.getByRole('checkbox', { name: 'Charts' }).uncheck();
+      await frame.locator('.charts').evaluate((n) => [...n.children].forEach((c) => c.setAttribute('data-probe', 'before')));
 
       // Keyboard only: focus the grid, walk down; rows keep updating under the run, focus and the active row stay.
       await grid.focus();
@@ -381,6 +418,11 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.equal(await frame.locator('.table .row.head').getAttribute('aria-rowindex'), '1');
 
       await frame.getByText('100% submitted').waitFor({ timeout: 60_000 });
+      await page.waitForTimeout(500);
+      assert.equal(await frame.locator('.charts > :not([data-probe])').count(), 0, 'no chart drawn while the charts were off');
+      // On again: the run's last charts are drawn then.
+      await frame.getByRole('checkbox', { name: 'Charts' }).check();
+      await frame.locator('.charts > :not([data-probe]) svg.chart').nth(1).waitFor();
       const figures = frame.locator('.run-stats');
       await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
       assert.match(await figures.innerText(), /latency p50 \d+ ms · p95 \d+ ms · max \d+ ms/);

@@ -25,6 +25,8 @@ describe('the webview page shell', () => {
     assert.match(html, /<div id="app" data-labels="\{&#34;a&#34;:&#34;&#60;\/div&#62;&#60;img src=x onerror=alert\(3\)&#62;&#34;\}"><\/div>/);
     assert.equal((html.match(/<script/g) ?? []).length, 1, 'one script element: the page\'s own');
     assert.match(html, /<script nonce="[A-Za-z0-9+/=]+" src="https:\/\/file\+\.vscode-resource\.example\/ext\/media\/webview\/runDetails\.js"><\/script>/);
+    // One stylesheet (the icons' and the pages', built together): each is a request through the webview's service worker.
+    assert.deepEqual(html.match(/<link [^>]*>/g), ['<link rel="stylesheet" href="https://file+.vscode-resource.example/ext/media/webview/page.css">']);
   });
 
   it('takes only data- attribute names (a name cannot be escaped)', () => {

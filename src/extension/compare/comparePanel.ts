@@ -28,6 +28,7 @@ export class ComparePanels extends PanelHost<CompareState, ComparePanel> impleme
     super(ctx, {
       viewType: COMPARE_VIEW_TYPE,
       title: 'Compare Runs',
+      tabTitle: (ref) => `Compare: ${ref.label}`,
       stateSchema: compareStateSchema,
       keyOf,
       create: (panel, ref, state) => new ComparePanel(ctx, panel, ref, state),
@@ -98,7 +99,6 @@ export class ComparePanel extends PanelController<CompareMessage, CompareHostMes
     this.runA = state.runA;
     this.runB = state.runB;
     this.only = state.only ? new Set(state.only) : undefined;
-    panel.title = `Compare: ${ref.label}`;
   }
 
   override async load(): Promise<void> {

@@ -9,8 +9,13 @@ import { webviewHtml } from './webviewHtml';
 /** What the host asks of each kind of panel (Run Details, Compare Runs). */
 export interface PanelKind<State extends { refId: string }, Panel extends PanelController> {
   viewType: string;
-  /** The tab's title before the panel knows better. */
+  /** The panel's name (its log lines, the page of a panel not restored). */
   title: string;
+  /**
+   * The tab's title: given when the panel is created, as a later title is one more message to the workbench and a
+   * redraw of its tab while the panel opens (during a run too).
+   */
+  tabTitle(ref: EvaluationRef): string;
   /** What the page saves with setState: the restorer reads it with this schema after a reload. */
   stateSchema: z.ZodMiniType<State>;
   /** One panel per key: showing the same key again reveals it. */
@@ -42,7 +47,7 @@ export class PanelHost<State extends { refId: string }, Panel extends PanelContr
       existing.panel.reveal();
       return existing;
     }
-    const panel = vscode.window.createWebviewPanel(this.kind.viewType, this.kind.title, vscode.ViewColumn.Active, this.options());
+    const panel = vscode.window.createWebviewPanel(this.kind.viewType, this.kind.tabTitle(ref), vscode.ViewColumn.Active, this.options());
     return this.attach(panel, ref, state);
   }
 
@@ -76,6 +81,8 @@ export class PanelHost<State extends { refId: string }, Panel extends PanelContr
   private attach(panel: vscode.WebviewPanel, ref: EvaluationRef, state: State): Panel {
     panel.webview.options = this.options();
     panel.iconPath = tabIcon(this.ctx.extension.extensionUri);
+    // A restored panel's saved title may be another label's (the API sends nothing when it is the same).
+    panel.title = this.kind.tabTitle(ref);
     const controller = this.kind.create(panel, ref, state);
     const key = this.kind.keyOf(state);
     this.byKey.set(key, controller);

@@ -34,6 +34,7 @@ export class RunDetailsPanels extends PanelHost<RunDetailsState, RunDetailsPanel
     super(ctx, {
       viewType: RUN_DETAILS_VIEW_TYPE,
       title: RUN_DETAILS,
+      tabTitle: (ref) => `${RUN_DETAILS}: ${ref.label}`,
       stateSchema: runDetailsStateSchema,
       keyOf: (state) => state.refId,
       create: (panel, ref) => new RunDetailsPanel(ctx, panel, ref),
@@ -76,7 +77,6 @@ class RunDetailsPanel extends PanelController<WebviewMessage, HostMessage> {
       schema: webviewMessageSchema,
       appAttributes: { 'data-states': LOCAL_STATES.join(','), 'data-labels': JSON.stringify(STATE_LABELS) },
     });
-    panel.title = `${RUN_DETAILS}: ${ref.label}`;
     this._register(
       ctx.registry.onDidChangeSession((r) => {
         if (r.id === ref.id) this.scheduleUpdate();

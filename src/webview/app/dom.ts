@@ -1,5 +1,6 @@
 // Building blocks of the webview pages. Every string from the service or a target is adversarial by design: it is
 // only ever set as textContent, never parsed as HTML.
+import type { IconName } from './icons';
 
 export function el<K extends keyof HTMLElementTagNameMap>(tag: K, className?: string, text?: string): HTMLElementTagNameMap[K] {
   const node = document.createElement(tag);
@@ -17,7 +18,7 @@ export function setText(node: Node, text: string): void {
 }
 
 /** A codicon (the icon font VS Code draws its own UI with). */
-export function icon(name: string, extra?: string): HTMLSpanElement {
+export function icon(name: IconName, extra?: string): HTMLSpanElement {
   return el('span', `codicon codicon-${name}${extra ? ` ${extra}` : ''}`);
 }
 
@@ -32,7 +33,7 @@ export function toggle(text: string, checked: boolean): { label: HTMLLabelElemen
 }
 
 /** A button showing an icon and a word. */
-export function iconButton(name: string, text: string, className = 'button'): HTMLButtonElement {
+export function iconButton(name: IconName, text: string, className = 'button'): HTMLButtonElement {
   const button = el('button', className);
   button.append(icon(name), el('span', '', ` ${text}`));
   return button;

@@ -120,6 +120,13 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
   private activeOwed = false;
   private frame = 0;
   private nextId = 0;
+  /**
+   * The viewport's scroll offset and height as last told (its scroll events, a ResizeObserver; 0: not yet). Read from
+   * the DOM in each render, they made the browser lay out the page there and then, after each update's changes:
+   * a layout per update during a run, and again in the frame.
+   */
+  private top = 0;
+  private height = 0;
 
   constructor(private readonly options: GridOptions<R, K>) {
     this.rowHeight = options.rowHeight ?? 26;
@@ -132,10 +139,23 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
     this.element.append(this.header(), this.viewport, this.emptyNode);
     this.element.addEventListener('keydown', (e) => this.key(e));
     this.element.addEventListener('focus', () => {
-      if (this.active < 0 && this.rows.length) this.setActive(Math.floor(this.viewport.scrollTop / this.rowHeight));
+      if (this.active < 0 && this.rows.length) this.setActive(Math.floor(this.top / this.rowHeight));
     });
-    this.viewport.addEventListener('scroll', () => this.renderSoon(), { passive: true });
-    window.addEventListener('resize', () => this.renderSoon());
+    this.viewport.addEventListener(
+      'scroll',
+      () => {
+        this.top = this.viewport.scrollTop;
+        this.renderSoon();
+      },
+      { passive: true },
+    );
+    // Told after the frame's layout, before its paint: the rows a new height shows are drawn in that frame.
+    new ResizeObserver((entries) => {
+      const height = Math.round(entries[entries.length - 1]!.contentRect.height);
+      if (height === this.height) return;
+      this.height = height;
+      this.render();
+    }).observe(this.viewport);
   }
 
   get activeIndex(): number {
@@ -169,8 +189,9 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
   }
 
   visibleRange(): { first: number; last: number } {
-    const top = this.viewport.scrollTop;
-    const height = this.viewport.clientHeight || 600;
+    const height = this.height || 600;
+    // Where the browser will clamp the scroll when the rows got fewer (its scroll event tells it later).
+    const top = Math.min(this.top, Math.max(0, this.rows.length * this.rowHeight - height));
     return {
       first: Math.max(0, Math.floor(top / this.rowHeight) - OVERSCAN),
       last: Math.min(this.rows.length, Math.ceil((top + height) / this.rowHeight) + OVERSCAN),
@@ -315,9 +336,14 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
 
   private scrollIntoView(index: number): void {
     const top = index * this.rowHeight;
-    const { viewport } = this;
-    if (top < viewport.scrollTop) viewport.scrollTop = top;
-    else if (top + this.rowHeight > viewport.scrollTop + viewport.clientHeight) viewport.scrollTop = top + this.rowHeight - viewport.clientHeight;
+    const height = this.height || 600;
+    if (top < this.top) this.scrollTo(top);
+    else if (top + this.rowHeight > this.top + height) this.scrollTo(top + this.rowHeight - height);
+  }
+
+  private scrollTo(top: number): void {
+    this.viewport.scrollTop = top;
+    this.top = top;
   }
 
   private setActive(index: number, scroll = true): void {
@@ -336,7 +362,7 @@ class VirtualGrid<R, K extends string> implements Grid<R, K> {
     }
     const move = MOVES[e.key];
     if (move) {
-      const page = Math.max(1, Math.floor((this.viewport.clientHeight || 600) / this.rowHeight) - 1);
+      const page = Math.max(1, Math.floor((this.height || 600) / this.rowHeight) - 1);
       const forward = e.key === 'ArrowDown' || e.key === 'PageDown';
       const from = this.active < 0 ? (forward ? -1 : this.rows.length) : this.active;
       this.setActive(move(from, page, this.rows.length - 1));

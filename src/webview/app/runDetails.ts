@@ -6,6 +6,8 @@ import { afterPaint, el, icon, onTypingPause, searchBox, select, setText, toggle
 import { createGrid } from './grid';
 import type { Column, Grid } from './grid';
 import { Header, STATE_ICONS, Summary } from './runDetailsSummary';
+import { SPIN } from './icons';
+import type { IconName } from './icons';
 import { TableWindow } from './tableWindow';
 import { vscodeApi } from './vscodeApi';
 
@@ -77,6 +79,7 @@ class ProgressPage {
     this.details.element.hidden = !this.showDetails;
     document.body.classList.toggle('with-details', this.showDetails);
     document.body.classList.toggle('with-charts', this.showCharts);
+    this.summary.setChartsShown(this.showCharts);
     app.append(this.header.element, this.summary.element, this.toolbar(), this.grid.element, this.details.element);
     this.wireButtons();
   }
@@ -183,6 +186,7 @@ class ProgressPage {
     charts.box.addEventListener('change', () => {
       this.showCharts = charts.box.checked;
       document.body.classList.toggle('with-charts', this.showCharts);
+      this.summary.setChartsShown(this.showCharts);
       this.persist();
     });
     this.shown.setAttribute('aria-live', 'polite');
@@ -251,7 +255,7 @@ function rowLabel(r: RowTuple): string {
 function fillCell(r: RowTuple, column: Column<ColumnKey>, node: HTMLElement): void {
   switch (column.key) {
     case 'state':
-      node.append(icon(STATE_ICONS[r[Row.State]] ?? 'circle-outline', r[Row.State] === 'running' ? 'codicon-modifier-spin' : ''), el('span', '', ` ${LABELS[r[Row.State]] ?? ''}`));
+      node.append(icon(STATE_ICONS[r[Row.State]] ?? 'circle-outline', r[Row.State] === 'running' ? SPIN : ''), el('span', '', ` ${LABELS[r[Row.State]] ?? ''}`));
       return;
     case 'trace':
       node.textContent = r[Row.TraceId];
@@ -287,7 +291,7 @@ function verdictButtons(r: RowTuple): HTMLButtonElement[] {
   ];
 }
 
-function actionButton(name: string, label: string, message: WebviewMessage, pressed: boolean): HTMLButtonElement {
+function actionButton(name: IconName, label: string, message: WebviewMessage, pressed: boolean): HTMLButtonElement {
   const button = el('button', `icon-button${pressed ? ' pressed' : ''}`);
   button.append(icon(name));
   button.tabIndex = -1;

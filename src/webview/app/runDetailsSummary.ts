@@ -3,8 +3,9 @@
 import type { ProgressMessage, RunLine } from '../protocol';
 import { runChartFigures } from './charts';
 import { el, icon, iconButton, setText } from './dom';
+import type { IconName } from './icons';
 
-export const STATE_ICONS: Readonly<Record<string, string>> = {
+export const STATE_ICONS: Readonly<Record<string, IconName>> = {
   pending: 'circle-outline',
   running: 'sync',
   answered: 'comment',
@@ -67,6 +68,9 @@ export class Summary {
   /** The latest run's charts, redrawn when its figures change. */
   readonly charts = el('div', 'charts');
   private chartsRun = '';
+  /** Charts off ("Charts" unchecked): the latest line with charts is kept, drawn once they are shown (undefined: none). */
+  private chartsShown = true;
+  private chartsOwed: RunLine | null | undefined;
 
   constructor(
     private readonly states: readonly string[],
@@ -94,8 +98,9 @@ export class Summary {
     const done = m.counts.submitted + m.counts.failed + m.counts.skipped;
     const pct = m.total ? Math.floor((100 * m.counts.submitted) / m.total) : 0;
     setText(this.percent, `${pct}% submitted`);
-    const width = `${m.total ? (100 * done) / m.total : 0}%`;
-    if (this.barFill.style.width !== width) this.barFill.style.width = width;
+    // Scaled, not sized: a new width laid the summary out again at each update; a transform is only painted.
+    const scale = `scaleX(${m.total ? done / m.total : 0})`;
+    if (this.barFill.style.transform !== scale) this.barFill.style.transform = scale;
     if (this.bar.getAttribute('aria-valuenow') !== String(pct)) this.bar.setAttribute('aria-valuenow', String(pct));
     for (const s of this.states) setText(this.chipCounts.get(s)!, (m.counts[s as keyof typeof m.counts] ?? 0).toLocaleString());
     setText(this.stats, statsLine(m));
@@ -106,12 +111,24 @@ export class Summary {
     this.showCharts(m.run);
   }
 
+  /** Shows or hides the charts: hidden, new ones are not drawn (during a run, every 3 s); shown, the latest are. */
+  setChartsShown(shown: boolean): void {
+    this.chartsShown = shown;
+    if (shown && this.chartsOwed !== undefined) this.drawCharts(this.chartsOwed);
+  }
+
   /** Drawn when the host sends charts (it does only when they changed); a line without them keeps those drawn. */
   private showCharts(run: RunLine | null): void {
     if (run && !run.charts) return;
     const key = run ? run.runId : '';
     if (!run?.charts && key === this.chartsRun) return;
     this.chartsRun = key;
+    if (this.chartsShown) this.drawCharts(run);
+    else this.chartsOwed = run;
+  }
+
+  private drawCharts(run: RunLine | null): void {
+    this.chartsOwed = undefined;
     this.charts.replaceChildren(...(run?.charts ? runChartFigures(run.charts, run.runId) : []));
   }
 }
