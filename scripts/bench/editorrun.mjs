@@ -95,21 +95,32 @@ async function idleFloor() {
   return roles.map((role) => `${role} ${Math.round((idle[role] ?? 0) / 10)}`).join(', ');
 }
 
-/** One round of the editorrun row: the CLI's run, then the editor's, each against its own fresh sandbox. */
-async function editorRound() {
-  const { openWorkbench, openView, palette } = await import('../../test/e2e/workbenchPage.mjs');
-  let cli;
-  let cliCpuMs;
-  let sb = await sandboxProcess(['--benchmark-traces', '100000']);
+/** The CLI's run of the round, against a fresh sandbox of its own, and the CPU it and the sandbox spent. */
+async function cliSide() {
+  const sb = await sandboxProcess(['--benchmark-traces', '100000']);
   try {
     const cliBefore = cpuByRole();
-    cli = await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', tempDir()]), { EVAL_RUNNER_TOKEN: sb.token });
-    cliCpuMs = cpuDelta(cliBefore, cpuByRole());
+    const cli = await cliRun(runArgs(sb, ['--target', 'echo', '--concurrency', '64', '--state-dir', tempDir()]), { EVAL_RUNNER_TOKEN: sb.token });
+    const cliCpuMs = cpuDelta(cliBefore, cpuByRole());
     cliCpuMs.cli = Math.round(cli.cpuMs);
+    return { cli, cliCpuMs };
   } finally {
     await sb.stop();
   }
-  sb = await sandboxProcess(['--benchmark-traces', '100000']);
+}
+
+/** A command of the palette for the bench's evaluation, as a user runs it. */
+async function fromPalette(page, command) {
+  const { palette } = await import('../../test/e2e/workbenchPage.mjs');
+  await palette(page, command);
+  await pickIfAsked(page, 'Bench 100k');
+}
+
+/** One round of the editorrun row: the CLI's run, then the editor's, each against its own fresh sandbox. */
+async function editorRound() {
+  const { openWorkbench, openView } = await import('../../test/e2e/workbenchPage.mjs');
+  const { cli, cliCpuMs } = await cliSide();
+  const sb = await sandboxProcess(['--benchmark-traces', '100000']);
   try {
     const wb = await openWorkbench({
       settings: {
@@ -130,18 +141,13 @@ async function editorRound() {
       const trace = process.env.BENCH_TRACE ? await startTrace(page) : undefined;
       const panelFirst = process.env.BENCH_PANEL_FIRST && !process.env.BENCH_NO_PANEL;
       if (panelFirst) {
-        await palette(page, 'Eval Runner: Show Run Details');
-        await pickIfAsked(page, 'Bench 100k');
+        await fromPalette(page, 'Eval Runner: Show Run Details');
         await new Promise((r) => setTimeout(r, 2000));
       }
       const editorBefore = cpuByRole();
       const harnessBefore = process.cpuUsage();
-      await palette(page, 'Eval Runner: Run Evaluation');
-      await pickIfAsked(page, 'Bench 100k');
-      if (!process.env.BENCH_NO_PANEL && !panelFirst) {
-        await palette(page, 'Eval Runner: Show Run Details');
-        await pickIfAsked(page, 'Bench 100k');
-      }
+      await fromPalette(page, 'Eval Runner: Run Evaluation');
+      if (!process.env.BENCH_NO_PANEL && !panelFirst) await fromPalette(page, 'Eval Runner: Show Run Details');
       // The run's end is read from the extension's log, not the page: asking the page (Playwright polls the DOM
       // four times a second) would put the harness's own work in the editor's renderer while it is measured.
       const line = await runSummaryFrom(wb, 300_000);

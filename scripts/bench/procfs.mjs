@@ -41,6 +41,7 @@ export function cpuByRole(root = process.pid) {
       const role = processRole(readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' '));
       if (role) byRole[role] = (byRole[role] ?? 0) + ticks / ticksPerMs;
       // The extension host's short-lived children (VS Code's remote port scan runs `ls` and `ps` every 2 s or so).
+      // A runner it started counts here once it has exited and been reaped: the idle floor waits past its linger.
       if (role === 'extensionHost' && reaped) byRole['extensionHost children'] = (byRole['extensionHost children'] ?? 0) + reaped / ticksPerMs;
     } catch {
       // The process ended between the reads.
