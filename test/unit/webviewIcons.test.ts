@@ -34,7 +34,10 @@ describe('the webview icons: one list, and the stylesheet and the font cut to it
       }
     }
     assert.ok(used.size >= 15, `found the pages' icons (${[...used].join(', ')})`);
+    // tsc already refuses a page's icon the list lacks; the other way it does not: a listed icon no page draws
+    // still weighs in the stylesheet and the font, so the list could only grow.
     assert.deepEqual([...used].filter((n) => !listed.includes(n)), [], 'icons the pages draw that src/webview/app/icons.ts lacks');
+    assert.deepEqual(listed.filter((n) => !used.has(n)), [], 'icons src/webview/app/icons.ts lists that no page draws');
     assert.deepEqual(glyphs((await codiconStylesheet()).css), [...listed].sort());
     assert.deepEqual(glyphs(readFileSync(join(ROOT, 'media', 'webview', 'page.css'), 'utf8')), [...listed].sort(), 'the built stylesheet (node scripts/build.mjs)');
   });
