@@ -98,6 +98,10 @@ export function codiconFont(ttf, codePoints) {
   return sfnt(tables);
 }
 
+/**
+ * @param {string} what
+ * @returns {never}
+ */
 function assertFail(what) {
   throw new Error(`codicon.ttf: ${what}, which scripts/codicons.mjs does not cut: pin @vscode/codicons 0.0.36 (whose font it cuts) or extend codiconFont`);
 }
