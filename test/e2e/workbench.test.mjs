@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { ROOT } from '../harness/workbench.mjs';
 import { visibleWebviewFrame } from './axe.mjs';
-import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
+import { RESULTS, inputBox, layoutReadsWhile, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
 
 // The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
 // service misbehave. Required by a computed path, so tsconfig.mjs.json checks these files and not out/.
@@ -189,37 +189,6 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await sandbox.close();
     }
   });
-
-  /**
-   * Searches Run Details for `text` from inside its page and waits there until `shown` says the rows came (a locator
-   * would read the layout itself): the layout properties the page's script read meanwhile, but for a scroll's own
-   * handler, which the browser calls with the layout done (the search's fewer rows move the scroll).
-   * @param {import('playwright-core').Frame} frame
-   */
-  async function layoutReadsWhile(frame, text, shown) {
-    return frame.evaluate(
-      ([text, shown]) =>
-        new Promise((resolve) => {
-          const reads = [];
-          let scrolling = false;
-          const scrolled = () => {
-            scrolling = true;
-            setTimeout(() => (scrolling = false));
-          };
-          window.addEventListener('scroll', scrolled, true);
-          for (const [proto, name] of [[Element.prototype, 'clientHeight'], [Element.prototype, 'clientWidth'], [Element.prototype, 'scrollTop'], [HTMLElement.prototype, 'offsetHeight'], [HTMLElement.prototype, 'offsetWidth']]) {
-            const d = Object.getOwnPropertyDescriptor(proto, name);
-            Object.defineProperty(proto, name, { ...d, get() { if (!scrolling) reads.push(name); return d.get.call(this); } });
-          }
-          const done = () => document.querySelector('.shown')?.textContent === shown && document.querySelector('.row[data-key]') && resolve(reads);
-          new MutationObserver(done).observe(document.body, { subtree: true, childList: true, characterData: true });
-          const search = document.querySelector('input.search');
-          search.value = text;
-          search.dispatchEvent(new Event('input'));
-        }),
-      [text, shown],
-    );
-  }
 
   it('keeps a recognisable token and model key out of the webview, the page, the logs and every file it writes', async () => {
     const TOKEN = 'pat-7Qz-SECRET-TOKEN-5d20af';
