@@ -387,13 +387,16 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.equal(await frame.locator('.table .row.head').getAttribute('aria-rowindex'), '1');
 
       await frame.getByText('100% submitted').waitFor({ timeout: 60_000 });
-      await page.waitForTimeout(500);
+      // The run's final figures, and its end (Rerun… back, drawn from the same line): the run's last charts come with
+      // that line at the latest (FiguresCache works them out at once for a run that ended), so none is still to come
+      // here, and none may have been drawn while the charts were off.
+      const figures = frame.locator('.run-stats');
+      await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
+      await frame.getByRole('button', { name: 'Rerun…' }).waitFor();
       assert.equal(await frame.locator('.charts > :not([data-probe])').count(), 0, 'no chart drawn while the charts were off');
       // On again: the run's last charts are drawn then.
       await frame.getByRole('checkbox', { name: 'Charts' }).check();
       await frame.locator('.charts > :not([data-probe]) svg.chart').nth(1).waitFor();
-      const figures = frame.locator('.run-stats');
-      await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
       assert.match(await figures.innerText(), /latency p50 \d+ ms · p95 \d+ ms · max \d+ ms/);
       // The run's charts, drawn by the report's chart code: a latency histogram whose bars add up to the answers.
       await frame.locator('.charts svg.chart').nth(1).waitFor();
