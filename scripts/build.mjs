@@ -3,7 +3,7 @@
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { codiconFont, codiconStylesheet, codePointsOf } from './codicons.mjs';
+import { codiconFont, codiconStylesheet } from './codicons.mjs';
 
 const dev = process.argv.includes('--dev');
 /** @type {import('esbuild').BuildOptions} */
@@ -265,10 +265,13 @@ await Promise.all([
 rmSync('media/codicons', { recursive: true, force: true });
 mkdirSync('media/codicons');
 const codicons = await codiconStylesheet();
-writeFileSync('media/codicons/codicon.ttf', codiconFont(readFileSync('node_modules/@vscode/codicons/dist/codicon.ttf'), codePointsOf(codicons)));
+writeFileSync('media/codicons/codicon.ttf', codiconFont(readFileSync('node_modules/@vscode/codicons/dist/codicon.ttf'), codicons.codePoints));
 // A webview page links one stylesheet, the icons' and the pages' own (media/progress.css): each file is a request
-// through the webview's service worker and the workbench, while the run goes on.
-writeFileSync('media/webview/page.css', `${codicons.replace('url("./codicon.ttf', 'url("../codicons/codicon.ttf')}\n${readFileSync('media/progress.css', 'utf8')}`);
+// through the webview's service worker and the workbench, while the run goes on. The font's URL is made relative to
+// media/webview/; not found, the pages would ask for a font that is not there and draw no icon, so the build stops.
+const FONT_URL = 'url("./codicon.ttf';
+if (!codicons.css.includes(FONT_URL)) throw new Error(`codicon.css has no ${FONT_URL}…: update scripts/build.mjs`);
+writeFileSync('media/webview/page.css', `${codicons.css.replace(FONT_URL, 'url("../codicons/codicon.ttf')}\n${readFileSync('media/progress.css', 'utf8')}`);
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');

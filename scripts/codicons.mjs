@@ -15,31 +15,51 @@ export async function iconNames() {
 }
 
 /**
+ * A glyph rule of codicon.css: the icon's name and, when its content is a single `\hex` escape, its code point.
+ * The one reading of the stylesheet, both for the rules kept and for the font's glyphs.
+ */
+const GLYPH_RULE = /^\.codicon-([a-z0-9-]+):before \{ content: "(?:\\([0-9a-fA-F]+)|[^"]*)" \}\n?/gm;
+
+/**
  * The stylesheet with only `names`' glyph rules; the rest (the font face, the base rule, the modifiers) kept as
- * they are. Throws on a name the codicons do not draw, so a misspelt icon fails the build instead of showing nothing.
+ * they are, and those glyphs' code points, in `names`' order, for codiconFont. Throws on a name the codicons do not
+ * draw, so a misspelt icon fails the build instead of showing nothing, on a listed icon whose rule gives no code
+ * point, and on a stylesheet with no glyph rule at all (its format changed, and every icon would go).
  * @param {string} css @vscode/codicons' codicon.css
  * @param {readonly string[]} names
+ * @returns {{ css: string, codePoints: number[] }}
  */
 export function codiconSubset(css, names) {
-  const glyph = /^\.codicon-([a-z0-9-]+):before \{ content: "[^"]*" \}\n?/gm;
-  const known = new Set([...css.matchAll(glyph)].map((m) => m[1]));
-  const missing = names.filter((n) => !known.has(n));
+  const rules = new Map([...css.matchAll(GLYPH_RULE)].map((m) => [m[1], m[2]]));
+  if (!rules.size) throw new Error("codicon.css's format changed: update scripts/codicons.mjs");
+  const missing = names.filter((n) => !rules.has(n));
   if (missing.length) throw new Error(`Not a codicon: ${missing.join(', ')} (src/webview/app/icons.ts)`);
+  const pointless = names.filter((n) => rules.get(n) === undefined);
+  if (pointless.length) throw new Error(`codicon.css gives no \\hex code point for ${pointless.join(', ')}: update scripts/codicons.mjs`);
   const wanted = new Set(names);
-  return css.replace(glyph, (line, name) => (wanted.has(name) ? line : ''));
+  return {
+    css: css.replace(GLYPH_RULE, (line, name) => (wanted.has(name) ? line : '')),
+    codePoints: names.map((n) => parseInt(/** @type {string} */ (rules.get(n)), 16)),
+  };
 }
 
-/** The package's stylesheet cut to the pages' icons, for media/codicons/ beside its font. */
+/** The package's stylesheet cut to the pages' icons, for media/codicons/ beside its font, and their code points. */
 export async function codiconStylesheet() {
   return codiconSubset(readFileSync(`${ROOT}node_modules/@vscode/codicons/dist/codicon.css`, 'utf8'), await iconNames());
 }
 
 /**
- * The code points of the glyphs a stylesheet from codiconSubset draws.
- * @param {string} css
+ * A font file's tables by tag, each a view of the file (its table directory read, nothing checked).
+ * @param {Buffer} ttf
+ * @returns {Map<string, Buffer>}
  */
-export function codePointsOf(css) {
-  return [...css.matchAll(/:before \{ content: "\\([0-9a-f]+)" \}/g)].map((m) => parseInt(m[1], 16));
+export function fontTables(ttf) {
+  const tables = new Map();
+  for (let i = 0; i < ttf.readUInt16BE(4); i++) {
+    const at = 12 + 16 * i;
+    tables.set(ttf.toString('latin1', at, at + 4), ttf.subarray(ttf.readUInt32BE(at + 8), ttf.readUInt32BE(at + 8) + ttf.readUInt32BE(at + 12)));
+  }
+  return tables;
 }
 
 /**
@@ -52,11 +72,7 @@ export function codePointsOf(css) {
  * @param {readonly number[]} codePoints
  */
 export function codiconFont(ttf, codePoints) {
-  const tables = new Map();
-  for (let i = 0; i < ttf.readUInt16BE(4); i++) {
-    const at = 12 + 16 * i;
-    tables.set(ttf.toString('latin1', at, at + 4), ttf.subarray(ttf.readUInt32BE(at + 8), ttf.readUInt32BE(at + 8) + ttf.readUInt32BE(at + 12)));
-  }
+  const tables = fontTables(ttf);
   const table = (tag) => tables.get(tag) ?? assertFail(`no ${tag} table`);
   if (table('head').readInt16BE(50) !== 0) assertFail('a long loca table');
   const glyphs = table('maxp').readUInt16BE(4);
@@ -82,8 +98,12 @@ export function codiconFont(ttf, codePoints) {
   return sfnt(tables);
 }
 
+/**
+ * @param {string} what
+ * @returns {never}
+ */
 function assertFail(what) {
-  throw new Error(`codicon.ttf: ${what}, which scripts/codicons.mjs does not cut`);
+  throw new Error(`codicon.ttf: ${what}, which scripts/codicons.mjs does not cut: pin @vscode/codicons 0.0.36 (whose font it cuts) or extend codiconFont`);
 }
 
 /** A code point's glyph, from the cmap's Windows full-repertoire subtable (format 12). */

@@ -5,7 +5,7 @@ import { createRequire } from 'node:module';
 import { join, relative } from 'node:path';
 import { ROOT } from '../harness/workbench.mjs';
 import { visibleWebviewFrame } from './axe.mjs';
-import { RESULTS, inputBox, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
+import { RESULTS, inputBox, layoutReadsWhile, notification, openView, openWorkbench, palette, quickPick, shot, treeRow, visibleWebview, webview } from './workbenchPage.mjs';
 
 // The sandbox and the secrets helpers as compiled by the typecheck step (out/), so scenarios can make the
 // service misbehave. Required by a computed path, so tsconfig.mjs.json checks these files and not out/.
@@ -189,37 +189,6 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await sandbox.close();
     }
   });
-
-  /**
-   * Searches Run Details for `text` from inside its page and waits there until `shown` says the rows came (a locator
-   * would read the layout itself): the layout properties the page's script read meanwhile, but for a scroll's own
-   * handler, which the browser calls with the layout done (the search's fewer rows move the scroll).
-   * @param {import('playwright-core').Frame} frame
-   */
-  async function layoutReadsWhile(frame, text, shown) {
-    return frame.evaluate(
-      ([text, shown]) =>
-        new Promise((resolve) => {
-          const reads = [];
-          let scrolling = false;
-          const scrolled = () => {
-            scrolling = true;
-            setTimeout(() => (scrolling = false));
-          };
-          window.addEventListener('scroll', scrolled, true);
-          for (const [proto, name] of [[Element.prototype, 'clientHeight'], [Element.prototype, 'clientWidth'], [Element.prototype, 'scrollTop'], [HTMLElement.prototype, 'offsetHeight'], [HTMLElement.prototype, 'offsetWidth']]) {
-            const d = Object.getOwnPropertyDescriptor(proto, name);
-            Object.defineProperty(proto, name, { ...d, get() { if (!scrolling) reads.push(name); return d.get.call(this); } });
-          }
-          const done = () => document.querySelector('.shown')?.textContent === shown && document.querySelector('.row[data-key]') && resolve(reads);
-          new MutationObserver(done).observe(document.body, { subtree: true, childList: true, characterData: true });
-          const search = document.querySelector('input.search');
-          search.value = text;
-          search.dispatchEvent(new Event('input'));
-        }),
-      [text, shown],
-    );
-  }
 
   it('keeps a recognisable token and model key out of the webview, the page, the logs and every file it writes', async () => {
     const TOKEN = 'pat-7Qz-SECRET-TOKEN-5d20af';
@@ -418,13 +387,16 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       assert.equal(await frame.locator('.table .row.head').getAttribute('aria-rowindex'), '1');
 
       await frame.getByText('100% submitted').waitFor({ timeout: 60_000 });
-      await page.waitForTimeout(500);
+      // The run's final figures, and its end (Rerun… back, drawn from the same line): the run's last charts come with
+      // that line at the latest (FiguresCache works them out at once for a run that ended), so none is still to come
+      // here, and none may have been drawn while the charts were off.
+      const figures = frame.locator('.run-stats');
+      await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
+      await frame.getByRole('button', { name: 'Rerun…' }).waitFor();
       assert.equal(await frame.locator('.charts > :not([data-probe])').count(), 0, 'no chart drawn while the charts were off');
       // On again: the run's last charts are drawn then.
       await frame.getByRole('checkbox', { name: 'Charts' }).check();
       await frame.locator('.charts > :not([data-probe]) svg.chart').nth(1).waitFor();
-      const figures = frame.locator('.run-stats');
-      await figures.filter({ hasText: `tokens ${words.toLocaleString('en-US')} prompt + ${words.toLocaleString('en-US')} completion` }).waitFor();
       assert.match(await figures.innerText(), /latency p50 \d+ ms · p95 \d+ ms · max \d+ ms/);
       // The run's charts, drawn by the report's chart code: a latency histogram whose bars add up to the answers.
       await frame.locator('.charts svg.chart').nth(1).waitFor();

@@ -170,3 +170,57 @@ export function webview(page) {
 export function visibleWebview(page) {
   return page.locator('iframe.webview.ready:visible').first().contentFrame().frameLocator('iframe#active-frame');
 }
+
+/**
+ * Searches Run Details for `text` from inside its page and waits there until `shown` says the rows came (a locator
+ * would read the layout itself): the layout properties the page's script read meanwhile, but for a scroll's own
+ * handler, which the browser calls with the layout done (the search's fewer rows move the scroll). The getters are
+ * patched for this search only, and put back when it ends either way; after `timeout` ms without the rows it
+ * rejects with the reads recorded so far.
+ * @param {import('playwright-core').Frame | null} frame the page's (visibleWebviewFrame)
+ * @param {string} text
+ * @param {string} shown
+ * @returns {Promise<string[]>}
+ */
+export async function layoutReadsWhile(frame, text, shown, timeout = 15_000) {
+  if (!frame) throw new Error('no webview frame to search in');
+  return frame.evaluate(
+    ([text, shown, timeout]) =>
+      new Promise((resolve, reject) => {
+        /** @type {string[]} */
+        const reads = [];
+        let scrolling = false;
+        const scrolled = () => {
+          scrolling = true;
+          setTimeout(() => (scrolling = false));
+        };
+        window.addEventListener('scroll', scrolled, true);
+        /** @type {[object, string, PropertyDescriptor][]} */
+        const patched = [];
+        /** @type {[object, string][]} */
+        const getters = [[Element.prototype, 'clientHeight'], [Element.prototype, 'clientWidth'], [Element.prototype, 'scrollTop'], [HTMLElement.prototype, 'offsetHeight'], [HTMLElement.prototype, 'offsetWidth']];
+        for (const [proto, name] of getters) {
+          const d = /** @type {PropertyDescriptor} */ (Object.getOwnPropertyDescriptor(proto, name));
+          patched.push([proto, name, d]);
+          Object.defineProperty(proto, name, { ...d, get() { if (!scrolling) reads.push(name); return d.get?.call(this); } });
+        }
+        const observer = new MutationObserver(() => {
+          if (document.querySelector('.shown')?.textContent === shown && document.querySelector('.row[data-key]')) finish(() => resolve(reads));
+        });
+        const timer = setTimeout(() => finish(() => reject(new Error(`no "${shown}" after ${timeout} ms; layout reads so far: ${JSON.stringify(reads)}`))), timeout);
+        /** @param {() => void} settle */
+        function finish(settle) {
+          clearTimeout(timer);
+          observer.disconnect();
+          window.removeEventListener('scroll', scrolled, true);
+          for (const [proto, name, d] of patched) Object.defineProperty(proto, name, d);
+          settle();
+        }
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+        const search = /** @type {HTMLInputElement} */ (document.querySelector('input.search'));
+        search.value = text;
+        search.dispatchEvent(new Event('input'));
+      }),
+    /** @type {[string, string, number]} */ ([text, shown, timeout]),
+  );
+}

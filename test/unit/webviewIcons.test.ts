@@ -8,10 +8,10 @@ const APP = join(ROOT, 'src', 'webview', 'app');
 
 interface Codicons {
   iconNames: () => Promise<readonly string[]>;
-  codiconSubset: (css: string, names: readonly string[]) => string;
-  codiconStylesheet: () => Promise<string>;
-  codePointsOf: (css: string) => number[];
+  codiconSubset: (css: string, names: readonly string[]) => { css: string; codePoints: number[] };
+  codiconStylesheet: () => Promise<{ css: string; codePoints: number[] }>;
   codiconFont: (ttf: Buffer, codePoints: readonly number[]) => Buffer;
+  fontTables: (ttf: Buffer) => Map<string, Buffer>;
 }
 const codicons = async () => (await import(pathToFileURL(join(ROOT, 'scripts', 'codicons.mjs')).href)) as Codicons;
 const glyphs = (css: string) => [...css.matchAll(/^\.codicon-([a-z0-9-]+):before \{/gm)].map((m) => m[1]!).sort();
@@ -34,31 +34,38 @@ describe('the webview icons: one list, and the stylesheet and the font cut to it
       }
     }
     assert.ok(used.size >= 15, `found the pages' icons (${[...used].join(', ')})`);
+    // tsc already refuses a page's icon the list lacks; the other way it does not: a listed icon no page draws
+    // still weighs in the stylesheet and the font, so the list could only grow.
     assert.deepEqual([...used].filter((n) => !listed.includes(n)), [], 'icons the pages draw that src/webview/app/icons.ts lacks');
-    assert.deepEqual(glyphs(await codiconStylesheet()), [...listed].sort());
+    assert.deepEqual(listed.filter((n) => !used.has(n)), [], 'icons src/webview/app/icons.ts lists that no page draws');
+    assert.deepEqual(glyphs((await codiconStylesheet()).css), [...listed].sort());
     assert.deepEqual(glyphs(readFileSync(join(ROOT, 'media', 'webview', 'page.css'), 'utf8')), [...listed].sort(), 'the built stylesheet (node scripts/build.mjs)');
   });
 
   it('keeps the font and the running icon\'s turn, and refuses a name the codicons do not draw', async () => {
     const { codiconStylesheet, codiconSubset } = await codicons();
-    const css = await codiconStylesheet();
+    const { css } = await codiconStylesheet();
     assert.match(css, /@font-face \{[^}]*src: url\("\.\/codicon\.ttf\?[0-9a-f]+"\) format\("truetype"\)/);
     assert.match(css, /\.codicon-sync\.codicon-modifier-spin,[^{]*\{[^}]*animation: codicon-spin/);
     assert.ok(css.length < 4_000, `${css.length} characters`);
     assert.throws(() => codiconSubset(css, ['thumbsup', 'thumbs-sideways']), /Not a codicon: thumbs-sideways/);
+    const odd = '.codicon-thumbsup:before { content: "\\ea60" }\n.codicon-odd:before { content: "x" }\n';
+    assert.deepEqual(codiconSubset(odd, ['thumbsup']), { css: '.codicon-thumbsup:before { content: "\\ea60" }\n', codePoints: [0xea60] });
+    assert.throws(() => codiconSubset(odd, ['odd']), /no \\hex code point for odd/);
+    assert.throws(() => codiconSubset(css.replaceAll(':before {', ':before{'), ['thumbsup']), /codicon\.css's format changed/);
   });
 
   it('cuts the font to those icons\' outlines: the same glyphs at the same numbers, the others empty', async () => {
-    const { codiconStylesheet, codePointsOf, codiconFont } = await codicons();
+    const { codiconStylesheet, codiconFont, fontTables } = await codicons();
     const original = readFileSync(join(ROOT, 'node_modules', '@vscode', 'codicons', 'dist', 'codicon.ttf'));
-    const points = codePointsOf(await codiconStylesheet());
+    const points = (await codiconStylesheet()).codePoints;
     const font = codiconFont(original, points);
     assert.deepEqual(readFileSync(join(ROOT, 'media', 'codicons', 'codicon.ttf')), font, 'the built font (node scripts/build.mjs)');
     assert.ok(font.length < 16_000, `${font.length} bytes`);
-    const before = outlines(original);
-    const after = outlines(font);
+    const before = outlines(fontTables(original));
+    const after = outlines(fontTables(font));
     assert.equal(after.length, before.length, 'every glyph keeps its number');
-    const kept = new Set([0, ...points.map((p) => glyphOf(original, p))]);
+    const kept = new Set([0, ...points.map((p) => glyphOf(fontTables(original), p))]);
     assert.equal(kept.size, points.length + 1);
     after.forEach((outline, g) => assert.deepEqual(outline, kept.has(g) ? before[g] : Buffer.alloc(0), `glyph ${g}`));
     // The file's checksum adjustment: the whole file sums to 0xB1B0AFBA, as a font checker expects.
@@ -66,26 +73,16 @@ describe('the webview icons: one list, and the stylesheet and the font cut to it
   });
 });
 
-function tables(ttf: Buffer): Map<string, Buffer> {
-  const found = new Map<string, Buffer>();
-  for (let i = 0; i < ttf.readUInt16BE(4); i++) {
-    const at = 12 + 16 * i;
-    found.set(ttf.toString('latin1', at, at + 4), ttf.subarray(ttf.readUInt32BE(at + 8), ttf.readUInt32BE(at + 8) + ttf.readUInt32BE(at + 12)));
-  }
-  return found;
-}
-
-/** Each glyph's outline bytes (a short loca: offsets halved), by glyph number. */
-function outlines(ttf: Buffer): Buffer[] {
-  const t = tables(ttf);
+/** Each glyph's outline bytes (a short loca: offsets halved), by glyph number, of a font's tables (fontTables). */
+function outlines(t: Map<string, Buffer>): Buffer[] {
   const loca = t.get('loca')!;
   const glyf = t.get('glyf')!;
   return Array.from({ length: t.get('maxp')!.readUInt16BE(4) }, (_, g) => glyf.subarray(2 * loca.readUInt16BE(2 * g), 2 * loca.readUInt16BE(2 * g + 2)));
 }
 
 /** A code point's glyph by the format 4 cmap (another subtable than the cutter reads). */
-function glyphOf(ttf: Buffer, codePoint: number): number {
-  const cmap = tables(ttf).get('cmap')!;
+function glyphOf(t: Map<string, Buffer>, codePoint: number): number {
+  const cmap = t.get('cmap')!;
   for (let i = 0; i < cmap.readUInt16BE(2); i++) {
     const sub = cmap.readUInt32BE(4 + 8 * i + 4);
     if (cmap.readUInt16BE(4 + 8 * i) !== 3 || cmap.readUInt16BE(4 + 8 * i + 2) !== 1) continue;
