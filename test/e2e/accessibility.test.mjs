@@ -32,17 +32,21 @@ async function assertAccessible(frame, where) {
  */
 async function assertIconsDrawn(frame, where) {
   const { count, font, blank } = await frame.evaluate(async () => {
-    const icons = [...document.querySelectorAll('.codicon')];
+    const icons = Array.from(document.querySelectorAll('.codicon'));
     await document.fonts.load('16px codicon', '\uea6b');
     const ink = (character) => {
       const canvas = document.createElement('canvas');
       canvas.width = canvas.height = 32;
-      const g = canvas.getContext('2d');
+      const g = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d'));
       g.font = '24px codicon';
       g.fillText(character, 4, 26);
       return g.getImageData(0, 0, 32, 32).data.some((v, i) => i % 4 === 3 && v > 0);
     };
-    const faces = [...document.fonts].filter((f) => f.family.replace(/"/g, '') === 'codicon').map((f) => f.status);
+    /** @type {string[]} */
+    const faces = [];
+    document.fonts.forEach((f) => {
+      if (f.family.replace(/"/g, '') === 'codicon') faces.push(f.status);
+    });
     const content = (n) => getComputedStyle(n, '::before').content;
     return { count: icons.length, font: faces, blank: icons.filter((n) => !/^"\S"$/u.test(content(n)) || !ink(content(n).slice(1, -1))).map((n) => n.className) };
   });
