@@ -133,7 +133,7 @@ const listAside = {
 const reportScript = (
   await build({ entryPoints: ['src/webview/app/report.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: !dev, legalComments: 'none', logLevel: 'warning', write: false })
 ).outputFiles[0].text;
-const reportStyle = readFileSync('media/progress.css', 'utf8') + readFileSync('media/report.css', 'utf8');
+const reportStyle = readFileSync('src/webview/styles/progress.css', 'utf8') + readFileSync('src/webview/styles/report.css', 'utf8');
 const reportDefines = { REPORT_SCRIPT: JSON.stringify(reportScript), REPORT_STYLE: JSON.stringify(reportStyle) };
 // In the extension the report's writer and its page are a file of their own, dist/renderReport.js, required only by
 // Export Report (src/extension/evaluations/evaluationCommands.ts).
@@ -266,12 +266,13 @@ rmSync('media/codicons', { recursive: true, force: true });
 mkdirSync('media/codicons');
 const codicons = await codiconStylesheet();
 writeFileSync('media/codicons/codicon.ttf', codiconFont(readFileSync('node_modules/@vscode/codicons/dist/codicon.ttf'), codicons.codePoints));
-// A webview page links one stylesheet, the icons' and the pages' own (media/progress.css): each file is a request
-// through the webview's service worker and the workbench, while the run goes on. The font's URL is made relative to
-// media/webview/; not found, the pages would ask for a font that is not there and draw no icon, so the build stops.
+// A webview page links one stylesheet, the icons' and the pages' own (src/webview/styles/progress.css, not shipped):
+// each file is a request through the webview's service worker and the workbench, while the run goes on. The font's URL
+// is made relative to media/webview/; not found, the pages would ask for a font that is not there and draw no icon, so
+// the build stops.
 const FONT_URL = 'url("./codicon.ttf';
 if (!codicons.css.includes(FONT_URL)) throw new Error(`codicon.css has no ${FONT_URL}…: update scripts/build.mjs`);
-writeFileSync('media/webview/page.css', `${codicons.css.replace(FONT_URL, 'url("../codicons/codicon.ttf')}\n${readFileSync('media/progress.css', 'utf8')}`);
+writeFileSync('media/webview/page.css', `${codicons.css.replace(FONT_URL, 'url("../codicons/codicon.ttf')}\n${readFileSync('src/webview/styles/progress.css', 'utf8')}`);
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');

@@ -72,6 +72,18 @@ describe('the README is for users; its reference pages are under docs/', () => {
     for (const image of images) assert.ok(read(image).length > 0, image);
   });
 
+  it("ships the pages' one built stylesheet, not the ones it is built from, and what package.json shows from media/", async function () {
+    this.timeout(60_000);
+    // The VSIX's files as vsce reads .vscodeignore: an allowed folder ships all it holds (`!media/**`), so the
+    // stylesheets scripts/build.mjs inlines into page.css and the report live outside media/.
+    const { listFiles, PackageManager } = await import('@vscode/vsce');
+    const packaged = await listFiles({ cwd: ROOT, packageManager: PackageManager.None });
+    assert.deepEqual(packaged.filter((f) => f.endsWith('.css')), ['media/webview/page.css'], 'the stylesheets in the VSIX (node scripts/build.mjs)');
+    const shown = [...new Set([...read('package.json').matchAll(/"(media\/[^"]+)"/g)].map((m) => m[1]!))];
+    assert.ok(shown.some((f) => f.startsWith('media/walkthrough/')), `package.json's media files: ${shown.join(', ')}`);
+    assert.deepEqual([...shown, 'media/codicons/codicon.ttf'].filter((f) => !packaged.includes(f)), [], 'left out of the VSIX');
+  });
+
   it('links only to files and headings that exist', () => {
     const problems: string[] = [];
     for (const file of ['README.md', 'CONTRIBUTING.md', 'CHANGELOG.md', ...PAGES]) {

@@ -2,8 +2,8 @@ import { createHash } from 'node:crypto';
 import { pageStart } from './htmlPage';
 import type { ReportData, ReportRow } from './reportTypes';
 
-// The page's script (src/webview/app/report.ts) and style (media/progress.css and media/report.css), inlined by
-// scripts/build.mjs into the CLI bundle; code compiled by tsc for the tests has neither.
+// The page's script (src/webview/app/report.ts) and style (progress.css and report.css of src/webview/styles/), inlined
+// by scripts/build.mjs into the CLI bundle; code compiled by tsc for the tests has neither.
 declare const REPORT_SCRIPT: string | undefined;
 declare const REPORT_STYLE: string | undefined;
 

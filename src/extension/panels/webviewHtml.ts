@@ -31,7 +31,7 @@ export function webviewHtml(
     if (!/^data-[a-z][a-z0-9-]*$/.test(name)) throw new TypeError(`Not a data- attribute name: ${JSON.stringify(name)}`);
     return ` ${name}="${escapeHtml(value)}"`;
   });
-  // One stylesheet, built from the icons' and media/progress.css (scripts/build.mjs): a request less per page.
+  // One stylesheet, built from the icons' and src/webview/styles/progress.css (scripts/build.mjs): a request less per page.
   const head = `<link rel="stylesheet" href="${media('webview', 'page.css')}">`;
   return `${pageStart({ csp, title: page.title, head, ...(page.bodyClass ? { bodyClass: page.bodyClass } : {}) })}
 <div id="app"${attributes.join('')}></div>
