@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, normalize } from 'node:path';
 import { RUN_SETTINGS, RUN_SETTING_NAMES } from '../../src/core/options/runSettings';
 import type { RunSetting } from '../../src/core/options/runSettings';
@@ -75,13 +76,20 @@ describe('the README is for users; its reference pages are under docs/', () => {
   it("ships the pages' one built stylesheet, not the ones it is built from, and what package.json shows from media/", async function () {
     this.timeout(60_000);
     // The VSIX's files as vsce reads .vscodeignore: an allowed folder ships all it holds (`!media/**`), so the
-    // stylesheets scripts/build.mjs inlines into page.css and the report live outside media/.
-    const { listFiles, PackageManager } = await import('@vscode/vsce');
-    const packaged = await listFiles({ cwd: ROOT, packageManager: PackageManager.None });
-    assert.deepEqual(packaged.filter((f) => f.endsWith('.css')), ['media/webview/page.css'], 'the stylesheets in the VSIX (node scripts/build.mjs)');
-    const shown = [...new Set([...read('package.json').matchAll(/"(media\/[^"]+)"/g)].map((m) => m[1]!))];
-    assert.ok(shown.some((f) => f.startsWith('media/walkthrough/')), `package.json's media files: ${shown.join(', ')}`);
-    assert.deepEqual([...shown, 'media/codicons/codicon.ttf'].filter((f) => !packaged.includes(f)), [], 'left out of the VSIX');
+    // stylesheets scripts/build.mjs inlines into page.css and the report live outside media/. vsce lists a copy of
+    // what could ship a stylesheet: walking the checkout took 4 s (.vscode-test), which the suite's set-up fills meanwhile.
+    const copy = mkdtempSync(join(tmpdir(), 'vsix-files-'));
+    try {
+      for (const path of ['package.json', '.vscodeignore', 'media', 'src/webview/styles']) cpSync(join(ROOT, path), join(copy, path), { recursive: true });
+      const { listFiles, PackageManager } = await import('@vscode/vsce');
+      const packaged = await listFiles({ cwd: copy, packageManager: PackageManager.None });
+      assert.deepEqual(packaged.filter((f) => f.endsWith('.css')), ['media/webview/page.css'], 'the stylesheets in the VSIX (node scripts/build.mjs)');
+      const shown = [...new Set([...read('package.json').matchAll(/"(media\/[^"]+)"/g)].map((m) => m[1]!))];
+      assert.ok(shown.some((f) => f.startsWith('media/walkthrough/')), `package.json's media files: ${shown.join(', ')}`);
+      assert.deepEqual([...shown, 'media/codicons/codicon.ttf'].filter((f) => !packaged.includes(f)), [], 'left out of the VSIX');
+    } finally {
+      rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('links only to files and headings that exist', () => {
