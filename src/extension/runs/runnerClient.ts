@@ -68,7 +68,12 @@ export class RemoteRun {
     this.finished = new Promise((resolve) => {
       this.lost = () => resolve(undefined);
       connection.onNotification(finished, (f) => resolve(f));
-      connection.onClose(() => resolve(undefined));
+      connection.onClose(() => {
+        resolve(undefined);
+        // A closed connection answers nothing, and vscode-jsonrpc fails its requests in flight only once disposed: a
+        // run that ended while this window attached left its state request, and the window's follow, waiting for ever.
+        connection.dispose();
+      });
     });
   }
 
