@@ -44,9 +44,7 @@ describe('The first hour: the sandbox keeps its history, Add Evaluation asks for
     await palette(page, 'Eval Runner: Run Evaluation', { pick: 'Sandbox benchmark 1' });
     await page.locator('.monaco-dialog-box a.monaco-button', { hasText: 'Start Fresh' }).click();
     await notification(page, 'Sandbox benchmark 1: 25/25 submitted (25 in this run)', 60_000);
-    await palette(page, 'Eval Runner: Compare Runs', { pick: 'Sandbox benchmark 1' });
-    await quickPick(page, 'echo');
-    await quickPick(page, 'command: tr a-z A-Z');
+    await palette(page, 'Eval Runner: Compare Runs', { pick: ['Sandbox benchmark 1', 'echo', 'command: tr a-z A-Z'] });
     const compare = visibleWebview(page);
     await compare.locator('.stats', { hasText: 'answers differ' }).waitFor({ timeout: 30_000 });
     const comparedRuns = await compare.locator('.subtitle').innerText();

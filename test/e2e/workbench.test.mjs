@@ -448,9 +448,7 @@ describe('Eval Runner in the real workbench (code-server + Chromium, VSIX instal
       await palette(page, 'Eval Runner: Run Evaluation');
       await page.locator('.monaco-dialog-box a.monaco-button', { hasText: 'Start Fresh' }).click();
       await notification(page, `Review bench: ${TRACES}/${TRACES} submitted (${TRACES} in this run)`, 60_000);
-      await palette(page, 'Eval Runner: Compare Runs');
-      await quickPick(page, 'openai: sandbox-echo');
-      await quickPick(page, 'command: tr a-z A-Z');
+      await palette(page, 'Eval Runner: Compare Runs', { pick: ['openai: sandbox-echo', 'command: tr a-z A-Z'] });
       const compare = webview(page);
       const differing = prompts.filter((p) => p.content !== p.content.toUpperCase()).length;
       await compare.locator('.stats', { hasText: `${differing} of ${TRACES} answers differ.` }).waitFor();
