@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { createMessageConnection, ErrorCodes, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
+import { ConnectionError, createMessageConnection, ErrorCodes, ResponseError, SocketMessageReader, SocketMessageWriter } from 'vscode-jsonrpc/node';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { RunProgress } from '../../core';
 import { journalFolderProblem } from '../../protocol/runnerConnection';
@@ -82,7 +82,7 @@ export class RemoteRun {
     // The editor's binary is Electron: ELECTRON_RUN_AS_NODE makes it the plain Node it ships. No secret is in the environment.
     const file = await spawnRunner(runnerScript, journalFile, { ...process.env, ELECTRON_RUN_AS_NODE: '1' });
     const run = await RemoteRun.connect(file, events);
-    await inWords(run.connection.sendRequest(start, params));
+    await inWords(() => run.connection.sendRequest(start, params));
     return run;
   }
 
@@ -102,7 +102,7 @@ export class RemoteRun {
     }
     try {
       const run = await RemoteRun.connect(file, events);
-      return { run, state: await inWords(run.connection.sendRequest(state)) };
+      return { run, state: await inWords(() => run.connection.sendRequest(state)) };
     } catch (error) {
       // Another Eval Runner version's run is not "no run": the caller tells the user.
       if (error instanceof RunnerVersionError) throw error;
@@ -184,13 +184,16 @@ export class RemoteRun {
 
 /**
  * A request the runner left unanswered because the connection closed, said in words: vscode-jsonrpc's are "Pending
- * response rejected since connection got disposed", which a user reads in "Running … failed: …".
+ * response rejected since connection got disposed" (closed while asked) and "Connection is closed." (closed before),
+ * which a user reads in "Running … failed: …".
  */
-function inWords<T>(request: Promise<T>): Promise<T> {
-  return request.catch((error: unknown) => {
-    if (error instanceof ResponseError && (error.code === ErrorCodes.PendingResponseRejected || error.code === ErrorCodes.ConnectionInactive)) {
+async function inWords<T>(request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    if ((error instanceof ResponseError && error.code === ErrorCodes.PendingResponseRejected) || error instanceof ConnectionError) {
       throw new Error('the runner closed the connection before it answered (its run ended, or its process exited)');
     }
     throw error;
-  });
+  }
 }
