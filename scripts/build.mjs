@@ -133,7 +133,9 @@ const listAside = {
 const reportScript = (
   await build({ entryPoints: ['src/webview/app/report.ts'], bundle: true, platform: 'browser', format: 'iife', target: 'es2022', minify: !dev, legalComments: 'none', logLevel: 'warning', write: false })
 ).outputFiles[0].text;
-const reportStyle = readFileSync('src/webview/styles/progress.css', 'utf8') + readFileSync('src/webview/styles/report.css', 'utf8');
+// The pages' stylesheets, build inputs only (not under media/, whose every file the VSIX ships).
+const pageStyle = readFileSync('src/webview/styles/progress.css', 'utf8');
+const reportStyle = pageStyle + readFileSync('src/webview/styles/report.css', 'utf8');
 const reportDefines = { REPORT_SCRIPT: JSON.stringify(reportScript), REPORT_STYLE: JSON.stringify(reportStyle) };
 // In the extension the report's writer and its page are a file of their own, dist/renderReport.js, required only by
 // Export Report (src/extension/evaluations/evaluationCommands.ts).
@@ -272,7 +274,7 @@ writeFileSync('media/codicons/codicon.ttf', codiconFont(readFileSync('node_modul
 // the build stops.
 const FONT_URL = 'url("./codicon.ttf';
 if (!codicons.css.includes(FONT_URL)) throw new Error(`codicon.css has no ${FONT_URL}…: update scripts/build.mjs`);
-writeFileSync('media/webview/page.css', `${codicons.css.replace(FONT_URL, 'url("../codicons/codicon.ttf')}\n${readFileSync('src/webview/styles/progress.css', 'utf8')}`);
+writeFileSync('media/webview/page.css', `${codicons.css.replace(FONT_URL, 'url("../codicons/codicon.ttf')}\n${pageStyle}`);
 
 // The Python target's shim runs beside the bundle that starts it (src/core/targets/python/pythonTarget.ts, shimPath).
 cpSync('src/core/targets/python/evalRunnerShim.py', 'dist/evalRunnerShim.py');

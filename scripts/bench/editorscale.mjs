@@ -160,8 +160,8 @@ async function compareTimes(page, { palette, quickPick }) {
   const mark = await frame.evaluate(() => {
     const m = /** @type {PerformanceMark} */ (performance.getEntriesByName('evalRunner:compareRows')[0]);
     // The page's document is VS Code's fake.html, which the webview's service worker serves: how long its navigation
-    // waited for that worker to start. code-server serves every webview from its own origin, so a new webview's worker
-    // takes over from the last one's (or from code-server's own) before the page can load.
+    // waited for that worker to start. code-server serves every webview from the one origin it is served from, so a new
+    // webview's worker takes over from the last one's (or from code-server's own) before the page can load.
     // (A page's performance, which the checker types as Node's.)
     const nav = /** @type {{ workerStart: number } | undefined} */ (/** @type {any} */ (performance).getEntriesByType('navigation')[0]);
     return { at: performance.timeOrigin + m.startTime, ...m.detail, summary: document.querySelector('.stats')?.textContent, workerWaitMs: nav ? nav.workerStart : undefined };
