@@ -62,11 +62,11 @@ describe('one history for the CLI and the editor', () => {
     writeFileSync(oldJournal.replace(/\.jsonl$/, '.prompts.json'), JSON.stringify([{ traceId: 'bench-0000', content: 'old prompt' }]));
     await api.ctx.extension.globalState.update('evalRunner.journalsMoved', undefined);
     api.restart();
-    await until('the old journal is moved', () => !existsSync(oldJournal));
+    // The move is recorded once it is done, after the old file is gone: waited for, not read at once.
+    await until('the move is done and recorded', () => !existsSync(oldJournal) && api.ctx.extension.globalState.get('evalRunner.journalsMoved') === true);
     const merged = readFileSync(newJournal, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as { t: string; at: number });
     assert.equal(merged.length, cliLines + 2, 'every record of both, nothing lost');
     assert.deepEqual(merged.slice(0, 2).map((r) => r.t), ['prompts', 'skipped'], 'in time order: the old records first');
-    assert.equal(api.ctx.extension.globalState.get('evalRunner.journalsMoved'), true);
     const ref = api.ctx.registry.refs.find((r) => r.label === 'Shared history')!;
     await until('the restarted session has loaded', () => api.ctx.registry.session(ref).store.counts.submitted > 0);
   });
